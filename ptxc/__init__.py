@@ -1,0 +1,39 @@
+"""ptxc: a Python compiler framework for NVIDIA PTX.
+
+Public API:
+    parse(text, filename="<string>") -> Module
+    load(path) -> Module
+    run_pipeline(module, "a,b{k=v}") -> PipelineResult
+    launch(module, kernel, grid, block, args, mode="hybrid"|"full") -> Profile
+    PtxcError: the one exception class for bad input
+"""
+from __future__ import annotations
+
+from .errors import PtxcError, SrcLoc
+
+__version__ = "0.1.0"
+__all__ = ["parse", "load", "run_pipeline", "launch", "PtxcError", "SrcLoc", "__version__"]
+
+
+def parse(text: str, filename: str = "<string>"):
+    """Parse PTX text into an SSA-form Module."""
+    from .parser import parse_module
+    return parse_module(text, filename)
+
+
+def load(path: str):
+    """Read and parse a PTX file."""
+    from .parser import load_module
+    return load_module(path)
+
+
+def run_pipeline(module, pipeline, **kwargs):
+    """Run a pass pipeline such as 'slice,count' and return the PipelineResult."""
+    from .passmanager import run_pipeline as _run
+    return _run(module, pipeline, **kwargs)
+
+
+def launch(module, kernel, grid, block, args, mode: str = "hybrid", shared_bytes: int = 0, **kw):
+    """Run a kernel on the CPU with the SIMT model and return its Profile."""
+    from .launch import launch as _launch
+    return _launch(module, kernel, grid, block, args, mode=mode, shared_bytes=shared_bytes, **kw)
