@@ -103,6 +103,14 @@ class Vec:
         self.items = items
 
 
+class Bracket:
+    """A multi-part memory operand such as ``[tex, {x, y}]`` (textures, surfaces)."""
+    __slots__ = ("items",)
+
+    def __init__(self, items: list):
+        self.items = items
+
+
 class Pair:
     """A predicate pair destination ``p|q`` (setp, shfl); items Value or Sink."""
     __slots__ = ("first", "second")
@@ -156,7 +164,7 @@ def values_in(operand) -> Iterator[Value]:
     elif isinstance(operand, Vec):
         for item in operand.items:
             yield from values_in(item)
-    elif isinstance(operand, ParenList):
+    elif isinstance(operand, (ParenList, Bracket)):
         for item in operand.items:
             yield from values_in(item)
     elif isinstance(operand, Not):
@@ -171,8 +179,8 @@ def map_values(operand, fn):
         return Addr(fn(operand.base), operand.offset) if isinstance(operand.base, Value) else operand
     if isinstance(operand, Vec):
         return Vec([map_values(i, fn) for i in operand.items])
-    if isinstance(operand, ParenList):
-        return ParenList([map_values(i, fn) for i in operand.items])
+    if isinstance(operand, (ParenList, Bracket)):
+        return type(operand)([map_values(i, fn) for i in operand.items])
     if isinstance(operand, Not):
         return Not(fn(operand.value))
     return operand

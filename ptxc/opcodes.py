@@ -197,3 +197,34 @@ def flop_weight(info: OpInfo, mods: tuple) -> tuple[str | None, int]:
     name = {"fp32": "flop_count_sp", "fp64": "flop_count_dp", "fp16": "flop_count_hp"}[kind]
     packed = 2 if any(t in ("f16x2", "bf16x2") for t in instr_types(mods)) else 1
     return (name, info.flops * packed)
+
+
+def _setp_arity(mods: tuple) -> tuple:
+    return (4,) if any(m in ("and", "or", "xor") for m in mods) else (3,)
+
+
+def _set_arity(mods: tuple) -> tuple:
+    return (4,) if any(m in ("and", "or", "xor") for m in mods) else (3,)
+
+
+def _mul_arity(mods: tuple) -> tuple:
+    return (3,)
+
+
+# Operand counts (destinations included) for opcodes whose form is fixed; the
+# parser rejects other counts. Opcodes not listed are not checked.
+ARITY: dict = {
+    **{op: (3,) for op in ("add", "sub", "mul", "div", "rem", "and", "or", "xor", "shl",
+                           "shr", "min", "max", "mul24", "copysign", "addc", "subc")},
+    **{op: (4,) for op in ("mad", "fma", "selp", "mad24", "madc", "sad", "slct", "bfe")},
+    **{op: (2,) for op in ("mov", "not", "neg", "abs", "cnot", "popc", "clz", "brev",
+                           "bfind", "rcp", "sqrt", "rsqrt", "sin", "cos", "lg2", "ex2",
+                           "tanh", "cvta")},
+    **{op: (2, 3) for op in ("ld", "st", "ldu")},   # + optional cache-policy operand
+    "cvt": (2, 3, 4),                                 # cvt.rn.f16x2.f32 d, a, b
+    "sqrt": (2,), "rcp": (2,),
+    "bfi": (5,), "prmt": (3, 4), "shf": (4,), "bra": (1,), "ret": (0,), "exit": (0,),
+    "trap": (0,), "setp": _setp_arity, "set": _set_arity,
+    "min": (3, 4), "max": (3, 4),   # three-input forms min.s32 d, a, b, c (sm_90)
+    "add": (3,), "mul": _mul_arity,
+}

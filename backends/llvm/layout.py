@@ -1,0 +1,105 @@
+"""Shared constants of the SIMT executor: state layouts, address map, status codes.
+
+The generated code (codegen.py, runtime_ir.py) and the Python runtime
+(runtime.py) agree on these numbers; nothing else in the executor hard-codes an
+offset. See docs/executor.md for the picture.
+
+Address map (generic 64-bit addresses, as a PTX program sees them)
+------------------------------------------------------------------
+An address is ``segment << 32 | offset``. The segment table (one per worker
+thread) holds, for each segment, a host base pointer, a size in bytes and a
+per-lane stride (non-zero only for per-thread memory). A load or store
+resolves ``host = base[seg] + offset + lane * stride[seg]`` after checking
+``seg < nsegs`` and ``offset + size <= size[seg]`` and the natural alignment of
+``offset``: a bad address never reaches the host.
+
+State-space addresses (``ld.shared [a]``, ``ld.local [a]``, ``ld.const [a]``,
+``ld.param [a]``) are plain offsets into their segment; ``cvta`` adds or strips
+the segment number.
+"""
+from __future__ import annotations
+
+LANES = 32
+FULL_MASK = 0xFFFFFFFF
+
+# ------------------------------------------------------------- segments
+SEG_NULL = 0        # never valid: address 0..4 GiB traps as a null access
+SEG_SHARED = 1      # the current CTA's shared memory (static + dynamic)
+SEG_LOCAL = 2       # per-thread local memory (locals, call parameters)
+SEG_PARAM = 3       # the kernel parameter buffer
+SEG_CONST = 4       # module .const variables
+SEG_GLOBALS = 5     # module .global variables
+SEG_FIRST_BUFFER = 6  # user buffers: one segment each
+SEG_ENTRY_BYTES = 32  # {ptr base, i64 size, i64 lane_stride, i64 unused}
+
+SPACE_SEGMENT = {"shared": SEG_SHARED, "local": SEG_LOCAL, "param": SEG_PARAM,
+                 "const": SEG_CONST}
+
+# ----------------------------------------------------- warp state (ws)
+WS_SP = 0            # i32 stack depth
+WS_EXITED = 4        # i32 lanes that executed ret/exit
+WS_WARP = 8          # i32 warp index in the CTA
+WS_VALID = 12        # i32 lanes that exist (partial last warp)
+WS_STEPS = 16        # i64 block executions so far
+WS_ERR_CODE = 24     # i32
+WS_ERR_ID = 28       # i32 instruction id (or node id for step limit)
+WS_ERR_LANE = 32     # i32
+WS_RED = 36          # i32 bar.red contribution of this warp (popc count or flag)
+WS_ERR_ADDR = 40     # i64
+WS_STARTED = 48      # i32 1 once the warp ran (frame valid)
+WS_TID = 64          # 3 x <32 x i32> (x, y, z)
+WS_STACK = 448       # stack entries {i32 pc, i32 rpc, i32 mask, i32 unused}
+STACK_ENTRY = 16
+
+# ------------------------------------------------------ CTA state (cta)
+CTA_ID = 0           # 3 x i32 ctaid
+CTA_LINEAR = 12      # i32 linear CTA index
+CTA_RED_POPC = 16    # i32 bar.red.popc accumulator
+CTA_RED_AND = 20     # i32 bar.red.and accumulator
+CTA_RED_OR = 24      # i32 bar.red.or accumulator
+CTA_RES_POPC = 28    # i32 results of the last bar.red
+CTA_RES_AND = 32
+CTA_RES_OR = 36
+CTA_SIZE = 64
+
+# ---------------------------------------------------- launch state (L)
+L_NTID = 0           # 3 x i32
+L_NTHREADS = 12      # i32 threads per CTA
+L_NCTAID = 16        # 3 x i32
+L_NWARPS = 28        # i32 warps per CTA
+L_PARAMS = 32        # ptr kernel parameter buffer
+L_MAX_STEPS = 40     # i64 step budget per warp
+L_SHARED = 48        # i32 shared bytes (static + dynamic)
+L_DYN_SHARED = 52    # i32 dynamic shared bytes
+L_LOCAL = 56         # i32 local bytes per lane
+L_NSEGS = 60         # i32 segments in the table
+L_SIZE = 64
+
+# --------------------------------------------------- worker state (W)
+W_WS = 0             # ptr warp states (nwarps * ws_size)
+W_LOCAL = 8          # ptr local memory (nwarps * 32 * local bytes)
+W_SHARED = 16        # ptr shared memory
+W_SEGS = 24          # ptr segment table
+W_COUNTERS = 32      # ptr i64 counters
+W_CTA = 40           # ptr CTA state
+W_WS_SIZE = 48       # i64 bytes per warp state
+W_ERR_CTA = 56       # i64 linear CTA of an error
+W_ERR_WARP = 64      # i32 warp of an error
+W_SIZE = 72
+
+# ------------------------------------------------------- status codes
+ST_DONE = 0
+ST_BARRIER = 1
+ST_ERROR = 2
+
+ERR_NONE = 0
+ERR_OOB = 1
+ERR_MISALIGNED = 2
+ERR_STEPS = 3
+ERR_STACK = 4
+ERR_TRAP = 5
+ERR_UNSUPPORTED = 6
+ERR_DEADLOCK = 7
+
+# pc values: 0..n-1 nodes, then barrier resume points; EXIT_PC never runs
+EXIT_PC = 0x7FFFFFFF

@@ -1,0 +1,339 @@
+"""The execution plan of one kernel: code segments (nodes), inlined calls,
+register slots, reconvergence points, counters and the memory layout.
+
+Calls to ``.func`` bodies are inlined: every call site gets its own
+*instance* of the callee (recursion is rejected). A basic block is cut after
+each ``call`` into *nodes*; a node is a straight run of instructions executed
+with one active mask, so it is the unit of counting (METRICS.md: per block
+``warp_execs`` and ``thread_execs``). The first node of a block carries the
+block's numbers; a continuation node after a call is counted on its own (its
+mask can be smaller when lanes exited inside the callee).
+
+Register slots: the SSA form built by ptxc.ssa is *conventional* (values
+joined by a phi never interfere, the IR docstring), so every SSA value lives
+in the slot of the PTX register it came from and phis need no code
+(Sreedhar et al. 1999). A slot is keyed by (instance, declaration): ``{ }``
+scopes that redeclare a name get their own slot.
+
+Reconvergence: the immediate post-dominator of a branch block
+(ptxc.passes.postdomtree); the virtual exit means the call's continuation in
+a callee and "never" (EXIT_PC) in the kernel.
+"""
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+
+from ptxc import ir
+from ptxc.errors import PtxcError
+from ptxc.types import TYPE_SIZES
+
+from .layout import EXIT_PC, SEG_CONST, SEG_GLOBALS, SEG_LOCAL, SEG_PARAM, SEG_SHARED
+
+CC_REG = "%cc"
+DYNAMIC = -1        # offset of extern unsized .shared arrays: plan.dyn_shared_base
+
+
+@dataclass
+class Instance:
+    """One inlined copy of a function body."""
+    id: int
+    fn: ir.Function
+    parent: "Instance | None"
+    call: ir.Instr | None          # the call site in the parent
+    ret_node: "Node | None" = None  # where ``ret`` continues (None in the kernel)
+    pdt: object = None
+
+
+@dataclass
+class Node:
+    """A straight run of one block's instructions with one active mask."""
+    id: int
+    inst: Instance
+    block: ir.Block
+    seg: int                       # 0: block entry; k: after the k-th call
+    instrs: list                   # the PTX instructions (no phis)
+    call: ir.Instr | None = None   # the node ends by entering this call
+    callee: Instance | None = None
+    next: "Node | None" = None     # continuation after the call
+
+    @property
+    def name(self) -> str:
+        suffix = f"+{self.seg}" if self.seg else ""
+        return f"{self.inst.fn.name}:{self.block.name}{suffix}"
+
+
+@dataclass
+class Slot:
+    index: int
+    type: str          # PTX register type
+    bits: int          # 1 for predicates
+
+
+@dataclass
+class Placed:
+    """Where a symbol lives: its space, segment, offset and Variable."""
+    space: str
+    seg: int
+    offset: int
+    var: object
+    per_lane: bool = False
+
+
+def decode_call(ins: ir.Instr):
+    """(rets, target, args) of ``call (rets), target, (args), ...``."""
+    rets, target, args = [], None, []
+    for d in ins.dsts:
+        if isinstance(d, ir.ParenList):
+            rets = list(d.items)
+    for op in ins.srcs:
+        if target is None:
+            if isinstance(op, ir.ParenList):
+                rets = list(op.items)
+            else:
+                target = op
+        elif isinstance(op, ir.ParenList):
+            args = list(op.items)
+            break
+    return rets, target, args
+
+
+def align_up(x: int, a: int) -> int:
+    return (x + a - 1) // a * a
+
+
+def var_align(var) -> int:
+    a = var.align or TYPE_SIZES.get(var.type, 1) * max(var.vec, 1)
+    return max(1, a)
+
+
+class Plan:
+    """Everything the code generator and the runtime need to know statically."""
+
+    def __init__(self, module: ir.Module, kernel: ir.Function, max_inline: int = 4096):
+        self.module, self.kernel = module, kernel
+        self.instances: list[Instance] = []
+        self.nodes: list[Node] = []
+        self.first_node: dict[tuple[int, int], Node] = {}
+        self.slots: dict[tuple, Slot] = {}
+        self.instr_ids: dict[tuple[int, int], int] = {}   # (inst id, id(instr)) -> id
+        self.instr_table: list[tuple[Instance, ir.Instr]] = []
+        self.max_inline = max_inline
+        self._globals = {v.name: v for v in module.globals}
+        self._funcs: dict[str, ir.Function] = {}
+        for f in module.functions:
+            if f.name not in self._funcs or not f.is_decl:
+                self._funcs[f.name] = f
+        self._placed: dict[tuple, Placed] = {}
+        self._scope_vars: dict[int, dict] = {}
+        self.param_layout = self._layout_params(kernel)
+        self.param_size = align_up(max([o + v.size for v, o in self.param_layout.values()] + [0]), 8)
+        self.const_layout, self.const_size = self._layout_module("const")
+        self.global_layout, self.global_size = self._layout_module("global")
+        self.shared_layout: dict[tuple, int] = {}
+        self.shared_static = 0
+        self.local_size = 0
+        root = self._instantiate(kernel, None, None, [])
+        self.root = root
+        self._place_all()
+        self.dyn_shared_base = align_up(self.shared_static, 16)
+        self.local_size = align_up(self.local_size, 16)
+
+    # --------------------------------------------------------- instances
+    def _instantiate(self, fn: ir.Function, parent, call, stack) -> Instance:
+        if fn in stack:
+            chain = " -> ".join(f.name for f in stack + [fn])
+            raise PtxcError(f"recursive call not supported yet: {chain}", call.loc if call else None)
+        if len(self.instances) >= self.max_inline:
+            raise PtxcError(f"too many inlined calls (> {self.max_inline}) in kernel {self.kernel.name}")
+        from ptxc.passes.postdomtree import PostDomTree
+        from ptxc.passmanager import AnalysisManager
+        inst = Instance(len(self.instances), fn, parent, call)
+        inst.pdt = AnalysisManager(self.module).get(PostDomTree, fn)
+        self.instances.append(inst)
+        for blk in fn.blocks:
+            self._make_nodes(inst, blk, stack + [fn])
+        return inst
+
+    def _make_nodes(self, inst: Instance, blk: ir.Block, stack) -> None:
+        body = [i for i in blk.instrs if not i.is_phi]
+        seg, start, prev = 0, 0, None
+        for k, ins in enumerate(body):
+            if ins.opcode != "call":
+                continue
+            node = self._new_node(inst, blk, seg, body[start:k + 1], prev)
+            node.call = ins
+            node.callee = self._instantiate(self._callee(ins), inst, ins, stack)
+            prev, seg, start = node, seg + 1, k + 1
+        self._new_node(inst, blk, seg, body[start:], prev)   # the continuation (or whole block)
+
+    def _new_node(self, inst, blk, seg, instrs, prev) -> Node:
+        node = Node(len(self.nodes), inst, blk, seg, instrs)
+        self.nodes.append(node)
+        if seg == 0:
+            self.first_node[(inst.id, blk.index)] = node
+        if prev is not None:
+            prev.next = node
+            prev.callee.ret_node = node
+        for ins in instrs:
+            self.instr_ids[(inst.id, id(ins))] = len(self.instr_table)
+            self.instr_table.append((inst, ins))
+        return node
+
+    def _callee(self, ins: ir.Instr) -> ir.Function:
+        _, target, _ = decode_call(ins)
+        if not isinstance(target, ir.Sym):
+            raise PtxcError(f"not supported yet: indirect call at line {ins.loc.line}", ins.loc)
+        fn = self._funcs.get(target.name)
+        if fn is None or fn.is_decl or not fn.blocks:
+            raise PtxcError(f"not supported yet: call of external function '{target.name}' "
+                            f"at line {ins.loc.line}", ins.loc)
+        return fn
+
+    # ------------------------------------------------------------ queries
+    def node_of(self, inst: Instance, blk: ir.Block) -> Node:
+        return self.first_node[(inst.id, blk.index)]
+
+    def reconvergence_pc(self, inst: Instance, blk: ir.Block) -> int:
+        r = inst.pdt.ipdom(blk)
+        if r is None:
+            return inst.ret_node.id if inst.ret_node is not None else EXIT_PC
+        return self.node_of(inst, r).id
+
+    def instr_id(self, inst: Instance, ins: ir.Instr) -> int:
+        return self.instr_ids[(inst.id, id(ins))]
+
+    # -------------------------------------------------------------- slots
+    def slot(self, inst: Instance, v: ir.Value) -> Slot | None:
+        """The slot of a register value (None for Undef / unresolvable)."""
+        key = self._slot_key(inst, v)
+        if key is None:
+            return None
+        s = self.slots.get(key)
+        if s is None:
+            t = v.type if v.reg != CC_REG else "pred"
+            bits = 1 if t in ("pred", "cc") else TYPE_SIZES.get(t, 4) * 8
+            s = self.slots[key] = Slot(len(self.slots), t, bits)
+        return s
+
+    def _slot_key(self, inst: Instance, v: ir.Value):
+        if v.reg == CC_REG:
+            return (inst.id, CC_REG)
+        var = getattr(v, "var", None)          # phi results remember their register
+        if var is None and isinstance(v, ir.Result):
+            scope = v.instr.scope
+            var = scope.find(v.reg) if scope is not None and hasattr(scope, "find") else None
+        if var is None:
+            if isinstance(v, ir.Result):
+                return (inst.id, "reg", v.reg)
+            return None
+        return (inst.id, id(var))
+
+    # -------------------------------------------------------------- symbols
+    def resolve(self, inst: Instance, ins: ir.Instr, name: str) -> Placed:
+        var = self._lookup(inst.fn, ins, name)
+        if var is None:
+            raise PtxcError(f"unknown symbol '{name}' at line {ins.loc.line}", ins.loc)
+        return self._place(inst, var)
+
+    def _lookup(self, fn, ins, name):
+        scope = ins.scope
+        while scope is not None:
+            d = self._scope_vars.get(id(scope))
+            if d is None:
+                d = self._scope_vars[id(scope)] = {v.name: v for v in scope.vars}
+            if name in d:
+                return d[name]
+            scope = scope.parent
+        for v in list(fn.params) + list(fn.rets):
+            if v.name == name:
+                return v
+        v = self._globals.get(name)
+        if v is not None:
+            return v
+        return self._funcs.get(name)
+
+    def _place(self, inst: Instance, var) -> Placed:
+        if isinstance(var, ir.Function):
+            return Placed("func", 0, 0, var)
+        space = var.space
+        if space == "param" and inst.fn is self.kernel and var in self.kernel.params:
+            return Placed("param", SEG_PARAM, self.param_layout[var.name][1], var)
+        if space == "const":
+            return Placed("const", SEG_CONST, self.const_layout[var.name], var)
+        if space == "global" and var.name in self.global_layout and var in self.module.globals:
+            return Placed("global", SEG_GLOBALS, self.global_layout[var.name], var)
+        if space == "shared":
+            return Placed("shared", SEG_SHARED, self._shared_offset(inst, var), var)
+        if space in ("local", "param", "reg"):
+            key = (inst.id, id(var))
+            p = self._placed.get(key)
+            if p is None:
+                off = align_up(self.local_size, var_align(var))
+                self.local_size = off + max(var.size, 1)
+                p = self._placed[key] = Placed("local", SEG_LOCAL, off, var, True)
+            return p
+        if space == "global":      # function-scope .global: one per module
+            key = ("g", id(var))
+            if key not in self._placed:
+                off = align_up(self.global_size, var_align(var))
+                self.global_size = off + max(var.size, 1)
+                self.global_layout[var.name + f"@{id(var)}"] = off
+                self._placed[key] = Placed("global", SEG_GLOBALS, off, var)
+            return self._placed[key]
+        raise PtxcError(f"not supported yet: variables in the .{space} space ('{var.name}')", var.loc)
+
+    def _shared_offset(self, inst, var) -> int:
+        if not var.dims or var.dims[-1] is not None or var.size:
+            key = ("s", id(var))
+            if key not in self.shared_layout:
+                off = align_up(self.shared_static, var_align(var))
+                self.shared_static = off + var.size
+                self.shared_layout[key] = off
+            return self.shared_layout[key]
+        self.has_dynamic_shared = True
+        return DYNAMIC   # extern unsized: the dynamic area, after every static variable
+
+    def _place_all(self) -> None:
+        """Place every symbol the instantiated code mentions (layout does not
+        depend on the run mode)."""
+        self.has_dynamic_shared = False
+        for inst in self.instances:
+            for v in list(inst.fn.params) + list(inst.fn.rets):
+                if inst.parent is not None:
+                    self._place(inst, v)
+        for inst, ins in self.instr_table:
+            for op in list(ins.srcs) + list(ins.dsts):
+                for name in _symbols(op):
+                    var = self._lookup(inst.fn, ins, name)
+                    if var is not None:
+                        self._place(inst, var)
+
+    # ------------------------------------------------------- module layout
+    def _layout_params(self, kernel) -> dict:
+        out, off = {}, 0
+        for v in kernel.params:
+            a = var_align(v)
+            off = align_up(off, a)
+            out[v.name] = (v, off)
+            off += max(v.size, 1)
+        return out
+
+    def _layout_module(self, space: str):
+        out, off = {}, 0
+        for v in self.module.globals:
+            if v.space != space:
+                continue
+            off = align_up(off, max(var_align(v), 8 if v.size >= 8 else 1))
+            out[v.name] = off
+            off += max(v.size, 1)
+        return out, align_up(off, 16)
+
+
+def _symbols(op):
+    if isinstance(op, ir.Sym):
+        yield op.name
+    elif isinstance(op, ir.Addr) and isinstance(op.base, ir.Sym):
+        yield op.base.name
+    elif isinstance(op, (ir.Vec, ir.ParenList)):
+        for item in op.items:
+            yield from _symbols(item)

@@ -1,0 +1,182 @@
+"""PTX emitter: ir.Module -> PTX text that ptxas accepts and that parses back
+to the same IR.
+
+Leaving SSA: every value is written as the register it came from and phis are
+dropped. This is correct because ptxc's passes analyse and mark but never move
+or copy code, so the SSA form stays conventional (no two values of one
+register are live at once; Sreedhar et al. 1999). Declarations are emitted as
+written, ``{ }`` scopes are re-opened around the instructions that sit in
+them, and ``.loc`` lines are repeated where they change. DWARF ``.section``
+bodies are not kept.
+"""
+from __future__ import annotations
+
+from ptxc import ir
+from ptxc.printer import instr_text
+
+INDENT = "\t"
+
+
+def reg_name(v: ir.Value) -> str:
+    return v.reg or v.name
+
+
+# ------------------------------------------------------------ declarations
+
+def init_text(init) -> str:
+    if isinstance(init, list):
+        return "{" + ", ".join(init_text(i) for i in init) + "}"
+    if isinstance(init, tuple) and init[0] == "generic":
+        sym = init[1]
+        return f"generic({sym.name})" + (f"+{sym.offset}" if sym.offset else "")
+    if isinstance(init, ir.Sym):
+        return f"{init.name}+{init.offset}" if init.offset else init.name
+    return init.text
+
+
+def dims_text(dims) -> str:
+    return "".join(f"[{'' if d is None else d}]" for d in dims)
+
+
+def variable_decl(v: ir.Variable, terminator: str = ";") -> str:
+    """A variable declaration as PTX, e.g. '.shared .align 4 .b8 buf[128];'."""
+    parts = list(v.linkage) + [f".{v.space}"]
+    if ".ptr" in v.attrs:
+        parts += [f".{v.type}"] + list(v.attrs) + ([f".align {v.align}"] if v.align else [])
+    else:
+        parts += list(v.attrs) + ([f".align {v.align}"] if v.align else [])
+        parts += [f".v{v.vec}"] if v.vec else []
+        parts += [f".{v.type}"]
+    text = " ".join(parts) + " " + v.name + dims_text(v.dims)
+    if v.init is not None:
+        text += " = " + init_text(v.init)
+    return text + terminator
+
+
+def param_decl(p: ir.Variable) -> str:
+    return variable_decl(p, terminator="")
+
+
+def reg_decl(d: ir.RegDecl) -> str:
+    names = ", ".join(n if isinstance(n, str) else f"{n[0]}<{n[1]}>" for n in d.names)
+    parts = [".reg"] + ([f".align {d.align}"] if d.align else []) + \
+        ([f".v{d.vec}"] if d.vec else []) + [f".{d.type}"]
+    return " ".join(parts) + " " + names + ";"
+
+
+def function_header(fn: ir.Function) -> str:
+    parts = list(fn.linkage) + [".entry" if fn.is_kernel else ".func"]
+    if fn.attrs.get("has_rets"):
+        parts.append("(" + ", ".join(param_decl(p) for p in fn.rets) + ")")
+    head = " ".join(parts) + " " + fn.name
+    if fn.params or fn.is_kernel or not fn.is_decl or True:
+        head += "(" + ", ".join(param_decl(p) for p in fn.params) + ")"
+    for kw, nums in fn.directives:
+        if kw == ".pragma":
+            head += f"\n.pragma {', '.join(nums)};"
+        else:
+            head += f"\n{kw}" + (" " + ", ".join(map(str, nums)) if nums else "")
+    return head
+
+
+def scope_decl(item) -> str:
+    if isinstance(item, ir.RegDecl):
+        return reg_decl(item)
+    if isinstance(item, ir.Variable):
+        return variable_decl(item)
+    if item[0] == "btargets":
+        return f"{item[1]}: .branchtargets {', '.join(item[2])};"
+    _, label, rets, params = item          # .callprototype
+    ret = "(" + ", ".join(param_decl(p) for p in rets) + ") " if rets is not None else ""
+    return f"{label}: .callprototype {ret}_ (" + ", ".join(param_decl(p) for p in params) + ");"
+
+
+# ------------------------------------------------------------------ bodies
+
+def scope_path(scope) -> list:
+    path = []
+    while scope is not None:
+        path.append(scope)
+        scope = scope.parent
+    return path[::-1]
+
+
+class BodyWriter:
+    """Writes instructions in layout order, opening and closing { } scopes."""
+
+    def __init__(self, root, keep=None):
+        self.lines: list[str] = []
+        self.open = [root]
+        self.dbg = None
+        self.keep = keep
+        self.depth_indent = INDENT
+
+    def decls(self, scope) -> None:
+        pad = INDENT * (len(self.open))
+        self.lines += [pad + scope_decl(d) for d in scope.decl_order]
+
+    def enter(self, scope) -> None:
+        path = scope_path(scope)
+        while self.open[-1] not in path:
+            self.open.pop()
+            self.lines.append(INDENT * len(self.open) + "}")
+        for s in path[len(self.open):]:
+            self.lines.append(INDENT * len(self.open) + "{")
+            self.open.append(s)
+            self.decls(s)
+
+    def label(self, name: str) -> None:
+        self.lines.append(f"{name}:")
+
+    def instr(self, ins: ir.Instr) -> None:
+        self.enter(ins.scope)
+        for l in ins.labels:
+            self.label(l)
+        pad = INDENT * len(self.open)
+        for p in ins.pragmas:
+            self.lines.append(f"{pad}.pragma {p};")
+        if ins.dbg is not None and ins.dbg != self.dbg:
+            self.lines.append(pad + ins.dbg)
+            self.dbg = ins.dbg
+        self.lines.append(pad + instr_text(ins, reg_name))
+
+    def close(self) -> None:
+        while len(self.open) > 1:
+            self.open.pop()
+            self.lines.append(INDENT * len(self.open) + "}")
+
+
+def function_text(fn: ir.Function, keep=None) -> str:
+    """A function as PTX. ``keep(instr)`` (optional) drops instructions it rejects."""
+    head = function_header(fn)
+    if fn.is_decl:
+        return head + ";\n"
+    w = BodyWriter(fn.scope, keep)
+    w.decls(fn.scope)
+    for blk in fn.blocks:
+        if blk.label is not None:
+            w.label(blk.label)
+        for ins in blk.instrs:
+            if ins.is_phi or (keep is not None and not keep(ins)):
+                continue
+            w.instr(ins)
+    w.close()
+    w.lines += [f"{l}:" for l in fn.attrs.get("trailing_labels", [])]
+    return head + "\n{\n" + "\n".join(w.lines) + "\n}\n"
+
+
+def emit_module(m: ir.Module, keep=None) -> str:
+    out = [f".version {m.version}", ".target " + ", ".join(m.target)]
+    if m.address_size is not None:
+        out.append(f".address_size {m.address_size}")
+    out.append("")
+    for item in m.items:
+        if isinstance(item, ir.Variable):
+            out.append(variable_decl(item))
+        elif isinstance(item, ir.Function):
+            out.append(function_text(item, keep))
+        elif item[0] == "file":
+            out.append(item[1])
+        elif item[0] == "pragma":
+            out.append(f".pragma {', '.join(item[1])};")
+    return "\n".join(out) + "\n"

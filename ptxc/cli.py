@@ -1,0 +1,385 @@
+"""The ``ptxc`` command line.
+
+    ptxc opt --pass=PIPELINE [--emit=ir|ptx|dot|none] [--format=text|json|csv]
+             [-o FILE] [--verify-each] [launch options] FILE|-
+    ptxc passes [-v]
+    ptxc --version
+
+Errors: every :class:`ptxc.errors.PtxcError` is printed as ``err.render()`` on
+stderr with exit status 1 and no traceback; an unreadable input file gives a
+one-line ``ptxc: error: cannot read ...``; click usage errors keep status 2;
+any other exception is an internal error (status 70; the traceback is shown
+only with ``PTXC_DEBUG=1``).
+
+Keep this module cheap to import: lark, networkx, llvmlite and numpy are
+imported only by the code that needs them, never here.
+"""
+from __future__ import annotations
+
+import os
+import sys
+
+import click
+
+from . import __version__
+from .errors import PtxcError
+
+EXIT_ERROR = 1        # bad input (PtxcError, unreadable file)
+EXIT_USAGE = 2        # click usage errors
+EXIT_INTERNAL = 70    # EX_SOFTWARE: a bug in ptxc
+
+EMIT_CHOICES = ("none", "ir", "ptx", "dot")
+FORMAT_CHOICES = ("text", "json", "csv")
+MODE_CHOICES = ("hybrid", "full")
+
+
+class InputError(PtxcError):
+    """A file that cannot be read or written: a one-line ``ptxc: error: ...``."""
+
+    def headline(self) -> str:
+        return f"ptxc: error: {self.message}"
+
+
+# ----------------------------------------------------------------- group
+
+class PtxcGroup(click.Group):
+    """A click group that turns ptxc errors into clean messages and exit codes."""
+
+    def invoke(self, ctx: click.Context):
+        try:
+            return super().invoke(ctx)
+        except (click.exceptions.ClickException, click.exceptions.Exit,
+                click.exceptions.Abort):
+            raise
+        except PtxcError as err:
+            _echo_err(render_error(err))
+            ctx.exit(EXIT_ERROR)
+        except BrokenPipeError:
+            # `ptxc opt ... | head`: stop quietly, like other Unix tools.
+            _silence_stdout()
+            ctx.exit(EXIT_ERROR)
+        except KeyboardInterrupt:
+            _echo_err("ptxc: interrupted")
+            ctx.exit(130)
+        except Exception as err:  # noqa: BLE001 - last line of defence
+            _echo_err(f"ptxc: internal error: {type(err).__name__}: {err}")
+            if os.environ.get("PTXC_DEBUG") == "1":
+                import traceback
+                _echo_err(traceback.format_exc().rstrip("\n"))
+            else:
+                _echo_err("ptxc: (set PTXC_DEBUG=1 for a traceback; please report this)")
+            ctx.exit(EXIT_INTERNAL)
+
+
+def render_error(err: PtxcError) -> str:
+    """``err.render()``; errors without a source location get a ``ptxc:`` prefix."""
+    text = err.render()
+    if err.loc is None and not text.startswith("ptxc:"):
+        text = "ptxc: " + text
+    return text
+
+
+def _echo_err(text: str) -> None:
+    click.echo(text, err=True)
+
+
+def _silence_stdout() -> None:
+    try:
+        devnull = os.open(os.devnull, os.O_WRONLY)
+        os.dup2(devnull, sys.stdout.fileno())
+    except (OSError, ValueError, AttributeError):
+        pass
+
+
+@click.group(name="ptxc", cls=PtxcGroup, context_settings={"help_option_names": ["-h", "--help"]})
+@click.version_option(__version__, "--version", "-V", prog_name="ptxc",
+                      message="%(prog)s %(version)s")
+def cli() -> None:
+    """ptxc: a Python compiler framework for NVIDIA PTX.
+
+    Parses PTX into an SSA IR, runs analysis and transform passes on it
+    (CFG, dominators, reconvergence points, branch slices, counters) and can
+    execute kernels on the CPU with a JIT-compiled SIMT model: no GPU needed.
+
+    Run `ptxc passes` for the list of passes and `ptxc opt --help` for the
+    driver's options.
+    """
+
+
+# ------------------------------------------------------- option parsing
+
+def parse_dim(text: str, what: str) -> tuple[int, int, int]:
+    """'4' -> (4, 1, 1); '4,2' -> (4, 2, 1); '4,2,3' or '4x2x3' -> (4, 2, 3)."""
+    raw = text.strip().replace("x", ",").replace("X", ",")
+    parts = [p.strip() for p in raw.split(",")]
+    if not 1 <= len(parts) <= 3 or any(p == "" for p in parts):
+        raise click.BadParameter(
+            f"expected X, X,Y or X,Y,Z with positive integers, got '{text}'", param_hint=what)
+    dims = []
+    for p in parts:
+        try:
+            v = int(p, 0)
+        except ValueError:
+            raise click.BadParameter(f"'{p}' in '{text}' is not an integer",
+                                     param_hint=what) from None
+        if v < 1:
+            raise click.BadParameter(f"dimensions must be >= 1, got '{text}'", param_hint=what)
+        dims.append(v)
+    while len(dims) < 3:
+        dims.append(1)
+    return tuple(dims)  # type: ignore[return-value]
+
+
+def _dim_callback(ctx, param, value):
+    if value is None:
+        return None
+    return parse_dim(value, "'--" + param.name + "'")
+
+
+def _arg_callback(ctx, param, values):
+    for v in values:
+        name, eq, _ = v.partition("=")
+        if not eq or not name.strip():
+            raise click.BadParameter(f"expected NAME=VALUE, got '{v}'", param_hint="'--arg'")
+    return list(values)
+
+
+def build_launch(kernel, grid, block, shared, args, mode, max_steps, threads) -> dict | None:
+    """The ``launch`` option dict for the pass pipeline, or None when no launch
+    was asked for (none of --kernel, --grid, --block given)."""
+    if kernel is None and grid is None and block is None:
+        extra = [flag for flag, v in (("--arg", args), ("--shared", shared),
+                                      ("--mode", mode), ("--max-steps", max_steps),
+                                      ("--threads", threads)) if v]
+        if extra:
+            raise click.UsageError(
+                f"{', '.join(extra)} only apply to a kernel launch; "
+                "give --kernel, --grid and/or --block as well")
+        return None
+    return {
+        "kernel": kernel,
+        "grid": grid,
+        "block": block,
+        "shared": shared or 0,
+        "args": list(args),
+        "mode": mode or "hybrid",
+        "max_steps": max_steps,
+        "threads": threads,
+    }
+
+
+# ------------------------------------------------------------ input/output
+
+def read_module(path: str):
+    """Parse FILE (or stdin for '-') into a Module."""
+    import ptxc
+    if path == "-":
+        try:
+            data = sys.stdin.buffer.read() if hasattr(sys.stdin, "buffer") else sys.stdin.read()
+        except OSError as e:
+            raise InputError(f"cannot read standard input: {e.strerror or e}") from None
+        return ptxc.parse(decode_source(data, "<stdin>"), "<stdin>")
+    # Check readability ourselves so a missing file is a one-line message,
+    # whatever the parser's loader does.
+    try:
+        with open(path, "rb") as fh:
+            data = fh.read()
+    except OSError as e:
+        raise InputError(f"cannot read '{path}': {e.strerror or e}") from None
+    return ptxc.parse(decode_source(data, path), path)
+
+
+def decode_source(data, filename: str) -> str:
+    """Decode PTX bytes as UTF-8; a bad byte is an error at its line and column."""
+    if isinstance(data, str):
+        return data
+    from .parser import decode
+    return decode(data, filename)
+
+
+def render_reports(result, fmt: str) -> str:
+    """The pass reports of a PipelineResult in the requested format."""
+    if fmt == "json":
+        if not result.results:
+            return ""
+        try:
+            return result.to_json()
+        except TypeError:
+            import json
+            return json.dumps({r.name: r.to_json() for r in result.results},
+                              indent=2, default=str)
+    if fmt == "csv":
+        return "".join(_ensure_nl(_csv_of(r)) for r in result.results)
+    return result.text()
+
+
+def _csv_of(r) -> str:
+    data = getattr(r, "csv", None)
+    if data is None:
+        return r.text
+    if isinstance(data, str):
+        return data
+    import csv
+    import io
+    buf = io.StringIO()
+    writer = csv.writer(buf, lineterminator="\n")
+    if isinstance(data, dict):
+        data = list(data.items())
+    for row in data:
+        writer.writerow(row if isinstance(row, (list, tuple)) else [row])
+    return buf.getvalue()
+
+
+def _ensure_nl(text: str) -> str:
+    return text if not text or text.endswith("\n") else text + "\n"
+
+
+def emit_text(module, what: str) -> str:
+    """The module as --emit asks: SSA IR, PTX, CFG dot, or nothing."""
+    if what == "ir":
+        return module.print_ir()
+    if what == "ptx":
+        return module.to_ptx()
+    if what == "dot":
+        from .passes.cfg import to_dot
+        return to_dot(module)
+    return ""
+
+
+def write_output(text: str, output: str | None) -> None:
+    if output is None or output == "-":
+        if text:
+            sys.stdout.write(_ensure_nl(text))
+            sys.stdout.flush()
+        return
+    try:
+        with open(output, "w", encoding="utf-8") as fh:
+            fh.write(_ensure_nl(text) if text else "")
+    except OSError as e:
+        raise InputError(f"cannot write '{output}': {e.strerror or e}") from None
+
+
+def _print_warnings(module, start: int = 0) -> int:
+    warnings = list(getattr(module, "warnings", None) or [])
+    for w in warnings[start:]:
+        _echo_err(w)
+    return len(warnings)
+
+
+# ------------------------------------------------------------------- opt
+
+@cli.command("opt")
+@click.argument("file", metavar="FILE|-")
+@click.option("--pass", "-p", "pipeline", default="", metavar="PIPELINE",
+              help="Passes to run, comma separated, with options in braces: "
+                   "'slice{memory=noalias},count'. Empty (--pass=) runs none.")
+@click.option("--emit", type=click.Choice(EMIT_CHOICES), default="none", show_default=True,
+              help="What to print after the pass reports: the SSA IR, PTX text, "
+                   "the CFG as Graphviz dot, or nothing.")
+@click.option("--format", "fmt", type=click.Choice(FORMAT_CHOICES), default="text",
+              show_default=True, help="Format of the pass reports.")
+@click.option("-o", "--output", type=click.Path(dir_okay=False, allow_dash=True),
+              default=None, help="Write the emitted module here instead of stdout "
+                                 "(reports still go to stdout).")
+@click.option("--verify-each", is_flag=True, help="Run the SSA verifier after every pass.")
+@click.option("--kernel", default=None, metavar="NAME", help="Kernel to launch.")
+@click.option("--grid", default=None, metavar="X[,Y,Z]", callback=_dim_callback,
+              help="Grid size in CTAs.")
+@click.option("--block", default=None, metavar="X[,Y,Z]", callback=_dim_callback,
+              help="CTA size in threads.")
+@click.option("--shared", type=click.IntRange(min=0), default=None, metavar="BYTES",
+              help="Dynamic shared memory per CTA in bytes.")
+@click.option("--arg", "args", multiple=True, metavar="NAME=VALUE", callback=_arg_callback,
+              help="A kernel argument (repeatable), e.g. n=500 or a=random:f32:512:1.")
+@click.option("--mode", type=click.Choice(MODE_CHOICES), default=None,
+              help="hybrid: run only the branch slice (default); full: run every instruction.")
+@click.option("--max-steps", type=click.IntRange(min=1), default=None, metavar="N",
+              help="Step budget per warp before the run is stopped as non-terminating.")
+@click.option("--threads", type=click.IntRange(min=1), default=None, metavar="N",
+              help="Host threads that run CTAs in parallel.")
+def opt_command(file, pipeline, emit, fmt, output, verify_each, kernel, grid, block,
+                shared, args, mode, max_steps, threads):
+    """Parse FILE (or stdin for '-'), run a pass pipeline, print the reports
+    and optionally the resulting module.
+
+    \b
+    Examples:
+      ptxc opt --pass=print-ir kernel.ptx
+      ptxc opt --pass=postdomtree,reconvergence kernel.ptx
+      ptxc opt --pass= --emit=ptx kernel.ptx -o out.ptx
+      ptxc opt --pass='slice,count' --kernel k --grid 4 --block 128 --arg n=500 kernel.ptx
+    """
+    launch = build_launch(kernel, grid, block, shared, args, mode, max_steps, threads)
+    from .passmanager import make_pass, parse_pipeline, run_pipeline
+    # Build the passes first: a bad pass name or option is reported before
+    # the (possibly long) parse of the file.
+    passes = [make_pass(name, opts) for name, opts in parse_pipeline(pipeline)]
+    module = read_module(file)
+    seen = _print_warnings(module)
+    options = {"format": fmt}
+    if launch is not None:
+        options["launch"] = launch
+    try:
+        result = run_pipeline(module, passes, verify_each=verify_each, **options)
+    finally:
+        seen = _print_warnings(module, seen)
+    reports = render_reports(result, fmt)
+    if reports:
+        sys.stdout.write(_ensure_nl(reports))
+        sys.stdout.flush()
+    write_output(emit_text(module, emit), output)
+
+
+# ---------------------------------------------------------------- passes
+
+@cli.command("passes")
+@click.option("-v", "--verbose", is_flag=True, help="Also list each pass's options.")
+def passes_command(verbose):
+    """List every pass with its one-line summary."""
+    from .registry import pass_names
+    names = pass_names()
+    width = max((len(n) for n in names), default=0)
+    for name in names:
+        cls, problem = _load_pass(name)
+        if cls is None:
+            click.echo(f"  {name:<{width}}  (not available{': ' + problem if verbose and problem else ''})")
+            continue
+        click.echo(f"  {name:<{width}}  {getattr(cls, 'summary', '') or ''}".rstrip())
+        if verbose:
+            for f in cls.options():
+                default = _field_default(f)
+                typ = f.type if isinstance(f.type, str) else getattr(f.type, "__name__", str(f.type))
+                click.echo(f"  {'':<{width}}    {f.name.replace('_', '-')}: {typ}"
+                           + (f" = {default!r}" if default is not None else ""))
+
+
+def _load_pass(name: str):
+    from .registry import get_pass_class
+    try:
+        return get_pass_class(name), ""
+    except Exception as e:  # noqa: BLE001 - a pass being written must not break the list
+        return None, f"{type(e).__name__}: {e}"
+
+
+def _field_default(f):
+    import dataclasses
+    if f.default is not dataclasses.MISSING:
+        return f.default
+    if f.default_factory is not dataclasses.MISSING:  # type: ignore[misc]
+        return f.default_factory()  # type: ignore[misc]
+    return None
+
+
+# ------------------------------------------------------------------ main
+
+def main(argv: list[str] | None = None) -> int:
+    """Console-script entry point (``ptxc``)."""
+    try:
+        return cli.main(args=argv, prog_name="ptxc", standalone_mode=True) or 0
+    except BrokenPipeError:
+        _silence_stdout()
+        return EXIT_ERROR
+
+
+if __name__ == "__main__":  # python -m ptxc.cli
+    sys.exit(main())

@@ -1,0 +1,275 @@
+"""Build one function body: scopes and declarations, instructions, basic blocks.
+
+Blocks are split at labels that are branch targets (bra, brx.idx tables) and
+after terminators (bra, brx, ret, exit, trap). A block that does not end in an
+unconditional terminator falls through to the next block in layout order;
+falling off the end of the function returns. SSA construction follows
+(ptxc.ssa).
+"""
+from __future__ import annotations
+
+from . import ir
+from .builder import SPECIAL_REGS, Builder, Scope, Var, check_arity, known_opcode
+from .syntax import Name
+
+BRANCHES = ("bra", "brx")
+
+
+class FunctionBuilder:
+    def __init__(self, builder: Builder, fn: ir.Function):
+        self.b = builder
+        self.fn = fn
+        self.instrs: list[ir.Instr] = []
+        self.label_at: dict[str, int] = {}        # label -> index of the next instruction
+        self.label_line: dict[str, tuple] = {}
+        self.pending_labels: list[str] = []
+        self.pending_pragmas: list[str] = []
+        self.btargets: dict[str, list[Name]] = {}
+        self.dbg = None
+
+    # ------------------------------------------------------------- walk
+    def build(self, body) -> None:
+        root = Scope(None)
+        for p in self.fn.params + self.fn.rets:
+            if p.space == "reg":             # old-style .reg parameters
+                root.singles[p.name] = Var(p.name, p.type)
+        self.walk(body, root)
+        self.fn.scope = root
+        self.fn.attrs["btargets"] = {k: [n.text for n in v] for k, v in self.btargets.items()}
+        self.fn.attrs["trailing_labels"] = list(self.pending_labels)
+        self.make_blocks()
+        from .ssa import build_ssa
+        build_ssa(self.fn, self.b)
+
+    def walk(self, body, scope: Scope) -> None:
+        stmts = body[1]
+        for st in stmts:                      # declarations are visible in the whole scope
+            if st[0] == "decl":
+                self.declare(st, scope)
+        for st in stmts:
+            kind = st[0]
+            if kind == "instr":
+                self.instruction(st, scope)
+            elif kind == "label":
+                self.pending_labels.append(st[1].text)
+                self.label_line[st[1].text] = (st[1].line, st[1].col)
+            elif kind == "loc":
+                self.dbg = st[1]
+            elif kind == "pragma":
+                self.pending_pragmas.append(", ".join(st[1]))
+            elif kind == "body":
+                self.walk(st, Scope(scope))
+            elif kind in ("proto", "btargets"):
+                self.named_directive(st, scope)
+
+    def declare(self, st, scope: Scope) -> None:
+        _, attrs, decls, line = st
+        space, type_, align, vec, linkage, other = self.b.split_attrs(attrs, line)
+        if space == "reg":
+            names = []
+            for d in decls:
+                if d[0] == "range":
+                    prefix, count = d[1].text, d[2]
+                    scope.ranges[prefix] = (count, type_ or "b32", {})
+                    names.append((prefix, count))
+                else:
+                    scope.singles[d[1].text] = Var(d[1].text, type_ or "b32")
+                    names.append(d[1].text)
+            decl = ir.RegDecl(type_ or "b32", names, vec, align)
+            scope.regs.append(decl)
+            scope.decl_order.append(decl)
+            return
+        for var in self.b.variables(st):
+            scope.vars.append(var)
+            scope.decl_order.append(var)
+
+    def named_directive(self, st, scope: Scope) -> None:
+        """`.callprototype` and `.branchtargets`, named by the label before them."""
+        label = self.pending_labels.pop() if self.pending_labels else None
+        if st[0] == "btargets":
+            if label is None:
+                raise self.b.error(".branchtargets without a label", st[1][0].line)
+            self.btargets[label] = st[1]
+            scope.decl_order.append(("btargets", label, [n.text for n in st[1]]))
+        else:
+            _, rets, name, params = st
+            scope.decl_order.append(("proto", label,
+                                     None if rets is None else [self.b.param(p) for p in rets],
+                                     [self.b.param(p) for p in params]))
+
+    # ------------------------------------------------------ instructions
+    def instruction(self, st, scope: Scope) -> None:
+        _, guard, text, line, col, operands = st
+        opcode, mods, info = known_opcode(self.b, text, line, col)
+        check_arity(self.b, opcode, mods, len(operands), line, col)
+        ndst = info.num_dsts(mods)
+        if opcode == "call" and operands and isinstance(operands[0], tuple) \
+                and operands[0][0] == "paren" and len(operands) > 1:
+            ndst = 1                          # call (ret, ...), func, (args ...)
+        if len(operands) < ndst:
+            raise self.b.error(f"'{text}' needs {ndst} destination operand(s)", line, col)
+        ins = ir.Instr(opcode, mods, info=info, loc=self.b.loc(line, col))
+        is_branch = opcode in BRANCHES or opcode == "call"
+        ins.dsts = [self.dst(o, scope) for o in operands[:ndst]]
+        ins.srcs = [self.src(o, scope, is_branch and opcode != "call" and i == len(operands) - ndst - 1)
+                    for i, o in enumerate(operands[ndst:])]
+        if guard is not None:
+            ins.guard = self.reg(guard[0], scope)
+            ins.guard_neg = guard[1]
+        ins.scope = scope
+        ins.dbg = self.dbg
+        ins.labels, self.pending_labels = self.pending_labels, []
+        ins.pragmas, self.pending_pragmas = self.pending_pragmas, []
+        for label in ins.labels:
+            self.label_at[label] = len(self.instrs)
+        self.instrs.append(ins)
+
+    def reg(self, name: Name, scope: Scope):
+        var = scope.find(name.text)
+        if var is not None:
+            return var
+        if name.text in SPECIAL_REGS:
+            sp = self.fn.special.get(name.text)
+            if sp is None:
+                sp = self.fn.special[name.text] = ir.SpecialReg(name.text, SPECIAL_REGS[name.text])
+            return sp
+        raise self.b.error(f"undeclared register '{name.text}'", name.line, name.col)
+
+    def name(self, name: Name, scope: Scope, label: bool):
+        """A name operand: a register if declared, else a special register, else a symbol/label."""
+        var = scope.find(name.text)
+        if var is not None:
+            return var
+        if name.text.startswith("%"):
+            return self.reg(name, scope)
+        if name.text == "_":
+            return ir.SINK
+        return ir.LabelRef(name.text) if label else ir.Sym(name.text)
+
+    def dst(self, op, scope: Scope):
+        if isinstance(op, Name):
+            if op.text == "_":
+                return ir.SINK
+            v = self.reg(op, scope)
+            if isinstance(v, ir.SpecialReg):
+                raise self.b.error(f"cannot write special register '{op.text}'", op.line, op.col)
+            return v
+        kind = op[0]
+        if kind == "pair":
+            return ir.Pair(self.dst(op[1], scope), self.dst(op[2], scope))
+        if kind == "vec":
+            return ir.Vec([self.dst(o, scope) for o in op[1]])
+        if kind == "paren":                   # call return list
+            return ir.ParenList([self.src(o, scope) for o in op[1]])
+        if kind == "mem":                     # e.g. st writes through an address operand
+            return self.src(op, scope)
+        raise self.b.error("invalid destination operand", getattr(op, "line", 1))
+
+    def src(self, op, scope: Scope, label: bool = False):
+        if isinstance(op, Name):
+            return self.name(op, scope, label)
+        if isinstance(op, ir.Imm):
+            return op
+        kind = op[0]
+        if kind == "not":
+            return ir.Not(self.reg(op[1], scope))
+        if kind == "symoff":
+            return ir.Sym(op[1].text, op[2])
+        if kind == "pair":
+            return ir.Pair(self.name(op[1], scope, False), self.name(op[2], scope, False))
+        if kind == "vec":
+            return ir.Vec([self.src(o, scope) for o in op[1]])
+        if kind == "paren":
+            return ir.ParenList([self.src(o, scope) for o in op[1]])
+        if kind == "mem":
+            addr = op[1]
+            if addr[0] == "list":
+                return ir.Addr(ir.Bracket([self.src(o, scope) for o in addr[1]]), 0)
+            base, off = addr
+            return ir.Addr(None if base is None else self.name(base, scope, False), off)
+        raise self.b.error(f"invalid operand {op!r}", 1)
+
+    # ------------------------------------------------------------ blocks
+    def branch_targets(self) -> set[str]:
+        targets = set()
+        for ins in self.instrs:
+            if ins.opcode == "bra":
+                for op in ins.srcs:
+                    if isinstance(op, ir.LabelRef):
+                        targets.add(op.name)
+            elif ins.opcode == "brx":
+                table = ins.srcs[-1]
+                names = self.btargets.get(getattr(table, "name", None))
+                if names is None:
+                    raise self.b.error("brx.idx needs a .branchtargets label list", ins.loc.line,
+                                       ins.loc.col)
+                targets.update(n.text for n in names)
+        return targets
+
+    def make_blocks(self) -> None:
+        fn, targets = self.fn, self.branch_targets()
+        for t in sorted(targets):
+            if t not in self.label_at and t not in self.fn.attrs["trailing_labels"]:
+                raise self.b.error(f"undefined label '{t}'", *self.use_of_label(t))
+        blocks: list[ir.Block] = []
+        by_label: dict[str, ir.Block] = {}
+        cur = None
+        for ins in self.instrs:
+            label = next((l for l in ins.labels if l in targets), None)
+            if cur is None or label is not None or (cur.instrs and cur.instrs[-1].info.terminator):
+                cur = self.new_block(blocks, label)
+            for l in ins.labels:
+                if l in targets:
+                    by_label[l] = cur
+            ins.labels = [l for l in ins.labels if l != cur.label]
+            ins.block = cur
+            cur.instrs.append(ins)
+        trailing = self.fn.attrs["trailing_labels"]
+        if any(t in targets for t in trailing) or not blocks:
+            end = self.new_block(blocks, next((t for t in trailing if t in targets), None))
+            for t in trailing:
+                if t in targets:
+                    by_label[t] = end
+            fn.attrs["trailing_labels"] = [t for t in trailing if t not in targets]
+        fn.blocks = blocks
+        self.link(blocks, by_label)
+
+    def use_of_label(self, name: str) -> tuple[int, int]:
+        for ins in self.instrs:
+            for op in ins.srcs:
+                if isinstance(op, ir.LabelRef) and op.name == name:
+                    return ins.loc.line, ins.loc.col
+        return self.fn.loc.line, 1
+
+    def new_block(self, blocks: list, label: str | None) -> ir.Block:
+        blk = ir.Block(label or f"bb{len(blocks)}", label)
+        blk.function = self.fn
+        blk.index = len(blocks)
+        blocks.append(blk)
+        return blk
+
+    def link(self, blocks: list[ir.Block], by_label: dict[str, ir.Block]) -> None:
+        for i, blk in enumerate(blocks):
+            blk.fallthrough = blocks[i + 1] if i + 1 < len(blocks) else None
+            last = blk.instrs[-1] if blk.instrs else None
+            succs: list[ir.Block] = []
+            if last is not None and last.opcode == "bra":
+                target = next(op for op in last.srcs if isinstance(op, ir.LabelRef))
+                target.block = by_label[target.name]
+                succs.append(target.block)
+                if last.guard is not None and blk.fallthrough is not None:
+                    succs.append(blk.fallthrough)
+            elif last is not None and last.opcode == "brx":
+                names = self.btargets[last.srcs[-1].name]
+                succs.extend(by_label[n.text] for n in names)
+            elif last is not None and last.info.terminator:    # ret / exit / trap
+                if last.guard is not None and blk.fallthrough is not None:
+                    succs.append(blk.fallthrough)
+            elif blk.fallthrough is not None:
+                succs.append(blk.fallthrough)
+            for s in succs:
+                if s not in blk.succs:
+                    blk.succs.append(s)
+        for blk in blocks:
+            for s in blk.succs:
+                s.preds.append(blk)

@@ -1,0 +1,76 @@
+"""A fast lexer for the PTX grammar (ptx.lark), plugged into lark's LALR parser.
+
+Lark's built-in lexers spend ~5 us per token (they track line and column for
+every token). PTX files are large and regular, so this lexer scans with one
+master regular expression and computes line numbers lazily from a table of
+newline offsets: a token's ``line``/``column`` are filled in as it is made
+(cheap bisect), which keeps lark's error reporting exact.
+
+Keywords (``.entry``, ``.reg`` ...) are DOTWORDs whose text equals a string
+terminal of the grammar; they get that terminal's type (lark's own
+"unless" rule for string-vs-regex collisions).
+"""
+from __future__ import annotations
+
+import re
+from bisect import bisect_right
+
+from lark.lexer import Lexer, Token
+
+_TOKEN_RE = re.compile(r"""
+  (?P<WS>[ \t\r\n]+|//[^\n]*|/\*.*?\*/)
+| (?P<SECTION>\.section[^{]*\{[^}]*\})
+| (?P<LOC>\.loc[ \t][^\n]*)
+| (?P<FILE_DIR>\.file[ \t][^\n]*)
+| (?P<NUMBER>-?(?:0[fF][0-9a-fA-F]{8}(?![\w.])|0[dD][0-9a-fA-F]{16}(?![\w.])|0[xX][0-9a-fA-F]+U?|0[bB][01]+U?|\d+\.\d*(?:[eE][+-]?\d+)?|\d+[eE][+-]?\d+|\d+U?))
+| (?P<NAME>[%$A-Za-z_][\w$]*(?:\.[\w$:]+)*)
+| (?P<DOTWORD>\.[A-Za-z_][\w:]*)
+| (?P<STRING>"(?:\\.|[^"\\\n])*")
+| (?P<PUNCT>[{}()\[\],;:<>=+|@!])
+""", re.VERBOSE | re.DOTALL)
+
+
+class PtxLexer(Lexer):
+    """Lark lexer interface: ``lex(text)`` yields lark Tokens."""
+
+    def __init__(self, lexer_conf):
+        self.keywords: dict[str, str] = {}   # '.entry' -> 'ENTRY', '{' -> 'LBRACE' ...
+        for term in lexer_conf.terminals:
+            if term.pattern.type == "str":
+                self.keywords[term.pattern.value] = term.name
+
+    def lex(self, text, parser_state=None):
+        if not isinstance(text, str):      # lark may pass a TextSlice
+            text = text.text
+        newlines = [m.start() for m in re.finditer("\n", text)]
+        keywords = self.keywords
+        match = _TOKEN_RE.match
+        pos, end = 0, len(text)
+        while pos < end:
+            m = match(text, pos)
+            if m is None:
+                raise_bad_char(text, pos, newlines)
+            kind = m.lastgroup
+            value = m.group(kind)
+            start, pos = pos, m.end()
+            if kind == "WS":
+                continue
+            if kind == "PUNCT" or kind == "DOTWORD":
+                kind = keywords.get(value, kind)
+                if kind == "PUNCT":
+                    raise_bad_char(text, start, newlines)
+            line = bisect_right(newlines, start - 1) + 1
+            col = start - (newlines[line - 2] + 1 if line > 1 else 0) + 1
+            yield Token(kind, value, start, line, col)
+
+
+class BadCharacter(Exception):
+    def __init__(self, pos: int, line: int, col: int, char: str):
+        super().__init__(f"unexpected character {char!r}")
+        self.pos, self.line, self.column, self.char = pos, line, col, char
+
+
+def raise_bad_char(text: str, pos: int, newlines: list[int]):
+    line = bisect_right(newlines, pos - 1) + 1
+    col = pos - (newlines[line - 2] + 1 if line > 1 else 0) + 1
+    raise BadCharacter(pos, line, col, text[pos])

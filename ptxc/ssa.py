@@ -1,0 +1,246 @@
+"""SSA construction with phi nodes, after Braun et al., "Simple and Efficient
+Construction of Static Single Assignment Form" (CC 2013).
+
+Because the whole CFG is known before renaming starts, every block is both
+*filled* and *sealed* up front:
+
+1. Local numbering: walk each block once; a read of a register defined earlier
+   in the block takes that definition, any other read is a pending lookup of
+   the register's value on entry to the block. A guarded definition first
+   reads the register's old value (``prior``).
+2. Global lookup: the entry value of a register in a block with one
+   predecessor is that predecessor's exit value; with several, it is a new phi
+   whose operands are looked up edge by edge (a worklist instead of recursion,
+   so deep CFGs cannot overflow the stack).
+3. Trivial phis (all operands the same value, or the phi itself) are removed
+   until none is left (Braun's tryRemoveTrivialPhi, run to a fixpoint), which
+   gives minimal SSA for reducible CFGs. Phis are created only where a value
+   is looked up, so the form is pruned.
+
+Registers read before any write get a distinct Undef value (one per register)
+and a warning.
+"""
+from __future__ import annotations
+
+from . import ir
+from .builder import Var
+
+
+class Pending(ir.Value):
+    """A read whose value is the register's value on entry to ``block``."""
+    __slots__ = ("var", "block")
+
+    def __init__(self, var: Var, block: ir.Block):
+        super().__init__(var.type, var.name, var.name)
+        self.var, self.block = var, block
+
+
+class Phi(ir.Result):
+    __slots__ = ("var", "replaced")
+
+    def __init__(self, var: Var, instr: ir.Instr):
+        super().__init__(var.type, var.name, var.name, instr, 0)
+        self.var, self.replaced = var, None
+
+
+CC = "%cc"   # the carry flag of add.cc/addc..., an implicit register
+
+
+class SSABuilder:
+    def __init__(self, fn: ir.Function, builder):
+        self.fn, self.builder = fn, builder
+        self.last: dict[int, dict[Var, ir.Value]] = {}
+        self.entry: dict[tuple[int, Var], ir.Value] = {}
+        self.phis: dict[int, list[ir.Instr]] = {}
+        self.worklist: list[tuple[Phi, ir.Block]] = []
+        self.cc = Var(CC, "pred")
+        self.users: list[ir.Instr] = []          # instructions holding Pending reads
+
+    # ---------------------------------------------------------- phase 1
+    def number_block(self, blk: ir.Block) -> None:
+        cur: dict[Var, ir.Value] = {}
+
+        def read(v):
+            if not isinstance(v, Var):
+                return v
+            got = cur.get(v)
+            if got is None:
+                got = cur[v] = Pending(v, blk)
+            return got
+
+        for ins in blk.instrs:
+            ins.replace_values(read)
+            if ins.info.uses_cc:
+                ins.implicit = [read(self.cc)]
+            defs = list(self.defined_vars(ins))
+            if ins.guard is not None:
+                ins.prior = [read(var) for var, _ in defs]
+            for var, setter in defs:
+                res = ir.Result(var.type, var.name, var.name, ins, len(ins.results))
+                ins.results.append(res)
+                setter(res)
+                cur[var] = res
+            if ins.info.sets_cc and "cc" in ins.mods:
+                if ins.guard is not None:
+                    ins.prior.append(read(self.cc))
+                res = ir.Result("pred", CC, CC, ins, len(ins.results))
+                ins.results.append(res)
+                cur[self.cc] = res
+            if any(isinstance(v, Pending) for v in ins.operand_values()):
+                self.users.append(ins)
+        self.last[id(blk)] = {k: v for k, v in cur.items() if not isinstance(v, Pending)}
+
+    def defined_vars(self, ins: ir.Instr):
+        """(Var, setter) for each register the instruction writes, in operand order."""
+        for i, d in enumerate(ins.dsts):
+            yield from self._defs_in(d, lambda r, i=i: ins.dsts.__setitem__(i, r))
+
+    def _defs_in(self, d, setter):
+        if isinstance(d, Var):
+            yield d, setter
+        elif isinstance(d, ir.Vec) or isinstance(d, ir.ParenList):
+            for j, item in enumerate(d.items):
+                yield from self._defs_in(item, lambda r, j=j, d=d: d.items.__setitem__(j, r))
+        elif isinstance(d, ir.Pair):
+            yield from self._defs_in(d.first, lambda r, d=d: setattr(d, "first", r))
+            yield from self._defs_in(d.second, lambda r, d=d: setattr(d, "second", r))
+
+    # ---------------------------------------------------------- phase 2
+    def read_exit(self, var: Var, blk: ir.Block) -> ir.Value:
+        v = self.last[id(blk)].get(var)
+        return v if v is not None else self.read_entry(var, blk)
+
+    def read_entry(self, var: Var, blk: ir.Block) -> ir.Value:
+        chain, seen = [], set()
+        while True:
+            key = (id(blk), var)
+            got = self.entry.get(key)
+            if got is not None:
+                break
+            if not blk.preds or key in seen:
+                got = self.undef(var)
+                break
+            seen.add(key)
+            if len(blk.preds) > 1:
+                got = self.new_phi(var, blk)
+                break
+            chain.append(key)
+            pred = blk.preds[0]
+            got = self.last[id(pred)].get(var)
+            if got is not None:
+                break
+            blk = pred
+        self.entry[key] = got
+        for k in chain:
+            self.entry[k] = got
+        return got
+
+    def new_phi(self, var: Var, blk: ir.Block) -> Phi:
+        ins = ir.Instr("phi", (var.type,), info=PHI_INFO, loc=blk.instrs[0].loc if blk.instrs else None)
+        ins.block = blk
+        phi = Phi(var, ins)
+        ins.results = [phi]
+        ins.dsts = [phi]
+        self.phis.setdefault(id(blk), []).append(ins)
+        self.entry[(id(blk), var)] = phi
+        self.worklist.append((phi, blk))
+        return phi
+
+    def fill_phis(self) -> None:
+        while self.worklist:
+            phi, blk = self.worklist.pop()
+            phi.instr.srcs = [self.read_exit(phi.var, p) for p in blk.preds]
+            phi.instr.phi_blocks = list(blk.preds)
+
+    def undef(self, var: Var) -> ir.Undef:
+        u = self.fn.undefs.get(var.name)
+        if u is None:
+            u = self.fn.undefs[var.name] = ir.Undef(var.type, f"{var.name}.undef", var.name)
+        return u
+
+    # ---------------------------------------------------------- phase 3
+    def remove_trivial_phis(self) -> None:
+        all_phis = [p for lst in self.phis.values() for p in lst]
+        changed = True
+        while changed:
+            changed = False
+            for ins in all_phis:
+                phi = ins.results[0]
+                if phi.replaced is not None:
+                    continue
+                ops = {id(v): v for v in map(resolve, ins.srcs) if v is not phi}
+                if len(ops) <= 1:
+                    phi.replaced = next(iter(ops.values())) if ops else self.undef(phi.var)
+                    changed = True
+
+    def run(self) -> None:
+        fn = self.fn
+        add_preentry(fn)
+        for blk in fn.blocks:
+            self.number_block(blk)
+        for ins in self.users:
+            ins.replace_values(lambda v: self.read_entry(v.var, v.block) if isinstance(v, Pending) else v)
+        self.fill_phis()
+        self.remove_trivial_phis()
+        for blk in fn.blocks:
+            live = [p for p in self.phis.get(id(blk), []) if p.results[0].replaced is None]
+            blk.instrs[:0] = live
+        for ins in fn.instructions():
+            ins.replace_values(resolve)
+        name_values(fn)
+        ir.rebuild_uses(fn)
+        self.warn_undefined()
+
+    def warn_undefined(self) -> None:
+        warned = set()
+        for ins in self.fn.instructions():
+            if ins.is_phi:
+                continue
+            reads = [v for op in ins.srcs for v in ir.values_in(op)]
+            if ins.guard is not None:
+                reads.append(ins.guard)
+            for v in reads:
+                if isinstance(v, ir.Undef) and v.reg not in warned and v.reg != CC:
+                    warned.add(v.reg)
+                    self.fn.module.warnings.append(
+                        f"{ins.loc}: warning: register {v.reg} may be read before it is "
+                        f"written (in {self.fn.name})")
+
+
+def resolve(v):
+    while isinstance(v, Phi) and v.replaced is not None:
+        v = v.replaced
+    return v
+
+
+def add_preentry(fn: ir.Function) -> None:
+    """If the entry block has predecessors, give the function an empty entry block."""
+    if not fn.blocks or not fn.blocks[0].preds:
+        return
+    old = fn.blocks[0]
+    entry = ir.Block("entry")
+    entry.function = fn
+    entry.succs, entry.fallthrough = [old], old
+    old.preds.insert(0, entry)
+    fn.blocks.insert(0, entry)
+    for i, b in enumerate(fn.blocks):
+        b.index = i
+
+
+def name_values(fn: ir.Function) -> None:
+    """SSA names derived from register names: %f9, %f9.1, %f9.2 in layout order."""
+    counts: dict[str, int] = {}
+    for ins in fn.instructions():
+        for r in ins.results:
+            k = counts.get(r.reg, 0)
+            counts[r.reg] = k + 1
+            r.name = r.reg if k == 0 else f"{r.reg}.{k}"
+
+
+from .opcodes import OpInfo  # noqa: E402
+
+PHI_INFO = OpInfo("phi", "move")
+
+
+def build_ssa(fn: ir.Function, builder) -> None:
+    SSABuilder(fn, builder).run()

@@ -1,0 +1,242 @@
+"""Lark transformer: grammar rules -> small tuples, built during the LALR parse.
+
+No parse tree is ever built (the transformer is given to the Lark constructor).
+The tuples are consumed by ptxc.builder, which resolves names, forms basic
+blocks and builds the SSA IR.
+"""
+from __future__ import annotations
+
+from lark import Transformer, v_args
+
+from . import ir
+
+
+def parse_number(tok) -> ir.Imm:
+    text = str(tok)
+    body = text[1:] if text.startswith("-") else text
+    sign = -1 if text.startswith("-") else 1
+    c = body[1:2]
+    if body[:1] == "0" and c in ("f", "F") and len(body) == 10:
+        return ir.Imm(text, int(body[2:], 16) ^ (0x80000000 if sign < 0 else 0), "f32")
+    if body[:1] == "0" and c in ("d", "D") and len(body) == 18:
+        return ir.Imm(text, int(body[2:], 16) ^ (1 << 63 if sign < 0 else 0), "f64")
+    digits = body.rstrip("U")
+    if c in ("x", "X"):
+        return ir.Imm(text, sign * int(digits[2:], 16), "int")
+    if c in ("b", "B"):
+        return ir.Imm(text, sign * int(digits[2:], 2), "int")
+    if "." in body or "e" in body or "E" in body:
+        return ir.Imm(text, sign * float(body), "float")
+    if len(digits) > 1 and digits[0] == "0":          # octal, as in C
+        return ir.Imm(text, sign * int(digits, 8), "int")
+    return ir.Imm(text, sign * int(digits), "int")
+
+
+def _int(tok) -> int:
+    imm = parse_number(tok)
+    if imm.kind != "int":
+        raise ValueError(f"expected an integer, got {tok}")
+    return imm.value
+
+
+class Name:
+    """A name operand before resolution (register, symbol or label), with position."""
+    __slots__ = ("text", "line", "col")
+
+    def __init__(self, tok):
+        self.text, self.line, self.col = str(tok), tok.line, tok.column
+
+
+@v_args(inline=True)
+class ToTuples(Transformer):
+    # ----------------------------------------------------------- module level
+    def start(self, *items):
+        return [i for i in items if i is not None]
+
+    def version(self, num):
+        return ("version", str(num), num.line)
+
+    def target(self, *names):
+        return ("target", [str(n) for n in names], names[0].line)
+
+    def address_size(self, num):
+        return ("address_size", _int(num), num.line)
+
+    def file_dir(self, tok):
+        return ("file", str(tok), tok.line)
+
+    def toplevel_pragma(self, *strings):
+        return ("pragma", [str(s) for s in strings], strings[0].line)
+
+    def LOC(self, tok):
+        return ("loc", str(tok), tok.line)
+
+    def SECTION(self, tok):
+        return None
+
+    # ----------------------------------------------------------- declarations
+    def attr(self, tok):
+        return (str(tok), None, tok.line, tok.column)
+
+    def attr_num(self, tok, num):
+        return (str(tok), _int(num), tok.line, tok.column)
+
+    def attr_reg(self):
+        return (".reg", None, 0, 0)
+
+    def attr_param(self):
+        return (".param", None, 0, 0)
+
+    def declarator(self, name, *rest):
+        dims, init = None, None
+        for r in rest:
+            if isinstance(r, tuple) and r and r[0] == "dims":
+                dims = r[1]
+            else:
+                init = r
+        return ("var", Name(name), dims, init)
+
+    def reg_range(self, name, num):
+        return ("range", Name(name), _int(num))
+
+    def dims(self, *ds):
+        return ("dims", list(ds))
+
+    def dim(self, num=None):
+        return None if num is None else _int(num)
+
+    def initializer(self, init):
+        return ("init", init)
+
+    def init_list(self, *items):
+        return list(items)
+
+    def init_num(self, num):
+        return parse_number(num)
+
+    def init_sym(self, name):
+        return ir.Sym(str(name))
+
+    def init_symoff(self, name, num):
+        return ir.Sym(str(name), _int(num))
+
+    def init_generic(self, fn, name):
+        return ("generic", ir.Sym(str(name)))
+
+    def init_generic_off(self, fn, name, num):
+        return ("generic", ir.Sym(str(name), _int(num)))
+
+    def decl(self, *items):
+        attrs = [i for i in items if i[0] not in ("var", "range")]
+        decls = [i for i in items if i[0] in ("var", "range")]
+        line = next((a[2] for a in attrs if a[2]), decls[0][1].line)
+        return ("decl", attrs, decls, line)
+
+    # -------------------------------------------------------------- functions
+    def function(self, *items):
+        attrs, kind, rets, name, params, perfs, body = [], None, None, None, [], [], None
+        for it in items:
+            if isinstance(it, tuple) and it[0] == "rets":
+                rets = it[1]
+            elif isinstance(it, tuple) and it[0] == "params":
+                params = it[1]
+            elif isinstance(it, tuple) and it[0] == "perf":
+                perfs.append(it[1:])
+            elif isinstance(it, tuple) and it[0] == "body":
+                body = it
+            elif isinstance(it, tuple):
+                attrs.append(it)
+            elif it.type in ("ENTRY", "FUNC"):
+                kind = it
+            else:
+                name = it
+        return ("function", attrs, str(kind), rets, Name(name), params, perfs, body)
+
+    def ret_params(self, plist=None):
+        return ("rets", plist or [])
+
+    def params(self, plist=None):
+        return ("params", plist or [])
+
+    def param_list(self, *ps):
+        return list(ps)
+
+    def param(self, *items):
+        dims = items[-1][1] if isinstance(items[-1], tuple) and items[-1][0] == "dims" else None
+        name = items[-2] if dims is not None else items[-1]
+        attrs = [i for i in items if isinstance(i, tuple) and i[0] != "dims"]
+        return (attrs, Name(name), dims)
+
+    def perf(self, kw, *nums):
+        return ("perf", str(kw), tuple(_int(n) for n in nums))
+
+    def perf_pragma(self, *strings):
+        return ("perf", ".pragma", tuple(str(s) for s in strings))
+
+    def body(self, *stmts):
+        return ("body", [s for s in stmts if s is not None])
+
+    def label(self, name):
+        return ("label", Name(name))
+
+    def pragma(self, *strings):
+        return ("pragma", [str(s) for s in strings], strings[0].line)
+
+    def proto(self, *items):
+        rets = next((i[1] for i in items if isinstance(i, tuple) and i[0] == "rets"), None)
+        params = next((i[1] for i in items if isinstance(i, tuple) and i[0] == "params"), [])
+        name = next(i for i in items if not isinstance(i, tuple))
+        return ("proto", rets, Name(name), params)
+
+    def btargets(self, *names):
+        return ("btargets", [Name(n) for n in names])
+
+    # ----------------------------------------------------------- instructions
+    def instr(self, *items):
+        guard = None
+        if isinstance(items[0], tuple):
+            guard, items = items[0], items[1:]
+        op = items[0]
+        return ("instr", guard, str(op), op.line, op.column, list(items[1:]))
+
+    def guard(self, name):
+        return (Name(name), False)
+
+    def guard_not(self, name):
+        return (Name(name), True)
+
+    def op_name(self, name):
+        return Name(name)
+
+    def op_num(self, num):
+        return parse_number(num)
+
+    def op_not(self, name):
+        return ("not", Name(name))
+
+    def op_symoff(self, name, num):
+        return ("symoff", Name(name), _int(num))
+
+    def op_pair(self, a, b):
+        return ("pair", Name(a), Name(b))
+
+    def op_mem(self, addr):
+        return ("mem", addr)
+
+    def op_vec(self, *items):
+        return ("vec", list(items))
+
+    def op_paren(self, *items):
+        return ("paren", list(items))
+
+    def addr_name(self, name):
+        return (Name(name), 0)
+
+    def addr_off(self, name, num):
+        return (Name(name), _int(num))
+
+    def addr_imm(self, num):
+        return (None, _int(num))
+
+    def addr_list(self, *ops):
+        return ("list", list(ops))
