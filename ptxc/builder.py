@@ -44,10 +44,11 @@ class Var(ir.Value):
 
 class Scope(ir.Scope):
     """An ir.Scope plus the name table used while building."""
-    __slots__ = ("singles", "ranges")
+    __slots__ = ("singles", "ranges", "vectors")
 
     def __init__(self, parent=None):
         super().__init__(parent)
+        self.vectors: dict[str, list[Var]] = {}
         self.singles: dict[str, Var] = {}
         self.ranges: dict[str, tuple[int, str, dict]] = {}   # prefix -> (count, type, cache)
 
@@ -61,6 +62,14 @@ class Scope(ir.Scope):
                 v = s._in_range(name)
                 if v is not None:
                     return v
+            s = s.parent
+        return None
+
+    def find_vector(self, name: str) -> list[Var] | None:
+        s = self
+        while s is not None:
+            if name in s.vectors:
+                return s.vectors[name]
             s = s.parent
         return None
 
@@ -85,6 +94,7 @@ class Builder:
         self.lines = text.split("\n")
         self.module = ir.Module(filename)
         self.module.source = text
+        self.module_scope = Scope(None)     # module-level .reg (PTX 1.x) live here
 
     # ------------------------------------------------------------ errors
     def error(self, msg: str, line: int, col: int = 1) -> PtxcError:
@@ -112,6 +122,12 @@ class Builder:
                 m.items.append(("pragma", item[1]))
             elif kind == "loc":
                 continue
+            elif kind == "section":             # DWARF data: kept verbatim, not interpreted
+                m.items.append(("section", item[1]))
+            elif kind == "decl" and self.split_attrs(item[1], item[3])[0] == "reg":
+                from .function_builder import declare
+                declare(self, item, self.module_scope)
+                m.items.append(("reg", self.module_scope.regs[-1]))
             elif kind == "decl":
                 for var in self.variables(item):
                     m.globals.append(var)
@@ -122,6 +138,8 @@ class Builder:
                 m.items.append(fn)
         if not m.version:
             raise self.error("missing .version directive: not a PTX module", 1)
+        if not m.target:
+            raise self.error("missing .target directive (ptxas requires one after .version)", 1)
         return m
 
     # ------------------------------------------------------- declarations

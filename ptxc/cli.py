@@ -150,7 +150,7 @@ def build_launch(kernel, grid, block, shared, args, mode, max_steps, threads) ->
     if kernel is None and grid is None and block is None:
         extra = [flag for flag, v in (("--arg", args), ("--shared", shared),
                                       ("--mode", mode), ("--max-steps", max_steps),
-                                      ("--threads", threads)) if v]
+                                      ("--threads", threads)) if v not in (None, (), [])]
         if extra:
             raise click.UsageError(
                 f"{', '.join(extra)} only apply to a kernel launch; "

@@ -29,7 +29,7 @@ class FunctionBuilder:
 
     # ------------------------------------------------------------- walk
     def build(self, body) -> None:
-        root = Scope(None)
+        root = Scope(self.b.module_scope)
         for p in self.fn.params + self.fn.rets:
             if p.space == "reg":             # old-style .reg parameters
                 root.singles[p.name] = Var(p.name, p.type)
@@ -63,25 +63,7 @@ class FunctionBuilder:
                 self.named_directive(st, scope)
 
     def declare(self, st, scope: Scope) -> None:
-        _, attrs, decls, line = st
-        space, type_, align, vec, linkage, other = self.b.split_attrs(attrs, line)
-        if space == "reg":
-            names = []
-            for d in decls:
-                if d[0] == "range":
-                    prefix, count = d[1].text, d[2]
-                    scope.ranges[prefix] = (count, type_ or "b32", {})
-                    names.append((prefix, count))
-                else:
-                    scope.singles[d[1].text] = Var(d[1].text, type_ or "b32")
-                    names.append(d[1].text)
-            decl = ir.RegDecl(type_ or "b32", names, vec, align)
-            scope.regs.append(decl)
-            scope.decl_order.append(decl)
-            return
-        for var in self.b.variables(st):
-            scope.vars.append(var)
-            scope.decl_order.append(var)
+        declare(self.b, st, scope)
 
     def named_directive(self, st, scope: Scope) -> None:
         """`.callprototype` and `.branchtargets`, named by the label before them."""
@@ -128,6 +110,9 @@ class FunctionBuilder:
         var = scope.find(name.text)
         if var is not None:
             return var
+        vec = scope.find_vector(name.text)
+        if vec is not None:
+            return ir.Vec(list(vec), name.text)
         if name.text in SPECIAL_REGS:
             sp = self.fn.special.get(name.text)
             if sp is None:
@@ -140,11 +125,22 @@ class FunctionBuilder:
         var = scope.find(name.text)
         if var is not None:
             return var
-        if name.text.startswith("%"):
+        if name.text.startswith("%") and not self.is_symbol(name.text, scope):
+            return self.reg(name, scope)
+        if scope.find_vector(name.text) is not None:
             return self.reg(name, scope)
         if name.text == "_":
             return ir.SINK
         return ir.LabelRef(name.text) if label else ir.Sym(name.text)
+
+    def is_symbol(self, name: str, scope) -> bool:
+        """A declared variable (module or function scope) whose name starts with %."""
+        s = scope
+        while s is not None:
+            if any(v.name == name for v in s.vars):
+                return True
+            s = s.parent
+        return any(v.name == name for v in self.b.module.globals)
 
     def dst(self, op, scope: Scope):
         if isinstance(op, Name):
@@ -273,3 +269,31 @@ class FunctionBuilder:
         for blk in blocks:
             for s in blk.succs:
                 s.preds.append(blk)
+
+
+def declare(b: Builder, st, scope: Scope) -> None:
+    """Add a body declaration (.reg, .local, .shared, .param ...) to ``scope``."""
+    _, attrs, decls, line = st
+    space, type_, align, vec, linkage, other = b.split_attrs(attrs, line)
+    if space == "reg":
+        names = []
+        for d in decls:
+            if d[0] != "range" and vec:          # .reg .v4 .f32 v: components v.x ... v.w
+                comps = [Var(f"{d[1].text}.{c}", type_ or "b32") for c in "xyzw"[:vec]]
+                scope.vectors[d[1].text] = comps
+                scope.singles.update((c.name, c) for c in comps)
+                names.append(d[1].text)
+            elif d[0] == "range":
+                prefix, count = d[1].text, d[2]
+                scope.ranges[prefix] = (count, type_ or "b32", {})
+                names.append((prefix, count))
+            else:
+                scope.singles[d[1].text] = Var(d[1].text, type_ or "b32")
+                names.append(d[1].text)
+        decl = ir.RegDecl(type_ or "b32", names, vec, align)
+        scope.regs.append(decl)
+        scope.decl_order.append(decl)
+        return
+    for var in b.variables(st):
+        scope.vars.append(var)
+        scope.decl_order.append(var)

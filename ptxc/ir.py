@@ -96,11 +96,15 @@ class Addr:
 
 
 class Vec:
-    """A vector operand ``{a, b, c, d}``: items are Values, Imms or Sink."""
-    __slots__ = ("items",)
+    """A vector operand ``{a, b, c, d}``: items are Values, Imms or Sink.
 
-    def __init__(self, items: list):
-        self.items = items
+    ``reg`` names the vector register when the operand was written as one
+    (``.reg .v4 .u32 v`` used as ``v``); the emitter writes it back that way.
+    """
+    __slots__ = ("items", "reg")
+
+    def __init__(self, items: list, reg: str | None = None):
+        self.items, self.reg = items, reg
 
 
 class Bracket:
@@ -178,7 +182,7 @@ def map_values(operand, fn):
     if isinstance(operand, Addr):
         return Addr(fn(operand.base), operand.offset) if isinstance(operand.base, Value) else operand
     if isinstance(operand, Vec):
-        return Vec([map_values(i, fn) for i in operand.items])
+        return Vec([map_values(i, fn) for i in operand.items], operand.reg)
     if isinstance(operand, (ParenList, Bracket)):
         return type(operand)([map_values(i, fn) for i in operand.items])
     if isinstance(operand, Not):

@@ -24,18 +24,23 @@ from __future__ import annotations
 from . import ir
 
 
-def operand_text(op, name_of) -> str:
-    """One operand as PTX text; ``name_of(value)`` names registers."""
+def operand_text(op, name_of, whole_vectors: bool = False) -> str:
+    """One operand as PTX text; ``name_of(value)`` names registers.
+
+    With whole_vectors, a vector register used whole is written by its name.
+    """
     if isinstance(op, ir.Value):
         return name_of(op)
+    if whole_vectors and isinstance(op, ir.Vec) and op.reg is not None:
+        return op.reg
     if isinstance(op, ir.Imm):
         return op.text
     if isinstance(op, ir.Sym):
         return f"{op.name}+{op.offset}" if op.offset else op.name
     if isinstance(op, ir.Addr):
-        return "[" + address_text(op, name_of) + "]"
+        return "[" + address_text(op, name_of, whole_vectors) + "]"
     if isinstance(op, ir.Vec):
-        return "{" + ", ".join(operand_text(i, name_of) for i in op.items) + "}"
+        return "{" + ", ".join(operand_text(i, name_of, whole_vectors) for i in op.items) + "}"
     if isinstance(op, ir.Pair):
         return operand_text(op.first, name_of) + "|" + operand_text(op.second, name_of)
     if isinstance(op, ir.Not):
@@ -45,26 +50,26 @@ def operand_text(op, name_of) -> str:
     if isinstance(op, ir.LabelRef):
         return op.name
     if isinstance(op, ir.ParenList):
-        return "(" + ", ".join(operand_text(i, name_of) for i in op.items) + ")"
+        return "(" + ", ".join(operand_text(i, name_of, whole_vectors) for i in op.items) + ")"
     if isinstance(op, ir.Bracket):
-        return ", ".join(operand_text(i, name_of) for i in op.items)
+        return ", ".join(operand_text(i, name_of, whole_vectors) for i in op.items)
     raise TypeError(f"unknown operand {op!r}")
 
 
-def address_text(addr: ir.Addr, name_of) -> str:
+def address_text(addr: ir.Addr, name_of, whole_vectors: bool = False) -> str:
     base = addr.base
     if base is None:
         return str(addr.offset)
-    text = operand_text(base, name_of)
+    text = operand_text(base, name_of, whole_vectors)
     return f"{text}+{addr.offset}" if addr.offset else text
 
 
-def instr_text(ins: ir.Instr, name_of) -> str:
+def instr_text(ins: ir.Instr, name_of, whole_vectors: bool = False) -> str:
     """``[@[!]p ]opcode.mods operands;`` with registers named by name_of."""
     guard = ""
     if ins.guard is not None:
         guard = "@" + ("!" if ins.guard_neg else "") + name_of(ins.guard) + " "
-    ops = [operand_text(o, name_of) for o in ins.dsts + ins.srcs]
+    ops = [operand_text(o, name_of, whole_vectors) for o in ins.dsts + ins.srcs]
     head = guard + ins.full_opcode
     return head + (" " + ", ".join(ops) if ops else "") + ";"
 

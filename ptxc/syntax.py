@@ -72,7 +72,7 @@ class ToTuples(Transformer):
         return ("loc", str(tok), tok.line)
 
     def SECTION(self, tok):
-        return None
+        return ("section", str(tok), tok.line)
 
     # ----------------------------------------------------------- declarations
     def attr(self, tok):

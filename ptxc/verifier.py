@@ -150,35 +150,46 @@ class _Dominance:
                         _fail(self.fn, b, ins, f"phi operand {v.name} from {pb.name} is not "
                                                f"dominated by its definition (block {d.name})")
 
-    def run(self) -> None:
+    def run(self, values: dict, readers: dict) -> None:
         for b in self.fn.blocks:
-            for ins in b.instrs:
-                if ins.is_phi:
-                    self.check_phi(b, ins)
-                else:
-                    for v in ins.operand_values():
-                        self.check_use(b, ins, v)
+            for ins in b.phis:
+                self.check_phi(b, ins)
+        for key, v in values.items():
+            if isinstance(v, Result):
+                for ins in readers[key]:
+                    if not ins.is_phi:
+                        self.check_use(ins.block, ins, v)
 
 
-def _check_uses(fn) -> None:
-    readers: dict[int, list] = {}
+def _readers(fn) -> tuple[dict, dict]:
+    """Every value the function defines or reads (by id), and its readers,
+    one entry per read, in instruction order."""
     values: dict[int, object] = {}
-    here = {id(ins) for ins in fn.instructions()}
+    readers: dict[int, list] = {}
     for ins in fn.instructions():
         for r in ins.results:
-            values[id(r)] = r
-            readers.setdefault(id(r), [])
+            if id(r) not in values:
+                values[id(r)] = r
+                readers[id(r)] = []
         for v in ins.operand_values():
-            values[id(v)] = v
-            readers.setdefault(id(v), []).append(ins)
+            lst = readers.get(id(v))
+            if lst is None:
+                values[id(v)] = v
+                readers[id(v)] = lst = []
+            lst.append(ins)
+    return values, readers
+
+
+def _check_uses(fn, values: dict, readers: dict) -> None:
+    here = {id(ins) for ins in fn.instructions()}
     for key, v in values.items():
-        uses = v.uses if isinstance(v, Result) and id(v.instr) in here \
-            else [u for u in v.uses if id(u) in here]
-        if Counter(map(id, uses)) != Counter(map(id, readers[key])):
-            ins = (readers[key] or uses or [None])[0]
-            _fail(fn, ins.block if ins is not None else None, ins,
-                  f"use list of {v.name} has {len(uses)} entries, "
-                  f"{len(readers[key])} reads in the function")
+        uses = v.uses if isinstance(v, Result) else [u for u in v.uses if id(u) in here]
+        want = readers[key]
+        if uses == want or sorted(map(id, uses)) == sorted(map(id, want)):
+            continue
+        ins = (want or uses or [None])[0]
+        _fail(fn, ins.block if ins is not None else None, ins,
+              f"use list of {v.name} has {len(uses)} entries, {len(want)} reads in the function")
 
 
 def verify_function(fn) -> None:
@@ -193,8 +204,9 @@ def verify_function(fn) -> None:
             if ins.is_phi:
                 _check_phi(fn, b, ins)
             _check_types(fn, b, ins)
-    _Dominance(fn).run()
-    _check_uses(fn)
+    values, readers = _readers(fn)
+    _Dominance(fn).run(values, readers)
+    _check_uses(fn, values, readers)
 
 
 def verify_module(module) -> None:

@@ -7,7 +7,7 @@ or copy code, so the SSA form stays conventional (no two values of one
 register are live at once; Sreedhar et al. 1999). Declarations are emitted as
 written, ``{ }`` scopes are re-opened around the instructions that sit in
 them, and ``.loc`` lines are repeated where they change. DWARF ``.section``
-bodies are not kept.
+blocks are copied verbatim (ptxas needs them for ``.target ..., debug``).
 """
 from __future__ import annotations
 
@@ -19,6 +19,7 @@ INDENT = "\t"
 
 def reg_name(v: ir.Value) -> str:
     return v.reg or v.name
+
 
 
 # ------------------------------------------------------------ declarations
@@ -69,8 +70,7 @@ def function_header(fn: ir.Function) -> str:
     if fn.attrs.get("has_rets"):
         parts.append("(" + ", ".join(param_decl(p) for p in fn.rets) + ")")
     head = " ".join(parts) + " " + fn.name
-    if fn.params or fn.is_kernel or not fn.is_decl or True:
-        head += "(" + ", ".join(param_decl(p) for p in fn.params) + ")"
+    head += "(" + ", ".join(param_decl(p) for p in fn.params) + ")"
     for kw, nums in fn.directives:
         if kw == ".pragma":
             head += f"\n.pragma {', '.join(nums)};"
@@ -93,11 +93,13 @@ def scope_decl(item) -> str:
 
 # ------------------------------------------------------------------ bodies
 
-def scope_path(scope) -> list:
+def scope_path(scope, root) -> list:
+    """The scopes from the function's root scope down to ``scope``."""
     path = []
-    while scope is not None:
+    while scope is not None and scope is not root:
         path.append(scope)
         scope = scope.parent
+    path.append(root)
     return path[::-1]
 
 
@@ -116,7 +118,7 @@ class BodyWriter:
         self.lines += [pad + scope_decl(d) for d in scope.decl_order]
 
     def enter(self, scope) -> None:
-        path = scope_path(scope)
+        path = scope_path(scope, self.open[0])
         while self.open[-1] not in path:
             self.open.pop()
             self.lines.append(INDENT * len(self.open) + "}")
@@ -138,7 +140,7 @@ class BodyWriter:
         if ins.dbg is not None and ins.dbg != self.dbg:
             self.lines.append(pad + ins.dbg)
             self.dbg = ins.dbg
-        self.lines.append(pad + instr_text(ins, reg_name))
+        self.lines.append(pad + instr_text(ins, reg_name, whole_vectors=True))
 
     def close(self) -> None:
         while len(self.open) > 1:
@@ -175,6 +177,10 @@ def emit_module(m: ir.Module, keep=None) -> str:
             out.append(variable_decl(item))
         elif isinstance(item, ir.Function):
             out.append(function_text(item, keep))
+        elif item[0] == "section":
+            out.append(item[1])
+        elif item[0] == "reg":
+            out.append(reg_decl(item[1]))
         elif item[0] == "file":
             out.append(item[1])
         elif item[0] == "pragma":

@@ -1,0 +1,403 @@
+"""Launching a kernel on the CPU: arguments, launch configuration, modes.
+
+``launch(module, kernel, grid, block, args, mode)`` compiles the kernel (the
+branch slice in a ``hybrid`` run, every instruction in a ``full`` run) with
+ptxc.backends.llvm, runs every CTA with the SIMT model of METRICS.md and
+returns a :class:`ptxc.profile.Profile`. In a full run, numpy arrays passed
+as buffers are written back. ``launch_from_options`` is the command-line
+entry point (the ``count`` pass); docs/launch.md describes the argument
+syntax (``NAME=VALUE``, ``@file.npy``, ``zeros:f32:1024`` ...).
+"""
+from __future__ import annotations
+
+import os
+import re
+import struct
+import time
+
+import numpy as np
+
+from .errors import PtxcError
+from .types import TYPE_SIZES
+
+DEFAULT_MAX_STEPS = 100_000_000     # block executions per warp
+MODES = ("hybrid", "full")
+
+
+# ------------------------------------------------------------------ API
+def launch(module, kernel=None, grid=(1, 1, 1), block=None, args=(), mode: str = "hybrid",
+           shared_bytes: int = 0, max_steps: int | None = None, threads: int | None = None):
+    """Run ``kernel`` of ``module`` and return its Profile (see module doc)."""
+    if isinstance(module, (str, os.PathLike)):
+        from . import load
+        module = load(module)
+    if mode not in MODES:
+        raise PtxcError(f"unknown mode '{mode}' (use 'hybrid' or 'full')")
+    fn = find_kernel(module, kernel)
+    grid = dim3(grid, "grid")
+    block = dim3(block if block is not None else default_block(fn), "block")
+    check_config(fn, grid, block, shared_bytes)
+    if mode == "hybrid":
+        ensure_slice(module, fn)
+    params, buffers, arrays = bind_args(fn, args, mode)
+    return execute(module, fn, grid, block, params, buffers, arrays, mode, shared_bytes,
+                   max_steps or DEFAULT_MAX_STEPS, threads or os.cpu_count() or 1)
+
+
+def launch_from_options(module, opts: dict, mode: str):
+    """The CLI's launch: ``opts`` as documented in docs/launch.md."""
+    fn = find_kernel(module, opts.get("kernel"))
+    block = opts.get("block") or default_block(fn)
+    grid = opts.get("grid") or (1, 1, 1)
+    args = parse_arg_strings(fn, opts.get("args") or [])
+    return launch(module, fn, grid, block, args, mode=mode,
+                  shared_bytes=int(opts.get("shared") or 0),
+                  max_steps=opts.get("max_steps"), threads=opts.get("threads"))
+
+
+# ------------------------------------------------------ configuration
+def find_kernel(module, kernel):
+    from .ir import Function
+    if isinstance(kernel, Function):
+        return kernel
+    kernels = module.kernels
+    if kernel is None:
+        if len(kernels) == 1:
+            return kernels[0]
+        names = ", ".join(k.name for k in kernels) or "none"
+        raise PtxcError(f"{module.filename}: choose a kernel with --kernel (kernels: {names})")
+    for k in kernels:
+        if k.name == kernel:
+            return k
+    names = ", ".join(k.name for k in kernels) or "none"
+    raise PtxcError(f"{module.filename}: no kernel named '{kernel}' (kernels: {names})")
+
+
+def default_block(fn):
+    d = fn.reqntid or fn.maxntid
+    if d is None:
+        raise PtxcError(f"kernel {fn.name}: give a block size (--block); the kernel has no "
+                        f".reqntid or .maxntid", fn.loc)
+    return d
+
+
+def dim3(v, what: str) -> tuple:
+    if isinstance(v, int):
+        v = (v,)
+    try:
+        t = tuple(int(x) for x in v)
+    except (TypeError, ValueError):
+        raise PtxcError(f"{what} must be up to three positive integers, got {v!r}")
+    if not 1 <= len(t) <= 3 or any(x < 1 for x in t):
+        raise PtxcError(f"{what} must be up to three positive integers, got {v!r}")
+    return t + (1,) * (3 - len(t))
+
+
+def check_config(fn, grid, block, shared_bytes) -> None:
+    n = block[0] * block[1] * block[2]
+    if n > 1024:
+        raise PtxcError(f"kernel {fn.name}: {n} threads per block (at most 1024)")
+    if fn.reqntid and tuple(fn.reqntid) + (1,) * (3 - len(fn.reqntid)) != block:
+        raise PtxcError(f"kernel {fn.name}: .reqntid {tuple(fn.reqntid)} requires block {tuple(fn.reqntid)}, "
+                        f"got {block}", fn.loc)
+    if grid[0] * grid[1] * grid[2] > 2 ** 31:
+        raise PtxcError(f"grid {grid} too large")
+    if shared_bytes < 0:
+        raise PtxcError("dynamic shared memory size must be >= 0")
+
+
+def ensure_slice(module, fn) -> None:
+    """Run the slice pass if the kernel is not marked yet."""
+    if fn.attrs.get("sliced"):
+        return
+    try:
+        from ptxc.passes.slice import mark_slice
+    except ImportError:                 # no slice pass: a hybrid run executes everything
+        return
+    mark_slice(module)
+
+
+# ---------------------------------------------------------- arguments
+def is_pointer_param(p) -> bool:
+    return p.type in ("u64", "b64", "s64") and not p.dims
+
+
+def control_params(fn) -> set | None:
+    """Names of the parameters the slice depends on (None: unknown)."""
+    rep = fn.attrs.get("slice_report")
+    if not rep or "control_inputs" not in rep:
+        return None
+    ci = rep["control_inputs"]
+    names = set(ci.get("params", []))
+    for m in ci.get("memory", []):
+        mo = re.search(r"param (\S+)", m)
+        if mo:
+            names.add(mo.group(1))
+        elif m.split(":", 1)[0] in ("global", "generic") and m.endswith("?"):
+            names.update(p.name for p in fn.params if is_pointer_param(p))
+    return names
+
+
+def param_table(fn) -> str:
+    ctl = control_params(fn)
+    rows = []
+    for i, p in enumerate(fn.params):
+        dims = "".join(f"[{d}]" for d in p.dims)
+        mark = "" if ctl is None else (" (control input)" if p.name in ctl else "")
+        rows.append(f"  {i}: .{p.type}{dims} {p.name}{mark}")
+    return "\n".join(rows) if rows else "  (none)"
+
+
+def arg_error(fn, msg: str) -> PtxcError:
+    return PtxcError(f"kernel {fn.name}: {msg}\nparameters:\n{param_table(fn)}", fn.loc)
+
+
+def bind_args(fn, args, mode: str):
+    """(parameter bytes, buffers, [(buffer, original array)])."""
+    values = normalise_args(fn, args)
+    ctl = control_params(fn) if mode == "hybrid" else None
+    from .backends.llvm.plan import align_up, var_align
+    out = bytearray()
+    buffers, arrays = [], []
+    for i, p in enumerate(fn.params):
+        off = align_up(len(out), var_align(p))
+        out.extend(bytes(off - len(out)))
+        v = values.get(i, _MISSING)
+        if v is _MISSING:
+            if mode == "full" or ctl is None or p.name in ctl:
+                raise arg_error(fn, f"missing argument for parameter {i} '{p.name}'"
+                                + ("" if mode == "full" else " (a control input of the slice)"))
+            v = np.zeros(0, dtype=np.uint8) if is_pointer_param(p) else 0
+        out.extend(pack_param(fn, p, i, v, buffers, arrays))
+    return bytes(out), buffers, arrays
+
+
+_MISSING = object()
+
+
+def normalise_args(fn, args) -> dict:
+    """Map positional / named arguments to parameter indices."""
+    params = fn.params
+    if isinstance(args, dict):
+        out = {}
+        for k, v in args.items():
+            out[param_index(fn, k)] = v
+        return out
+    args = list(args)
+    if len(args) > len(params):
+        raise arg_error(fn, f"{len(args)} arguments for {len(params)} parameters")
+    return dict(enumerate(args))
+
+
+def param_index(fn, key) -> int:
+    params = fn.params
+    if isinstance(key, int) or (isinstance(key, str) and key.isdigit()):
+        k = int(key)
+        if 0 <= k < len(params):
+            return k
+        raise arg_error(fn, f"no parameter number {k}")
+    for i, p in enumerate(params):
+        if p.name == key:
+            return i
+    hits = [i for i, p in enumerate(params) if p.name.endswith("_" + key) or p.name.endswith(key)]
+    if len(hits) == 1:
+        return hits[0]
+    raise arg_error(fn, f"no parameter named '{key}'" + (" (ambiguous)" if hits else ""))
+
+
+def pack_param(fn, p, i, v, buffers, arrays) -> bytes:
+    """The bytes of one parameter value."""
+    from .backends.llvm.layout import SEG_FIRST_BUFFER
+    size = p.size
+    where = f"parameter {i} '{p.name}' (.{p.type})"
+    if isinstance(v, (bytes, bytearray)) or (isinstance(v, np.ndarray) and not is_pointer_param(p)):
+        raw = v.tobytes() if isinstance(v, np.ndarray) else bytes(v)
+        if isinstance(v, np.ndarray) and v.dtype.kind in "OUSVc":
+            raise arg_error(fn, f"{where}: unsupported array dtype {v.dtype}")
+        if len(raw) != size:
+            raise arg_error(fn, f"{where}: expects {size} bytes, got {len(raw)}"
+                            + (" (pass an array only for a pointer parameter)" if p.type != "b8" else ""))
+        return raw
+    if isinstance(v, np.ndarray):
+        if v.dtype.kind in "OUSVc" or v.dtype.kind not in "biuf":
+            raise arg_error(fn, f"{where}: unsupported array dtype {v.dtype}")
+        buf = np.ascontiguousarray(v).view(np.uint8).reshape(-1).copy()
+        seg = SEG_FIRST_BUFFER + len(buffers)
+        buffers.append(buf)
+        arrays.append((buf, v))
+        return struct.pack("<Q", seg << 32)
+    return pack_scalar(fn, p, where, v)
+
+
+def pack_scalar(fn, p, where: str, v) -> bytes:
+    t = p.type
+    if isinstance(v, np.generic):
+        v = v.item()
+    if isinstance(v, bool):
+        v = int(v)
+    if not isinstance(v, (int, float)):
+        raise arg_error(fn, f"{where}: expects a number{' or an array' if is_pointer_param(p) else ''}, "
+                            f"got {type(v).__name__}")
+    if t in ("f32", "f64", "f16"):
+        fmt = {"f32": "<f", "f64": "<d", "f16": "<e"}[t]
+        return struct.pack(fmt, float(v))
+    if isinstance(v, float):
+        if not v.is_integer():
+            raise arg_error(fn, f"{where}: expects an integer, got {v}")
+        v = int(v)
+    n = TYPE_SIZES.get(t, 4) * 8
+    if p.dims:
+        raise arg_error(fn, f"{where}: expects {p.size} bytes (bytes or an array)")
+    lo = -(1 << (n - 1)) if t.startswith("s") or t.startswith("b") else 0
+    if not lo <= v < (1 << n):
+        raise arg_error(fn, f"{where}: {v} does not fit in .{t}")
+    return (v & ((1 << n) - 1)).to_bytes(n // 8, "little")
+
+
+# ------------------------------------------------------- CLI argument strings
+DTYPES = {"f16": np.float16, "f32": np.float32, "f64": np.float64, "i8": np.int8, "i16": np.int16,
+          "i32": np.int32, "i64": np.int64, "u8": np.uint8, "u16": np.uint16, "u32": np.uint32,
+          "u64": np.uint64, "s8": np.int8, "s16": np.int16, "s32": np.int32, "s64": np.int64,
+          "b8": np.uint8, "b16": np.uint16, "b32": np.uint32, "b64": np.uint64}
+
+
+def parse_arg_strings(fn, items) -> dict:
+    """['a=zeros:f32:1024', 'n=1024', '0=@x.npy'] -> {index: value}."""
+    out = {}
+    for item in items:
+        if "=" not in item:
+            raise arg_error(fn, f"argument '{item}' is not NAME=VALUE")
+        name, text = item.split("=", 1)
+        idx = param_index(fn, name.strip())
+        out[idx] = parse_value(fn, text.strip())
+    return out
+
+
+def parse_value(fn, text: str):
+    if text.startswith("@"):
+        try:
+            return np.load(text[1:], allow_pickle=False)
+        except (OSError, ValueError) as e:
+            raise arg_error(fn, f"cannot read '{text[1:]}': {e}")
+    parts = text.split(":")
+    if len(parts) >= 3 and parts[0] in ("zeros", "ones", "arange", "random", "full"):
+        return generate(fn, parts)
+    try:
+        return int(text, 0)
+    except ValueError:
+        pass
+    try:
+        return float(text)
+    except ValueError:
+        raise arg_error(fn, f"cannot understand argument value '{text}' (see docs/launch.md)")
+
+
+def generate(fn, parts):
+    kind, dt = parts[0], parts[1]
+    if dt not in DTYPES:
+        raise arg_error(fn, f"unknown element type '{dt}' in '{':'.join(parts)}'")
+    try:
+        shape = tuple(int(x) for x in parts[2].lower().split("x"))
+        extra = parts[3] if len(parts) > 3 else None
+        dtype = DTYPES[dt]
+        n = int(np.prod(shape))
+        if kind == "zeros":
+            return np.zeros(shape, dtype)
+        if kind == "ones":
+            return np.ones(shape, dtype)
+        if kind == "arange":
+            return np.arange(n).astype(dtype).reshape(shape)
+        if kind == "full":
+            return np.full(shape, float(extra) if np.dtype(dtype).kind == "f" else int(extra, 0), dtype)
+        rng = np.random.default_rng(int(extra) if extra else 0)
+        if np.dtype(dtype).kind == "f":
+            return rng.random(n).astype(dtype).reshape(shape)
+        info = np.iinfo(dtype)
+        return rng.integers(info.min, info.max, size=n, dtype=dtype, endpoint=True).reshape(shape)
+    except (ValueError, TypeError) as e:
+        raise arg_error(fn, f"bad generator '{':'.join(parts)}': {e}")
+
+
+# ------------------------------------------------------------- running
+def execute(module, fn, grid, block, params, buffers, arrays, mode, shared_bytes, max_steps, threads):
+    from .backends.llvm import jit
+    from .backends.llvm.results import build_profile
+    from .backends.llvm.runtime import Launch, RunError
+    t0 = time.perf_counter()
+    c = jit.compile_kernel(module, fn, mode)
+    t1 = time.perf_counter()
+    run = Launch(c, grid, block, params, buffers, shared_bytes, max_steps, threads)
+    try:
+        counts = run.run()
+    except RunError as e:
+        raise run_error(c, fn, grid, block, e, max_steps) from None
+    t2 = time.perf_counter()
+    if mode == "full":
+        for buf, orig in arrays:
+            if orig.flags.writeable:
+                np.copyto(orig, buf.view(orig.dtype).reshape(orig.shape), casting="no")
+    prof = build_profile(c, counts, run.per_cta, fn, mode, grid, block)
+    prof.timings = {"compile": t1 - t0, "run": t2 - t1, **c.timings}
+    return prof
+
+
+ERR_TEXT = {1: "out-of-bounds access", 2: "misaligned access", 5: "trap",
+            6: "not supported yet", 4: "reconvergence stack overflow"}
+
+
+def run_error(c, fn, grid, block, e, max_steps) -> PtxcError:
+    from .backends.llvm import layout as Lo
+    from .errors import SrcLoc
+    plan = c.plan
+    cx = e.cta % grid[0]
+    cy = (e.cta // grid[0]) % grid[1]
+    cz = e.cta // (grid[0] * grid[1])
+    t = e.warp * 32 + e.lane
+    tx, ty, tz = t % block[0], (t // block[0]) % block[1], t // (block[0] * block[1])
+    where = f"kernel {fn.name}, CTA ({cx},{cy},{cz}), "
+    if e.code == Lo.ERR_STEPS:
+        node = plan.nodes[e.instr_id] if 0 <= e.instr_id < len(plan.nodes) else None
+        label = node.block.label or node.block.name if node else "?"
+        body = node.block.body if node else []
+        loc = body[0].loc if body else None
+        line = f", line {loc.line}" if loc else ""
+        return PtxcError(f"{where}warp {e.warp}: no termination within {max_steps} block executions "
+                         f"per warp; still looping in block {label} of {node.inst.fn.name if node else '?'}"
+                         f"{line} (raise max_steps if the kernel needs more)", loc)
+    if e.code == Lo.ERR_STACK:
+        return PtxcError(f"{where}warp {e.warp}: internal error: reconvergence stack overflow")
+    inst, ins = plan.instr_table[e.instr_id]
+    loc = ins.loc
+    what = ERR_TEXT.get(e.code, f"error {e.code}")
+    text = f"{where}thread ({tx},{ty},{tz}): {what}"
+    if e.code == Lo.ERR_UNSUPPORTED:
+        text += f": {c.unsupported.get(e.instr_id, ins.full_opcode)} at line {loc.line}"
+    else:
+        text += f" at line {loc.line} ({ins.full_opcode})"
+    if e.code in (Lo.ERR_OOB, Lo.ERR_MISALIGNED):
+        text += f", address 0x{e.addr:x}{describe_address(e.addr)}"
+    if inst.parent is not None:
+        text += f" in {inst.fn.name} called from line {inst.call.loc.line}"
+    return PtxcError(text, SrcLoc(loc.file, loc.line, loc.col) if loc else None)
+
+
+def describe_address(addr: int) -> str:
+    from .backends.llvm import layout as Lo
+    seg, off = addr >> 32, addr & 0xFFFFFFFF
+    names = {Lo.SEG_NULL: "no buffer (null or wild pointer)", Lo.SEG_SHARED: "shared window",
+             Lo.SEG_LOCAL: "local window", Lo.SEG_PARAM: "parameter space",
+             Lo.SEG_CONST: ".const variables", Lo.SEG_GLOBALS: ".global variables"}
+    if seg >= Lo.SEG_FIRST_BUFFER:
+        return f" (buffer {seg - Lo.SEG_FIRST_BUFFER} + {off})"
+    return f" ({names.get(seg, 'segment %d' % seg)} + {off})" if seg else ""
+
+
+# ``ptxc.launch`` is both this module and the public function of the package
+# (importing the submodule rebinds the package attribute): make the module
+# callable so ``ptxc.launch(...)`` works either way.
+class _CallableModule(__import__("types").ModuleType):
+    def __call__(self, *args, **kwargs):
+        return launch(*args, **kwargs)
+
+
+__import__("sys").modules[__name__].__class__ = _CallableModule

@@ -1,0 +1,94 @@
+"""The result of a launch: METRICS.md's counters, per block, per branch, per CTA.
+
+Every attribute is named as in /work/shared/METRICS.md (and docs/launch.md):
+totals (``inst_executed`` ...), ``per_block`` (``"function:block"`` ->
+warp/thread executions), ``per_branch`` (SASSI's five numbers per conditional
+branch) and ``per_cta`` (min / mean / max over CTAs of the instruction
+counts). ``counters()`` gives the numbers that a hybrid and a full run of the
+same launch must share.
+"""
+from __future__ import annotations
+
+import json
+from dataclasses import dataclass, field
+
+TOTALS = ("inst_executed", "thread_inst_executed", "thread_inst_executed_pred_on", "branch",
+          "cond_branch", "divergent_branch", "flop_count_sp", "flop_count_dp", "flop_count_hp",
+          "flop_count_sp_special")
+DERIVED = ("branch_efficiency", "warp_execution_efficiency")
+
+
+@dataclass
+class Profile:
+    kernel: str
+    mode: str
+    grid: tuple
+    block: tuple
+    inst_executed: int = 0
+    thread_inst_executed: int = 0
+    thread_inst_executed_pred_on: int = 0
+    branch: int = 0
+    cond_branch: int = 0
+    divergent_branch: int = 0
+    flop_count_sp: int = 0
+    flop_count_dp: int = 0
+    flop_count_hp: int = 0
+    flop_count_sp_special: int = 0
+    static_inst: int = 0
+    slice_fraction: float | None = None
+    per_block: dict = field(default_factory=dict)
+    per_branch: dict = field(default_factory=dict)
+    per_cta: dict = field(default_factory=dict)
+    timings: dict = field(default_factory=dict)
+
+    @property
+    def branch_efficiency(self) -> float:
+        if self.branch == 0:
+            return 100.0
+        return 100.0 * (self.branch - self.divergent_branch) / self.branch
+
+    @property
+    def warp_execution_efficiency(self) -> float:
+        if self.inst_executed == 0:
+            return 0.0
+        return 100.0 * self.thread_inst_executed / (32 * self.inst_executed)
+
+    def counters(self) -> dict:
+        """Every dynamic counter (totals, per block, per branch, per CTA):
+        what a hybrid run must reproduce exactly."""
+        d = {k: getattr(self, k) for k in TOTALS}
+        d["per_block"] = self.per_block
+        d["per_branch"] = self.per_branch
+        d["per_cta"] = self.per_cta
+        return d
+
+    def to_dict(self) -> dict:
+        d = {"kernel": self.kernel, "mode": self.mode, "grid": list(self.grid),
+             "block": list(self.block)}
+        d.update({k: getattr(self, k) for k in TOTALS})
+        d.update({k: round(getattr(self, k), 6) for k in DERIVED})
+        d["static_inst"] = self.static_inst
+        d["slice_fraction"] = self.slice_fraction
+        d["per_block"] = self.per_block
+        d["per_branch"] = self.per_branch
+        d["per_cta"] = self.per_cta
+        return d
+
+    def to_json(self, **kw) -> str:
+        kw.setdefault("indent", 2)
+        return json.dumps(self.to_dict(), **kw)
+
+    def summary(self) -> str:
+        """A short human-readable report."""
+        lines = [f"kernel {self.kernel} ({self.mode}) grid={tuple(self.grid)} block={tuple(self.block)}"]
+        for k in TOTALS:
+            lines.append(f"  {k:30s} {getattr(self, k)}")
+        for k in DERIVED:
+            lines.append(f"  {k:30s} {getattr(self, k):.2f}")
+        lines.append(f"  {'static_inst':30s} {self.static_inst}")
+        if self.slice_fraction is not None:
+            lines.append(f"  {'slice_fraction':30s} {self.slice_fraction:.4f}")
+        return "\n".join(lines)
+
+    def __str__(self) -> str:
+        return self.summary()
