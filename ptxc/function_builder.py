@@ -30,16 +30,19 @@ class FunctionBuilder:
     # ------------------------------------------------------------- walk
     def build(self, body) -> None:
         root = Scope(self.b.module_scope)
+        self.args = {}
         for p in self.fn.params + self.fn.rets:
             if p.space == "reg":             # old-style .reg parameters
-                root.singles[p.name] = Var(p.name, p.type)
+                var = root.singles[p.name] = Var(p.name, p.type)
+                if p in self.fn.params:
+                    self.args[var] = ir.Argument(p.type, p.name, p.name)
         self.walk(body, root)
         self.fn.scope = root
         self.fn.attrs["btargets"] = {k: [n.text for n in v] for k, v in self.btargets.items()}
         self.fn.attrs["trailing_labels"] = list(self.pending_labels)
         self.make_blocks()
         from .ssa import build_ssa
-        build_ssa(self.fn, self.b)
+        build_ssa(self.fn, self.b, self.args)
 
     def walk(self, body, scope: Scope) -> None:
         stmts = body[1]

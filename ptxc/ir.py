@@ -54,6 +54,11 @@ class SpecialReg(Value):
         super().__init__(type, name, name)
 
 
+class Argument(Value):
+    """The incoming value of a ``.reg`` parameter of a .func (old-style ABI)."""
+    __slots__ = ()
+
+
 class Undef(Value):
     """A register read before any write on some path (its content is undefined)."""
     __slots__ = ()

@@ -18,7 +18,7 @@ Because the whole CFG is known before renaming starts, every block is both
    is looked up, so the form is pruned.
 
 Registers read before any write get a distinct Undef value (one per register)
-and a warning.
+and a warning; ``.reg`` parameters of a .func enter as Argument values.
 """
 from __future__ import annotations
 
@@ -47,8 +47,9 @@ CC = "%cc"   # the carry flag of add.cc/addc..., an implicit register
 
 
 class SSABuilder:
-    def __init__(self, fn: ir.Function, builder):
+    def __init__(self, fn: ir.Function, builder, args: dict | None = None):
         self.fn, self.builder = fn, builder
+        self.args = args or {}                   # .reg parameter Var -> Argument
         self.last: dict[int, dict[Var, ir.Value]] = {}
         self.entry: dict[tuple[int, Var], ir.Value] = {}
         self.phis: dict[int, list[ir.Instr]] = {}
@@ -118,7 +119,8 @@ class SSABuilder:
             if got is not None:
                 break
             if not blk.preds or key in seen:
-                got = self.undef(var)
+                got = self.args.get(var) if not blk.preds else None
+                got = got or self.undef(var)
                 break
             seen.add(key)
             if len(blk.preds) > 1:
@@ -242,5 +244,5 @@ from .opcodes import OpInfo  # noqa: E402
 PHI_INFO = OpInfo("phi", "move")
 
 
-def build_ssa(fn: ir.Function, builder) -> None:
-    SSABuilder(fn, builder).run()
+def build_ssa(fn: ir.Function, builder, args: dict | None = None) -> None:
+    SSABuilder(fn, builder, args).run()

@@ -46,7 +46,8 @@ WS_ERR_ID = 28       # i32 instruction id (or node id for step limit)
 WS_ERR_LANE = 32     # i32
 WS_RED = 36          # i32 bar.red contribution of this warp (popc count or flag)
 WS_ERR_ADDR = 40     # i64
-WS_STARTED = 48      # i32 1 once the warp ran (frame valid)
+WS_STARTED = 48      # i32 1 once the warp saved its frame (at a barrier)
+WS_STATUS = 52       # i32 CTA loop: 0 runnable, 2 done
 WS_TID = 64          # 3 x <32 x i32> (x, y, z)
 WS_STACK = 448       # stack entries {i32 pc, i32 rpc, i32 mask, i32 unused}
 STACK_ENTRY = 16
@@ -60,6 +61,8 @@ CTA_RED_OR = 24      # i32 bar.red.or accumulator
 CTA_RES_POPC = 28    # i32 results of the last bar.red
 CTA_RES_AND = 32
 CTA_RES_OR = 36
+CTA_INST = 40        # i64 warp-level instructions of the current CTA
+CTA_TINST = 48       # i64 thread-level instructions of the current CTA
 CTA_SIZE = 64
 
 # ---------------------------------------------------- launch state (L)
@@ -73,7 +76,8 @@ L_SHARED = 48        # i32 shared bytes (static + dynamic)
 L_DYN_SHARED = 52    # i32 dynamic shared bytes
 L_LOCAL = 56         # i32 local bytes per lane
 L_NSEGS = 60         # i32 segments in the table
-L_SIZE = 64
+L_PER_CTA = 64       # ptr i64[2 * nctas]: per-CTA inst / thread inst (or null)
+L_SIZE = 72
 
 # --------------------------------------------------- worker state (W)
 W_WS = 0             # ptr warp states (nwarps * ws_size)

@@ -55,6 +55,7 @@ class Node:
     call: ir.Instr | None = None   # the node ends by entering this call
     callee: Instance | None = None
     next: "Node | None" = None     # continuation after the call
+    prev: "Node | None" = None     # for a continuation: the node that made the call
 
     @property
     def name(self) -> str:
@@ -117,6 +118,7 @@ class Plan:
         self.slots: dict[tuple, Slot] = {}
         self.instr_ids: dict[tuple[int, int], int] = {}   # (inst id, id(instr)) -> id
         self.instr_table: list[tuple[Instance, ir.Instr]] = []
+        self.instr_node: list[Node] = []
         self.max_inline = max_inline
         self._globals = {v.name: v for v in module.globals}
         self._funcs: dict[str, ir.Function] = {}
@@ -132,6 +134,7 @@ class Plan:
         self.shared_layout: dict[tuple, int] = {}
         self.shared_static = 0
         self.local_size = 0
+        self.has_dynamic_shared = False
         root = self._instantiate(kernel, None, None, [])
         self.root = root
         self._place_all()
@@ -172,11 +175,12 @@ class Plan:
         if seg == 0:
             self.first_node[(inst.id, blk.index)] = node
         if prev is not None:
-            prev.next = node
+            prev.next, node.prev = node, prev
             prev.callee.ret_node = node
         for ins in instrs:
             self.instr_ids[(inst.id, id(ins))] = len(self.instr_table)
             self.instr_table.append((inst, ins))
+            self.instr_node.append(node)
         return node
 
     def _callee(self, ins: ir.Instr) -> ir.Function:
@@ -215,6 +219,21 @@ class Plan:
             s = self.slots[key] = Slot(len(self.slots), t, bits)
         return s
 
+    def formal_var(self, fn, name: str):
+        """The register Var of a ``.reg`` parameter of ``fn`` (old-style PTX)."""
+        if not any(p.space == "reg" and p.name == name for p in list(fn.params) + list(fn.rets)):
+            return None
+        scope = fn.scope
+        return scope.find(name) if scope is not None and hasattr(scope, "find") else None
+
+    def var_slot(self, inst: Instance, var) -> Slot:
+        key = (inst.id, id(var))
+        s = self.slots.get(key)
+        if s is None:
+            bits = 1 if var.type == "pred" else TYPE_SIZES.get(var.type, 4) * 8
+            s = self.slots[key] = Slot(len(self.slots), var.type, bits)
+        return s
+
     def _slot_key(self, inst: Instance, v: ir.Value):
         if v.reg == CC_REG:
             return (inst.id, CC_REG)
@@ -222,6 +241,8 @@ class Plan:
         if var is None and isinstance(v, ir.Result):
             scope = v.instr.scope
             var = scope.find(v.reg) if scope is not None and hasattr(scope, "find") else None
+        if var is None and isinstance(v, ir.Undef):     # a .reg parameter read before any write
+            var = self.formal_var(inst.fn, v.reg)
         if var is None:
             if isinstance(v, ir.Result):
                 return (inst.id, "reg", v.reg)
@@ -296,7 +317,6 @@ class Plan:
     def _place_all(self) -> None:
         """Place every symbol the instantiated code mentions (layout does not
         depend on the run mode)."""
-        self.has_dynamic_shared = False
         for inst in self.instances:
             for v in list(inst.fn.params) + list(inst.fn.rets):
                 if inst.parent is not None:

@@ -98,7 +98,7 @@ class Values:
         if isinstance(op, ir.SpecialReg):
             v, vt_ = self.special(op.name)
             return self.adjust(v, vt_, t)
-        if isinstance(op, ir.Undef):
+        if isinstance(op, ir.Undef) and self.plan.slot(self.inst, op) is None:
             return self.const_vec(0, t)
         if isinstance(op, ir.Sym):
             return self.adjust(self.const_vec(self.sym_address(op), "u64"), "u64", t)
@@ -173,6 +173,9 @@ class Values:
         slot = self.plan.slot(self.inst, dst)
         if slot is None:
             return
+        self._masked_store(slot, v, t, mask)
+
+    def _masked_store(self, slot, v: str, t: str, mask) -> None:
         f = self.f
         st = "b%d" % slot.bits if slot.bits > 1 else "pred"
         if slot.bits > 1 and bits_of(t) < slot.bits and is_signed(t):
@@ -198,6 +201,15 @@ class Values:
                 part = self.f.val(f"lshr {vt(ity(tb))} {iv}, {splat(ity(tb), i * eb)}")
             part = self.f.cast("trunc", vt(ity(tb)), part, vt(ity(eb)))
             self.write(item, part, "b%d" % eb, mask)
+
+    def read_var(self, var, t: str) -> str:
+        slot = self.plan.var_slot(self.inst, var)
+        raw = self.f.load(vt(ity(slot.bits)), self.slot_ptr(slot), 64)
+        return self.adjust(raw, "b%d" % slot.bits if slot.bits > 1 else "pred", t)
+
+    def write_var(self, var, v: str, t: str) -> None:
+        slot = self.plan.var_slot(self.inst, var)
+        self._masked_store(slot, v, t, None)
 
     def slot_ptr(self, slot) -> str:
         name = self.slot_names.get(slot.index)

@@ -1,0 +1,616 @@
+"""Kernel -> one LLVM function ``run_warp`` that runs one warp SIMT-style.
+
+``i32 run_warp(ptr ws, ptr cta, ptr L, ptr segs, ptr cnt)`` executes one warp
+until every lane has exited (returns ST_DONE), the warp reaches a CTA barrier
+(ST_BARRIER, its state saved in ``ws``) or an error (ST_ERROR, details in
+``ws``). Design (docs/executor.md; DESIGN.md "The SIMT executor"):
+
+* Registers are 32-lane vector slots (allocas promoted to SSA by LLVM);
+  every write is masked by the executing lanes (values.py).
+* Control flow: each plan node is an LLVM block. The active mask, the current
+  reconvergence pc, the stack depth and the exited lanes live in allocas; the
+  reconvergence stack (pc, rpc, mask) lives in ``ws``. A jump to node T whose
+  pc equals the current reconvergence pc pops the stack and goes to the
+  dispatcher (GPGPU-Sim's IPDOM stack: Fung et al., MICRO 2007); a divergent
+  conditional branch turns the top entry into the reconvergence entry (or
+  drops it when it already reconverges there) and pushes the two paths.
+* Counting: each node adds 1 and popcount(mask) to its two counters; each
+  conditional branch keeps SASSI's five numbers; each guarded instruction
+  counts its pred-on lanes. Everything else is derived after the run.
+* Hybrid mode: only instructions marked ``attrs['slice']`` are computed;
+  terminators, guards, calls and barriers always are.
+"""
+from __future__ import annotations
+
+from ptxc import ir
+
+from . import layout as Lo
+from .irtext import Fn, LANE_IDS, splat, vt
+from .plan import Plan
+from .values import Values, ity
+
+WARP_FN = "run_warp"
+HEADER = (f"define i32 @{WARP_FN}(ptr noalias %ws, ptr noalias %cta, ptr noalias %L, "
+          "ptr noalias %segs, ptr noalias %cnt)")
+
+
+class KernelCodegen(Values):
+    """Generates the LLVM IR text of one kernel's ``run_warp``."""
+
+    def __init__(self, plan: Plan, mode: str):
+        from .ops import OPS
+        self.ops = OPS
+        self.plan, self.mode = plan, mode
+        self.f = Fn(HEADER)
+        self.slot_names: dict[int, str] = {}
+        self.decls: set[str] = set()
+        self.helpers: dict[str, str] = {}
+        self.n_nodes = len(plan.nodes)
+        self.branch_ctr: dict[int, int] = {}      # instr id -> counter base (5 counters)
+        self.guard_ctr: dict[int, int] = {}       # instr id -> pred-on counter
+        self.next_ctr = 2 * self.n_nodes
+        self.resume_labels: list[str] = []
+        self.uses_global_atomics = False
+        self.has_barrier = False
+        self.stack_depth = 2 * len(plan.nodes) + 64
+        self.inst = plan.root
+        self.cur = None
+        self.em = self.emi = None
+
+    # ------------------------------------------------------------ driver
+    def generate(self) -> str:
+        f = self.f
+        self.mask_a = f.alloca("i32", "mask.a", 4)
+        self.rpc_a = f.alloca("i32", "rpc.a", 4)
+        self.sp_a = f.alloca("i32", "sp.a", 4)
+        self.ex_a = f.alloca("i32", "ex.a", 4)
+        self.steps_a = f.alloca("i64", "steps.a", 8)
+        self.cur_a = f.alloca("i32", "cur.a", 4)
+        self.prologue_scalars()
+        self.dispatcher()
+        for node in self.plan.nodes:
+            self.gen_node(node)
+        self.common_exits()
+        return self.module_text()
+
+    def keep(self, ins: ir.Instr) -> bool:
+        if self.mode == "full":
+            return True
+        fn = ins.block.function if ins.block is not None else None
+        if fn is None or not fn.attrs.get("sliced"):
+            return True
+        return bool(ins.attrs.get("slice", False))
+
+    # ---------------------------------------------------------- prologue
+    def prologue_scalars(self) -> None:
+        """Uniform values loaded once per call (placed in the entry block)."""
+        f = self.f
+        self.pro: list[str] = []
+        lines, f.lines = f.lines, self.pro
+        self.max_steps = f.field("i64", "%L", Lo.L_MAX_STEPS, 8)
+        self.tid = [f.load("<32 x i32>", f.gep("%ws", Lo.WS_TID + 128 * k), 64) for k in range(3)]
+        self.ntid = [f.field("i32", "%L", Lo.L_NTID + 4 * k) for k in range(3)]
+        self.nctaid = [f.field("i32", "%L", Lo.L_NCTAID + 4 * k) for k in range(3)]
+        self.ctaid = [f.field("i32", "%cta", Lo.CTA_ID + 4 * k) for k in range(3)]
+        self.warp_id = f.field("i32", "%ws", Lo.WS_WARP)
+        self.nwarps = f.field("i32", "%L", Lo.L_NWARPS)
+        self.nsegs = f.field("i32", "%L", Lo.L_NSEGS)
+        self.shared_total = f.field("i32", "%L", Lo.L_SHARED)
+        self.dyn_shared = f.field("i32", "%L", Lo.L_DYN_SHARED)
+        self.params = f.field("ptr", "%L", Lo.L_PARAMS, 8)
+        self.seg_base, self.seg_size = {}, {}
+        for name, seg in (("shared", Lo.SEG_SHARED), ("local", Lo.SEG_LOCAL),
+                          ("param", Lo.SEG_PARAM), ("const", Lo.SEG_CONST),
+                          ("globals", Lo.SEG_GLOBALS)):
+            e = Lo.SEG_ENTRY_BYTES * seg
+            self.seg_base[name] = f.field("ptr", "%segs", e, 8)
+            self.seg_size[name] = f.field("i64", "%segs", e + 8, 8)
+        f.store("i32", f.field("i32", "%ws", Lo.WS_SP), self.sp_a, 4)
+        f.store("i32", f.field("i32", "%ws", Lo.WS_EXITED), self.ex_a, 4)
+        f.store("i64", f.field("i64", "%ws", Lo.WS_STEPS, 8), self.steps_a, 8)
+        f.lines = lines
+
+    def frame_offset(self, index: int) -> int:
+        return self.frame_base + self.slot_offsets[index]
+
+    def layout_frame(self) -> None:
+        self.frame_base = Lo.WS_STACK + Lo.STACK_ENTRY * self.stack_depth
+        self.frame_base = (self.frame_base + 255) // 256 * 256
+        off, self.slot_offsets = 0, {}
+        for s in sorted(self.plan.slots.values(), key=lambda s: s.index):
+            size = max(8, s.bits * 4)
+            a = min(64, size)
+            off = (off + a - 1) // a * a
+            self.slot_offsets[s.index] = off
+            off += size
+        self.ws_size = (self.frame_base + off + 255) // 256 * 256
+
+    def slot_init_lines(self) -> list[str]:
+        """Entry code: slot allocas, zeroed on the first call, else reloaded."""
+        f = self.f
+        out_lines, f.lines = f.lines, []
+        slots = sorted(self.plan.slots.values(), key=lambda s: s.index)
+        for s in slots:
+            f.entry.append(f"  {self.slot_ptr(s)} = alloca {vt(ity(s.bits))}, align 64")
+        started = f.field("i32", "%ws", Lo.WS_STARTED)
+        if self.has_barrier:
+            c = f.icmp("ne", "i32", started, "0")
+            f.cbr(c, "frame.load", "frame.zero")
+            f.label("frame.load")
+            for s in slots:
+                t = vt(ity(s.bits))
+                v = f.load(t, f.gep("%ws", self.frame_offset(s.index)), 8)
+                f.store(t, v, self.slot_ptr(s), 64)
+            f.br("frame.done")
+            f.label("frame.zero")
+        for s in slots:
+            f.store(vt(ity(s.bits)), "zeroinitializer", self.slot_ptr(s), 64)
+        if self.has_barrier:
+            f.br("frame.done")
+            f.label("frame.done")
+        f.br("dispatch")
+        lines, f.lines = f.lines, out_lines
+        return lines
+
+    # -------------------------------------------------------- dispatcher
+    def stack_entry(self, sp_minus_1: str) -> str:
+        f = self.f
+        off = f.val(f"mul i32 {sp_minus_1}, {Lo.STACK_ENTRY}")
+        off64 = f.cast("zext", "i32", off, "i64")
+        base = f.gep("%ws", Lo.WS_STACK)
+        return f.gep(base, off64)
+
+    def dispatcher(self) -> None:
+        f = self.f
+        f.label("dispatch")
+        sp = f.load("i32", self.sp_a, 4)
+        f.cbr(f.icmp("eq", "i32", sp, "0"), "done", "dispatch.top")
+        f.label("dispatch.top")
+        i = f.val(f"sub i32 {sp}, 1")
+        e = self.stack_entry(i)
+        pc = f.load("i32", e, 4)
+        rpc = f.load("i32", f.gep(e, 4), 4)
+        em = f.load("i32", f.gep(e, 8), 4)
+        ex = f.load("i32", self.ex_a, 4)
+        m = f.val(f"and i32 {em}, {f.val(f'xor i32 {ex}, -1')}")
+        pop = f.val(f"or i1 {f.icmp('eq', 'i32', m, '0')}, {f.icmp('eq', 'i32', pc, rpc)}")
+        f.cbr(pop, "dispatch.pop", "dispatch.go")
+        f.label("dispatch.pop")
+        f.store("i32", i, self.sp_a, 4)
+        f.br("dispatch")
+        f.label("dispatch.go")
+        f.store("i32", m, self.mask_a, 4)
+        f.store("i32", rpc, self.rpc_a, 4)
+        self.dispatch_pc = pc
+        self.dispatch_at = len(f.lines)      # the switch is inserted here at the end
+        f.label("popdispatch")
+        sp2 = f.load("i32", self.sp_a, 4)
+        f.store("i32", f.val(f"sub i32 {sp2}, 1"), self.sp_a, 4)
+        f.br("dispatch")
+
+    def switch_text(self) -> str:
+        cases = [f"i32 {n.id}, label %N{n.id}" for n in self.plan.nodes]
+        cases += [f"i32 {self.n_nodes + k}, label %{lab}" for k, lab in enumerate(self.resume_labels)]
+        cases.append(f"i32 {Lo.EXIT_PC}, label %exitlanes")
+        return f"  switch i32 {self.dispatch_pc}, label %badpc [ " + " ".join(cases) + " ]"
+
+    # ------------------------------------------------------------- nodes
+    def gen_node(self, node) -> None:
+        f = self.f
+        self.inst, self.node = node.inst, node
+        f.label(f"N{node.id}")
+        m = f.load("i32", self.mask_a, 4)
+        self.bump(2 * node.id, "1")
+        pc = self.popc(m)
+        self.bump(2 * node.id + 1, pc)
+        n = len(node.instrs)
+        if n:
+            self.cta_add(Lo.CTA_INST, str(n))
+            self.cta_add(Lo.CTA_TINST, f.val(f"mul i64 {pc}, {n}"))
+        s = f.val(f"add i64 {f.load('i64', self.steps_a, 8)}, 1")
+        f.store("i64", s, self.steps_a, 8)
+        f.store("i32", str(node.id), self.cur_a, 4)
+        over = f.icmp("ugt", "i64", s, self.max_steps)
+        body = f.fresh_label(f"N{node.id}.body")
+        f.cbr(over, "steperr", body)
+        f.label(body)
+        self.set_mask(m)
+        if node.prev is not None:
+            self.copy_returns(node.prev)
+        term = node.block.terminator if node.next is None else None
+        for ins in node.instrs:
+            if ins is term or ins is node.call:
+                continue
+            self.instr(ins)
+        if node.call is not None:
+            self.enter_call(node)
+        else:
+            self.end_block(node, term)
+
+    def set_mask(self, m: str) -> None:
+        self.m = m
+        self.mv = self.f.cast("bitcast", "i32", m, "<32 x i1>")
+        self.em, self.emi = self.mv, m
+
+    def popc(self, m: str) -> str:
+        v = self.f.call("i32", "llvm.ctpop.i32", [("i32", m)])
+        self.decls.add("declare i32 @llvm.ctpop.i32(i32)")
+        return self.f.cast("zext", "i32", v, "i64")
+
+    def bump(self, idx: int, amount: str) -> None:
+        f = self.f
+        p = f.gep("%cnt", 8 * idx)
+        f.store("i64", f.val(f"add i64 {f.load('i64', p, 8)}, {amount}"), p, 8)
+
+    def cta_add(self, off: int, amount: str) -> None:
+        f = self.f
+        p = f.gep("%cta", off)
+        f.store("i64", f.val(f"add i64 {f.load('i64', p, 8)}, {amount}"), p, 8)
+
+    def new_counters(self, n: int) -> int:
+        base = self.next_ctr
+        self.next_ctr += n
+        return base
+
+    # ------------------------------------------------------ instructions
+    def guard_mask(self, ins) -> str:
+        """Executing lanes of a guarded instruction (<32 x i1>), counted."""
+        g = self.read(ins.guard, "pred")
+        if ins.guard_neg:
+            g = self.f.val(f"xor <32 x i1> {g}, {splat('i1', 'true')}")
+        eff = self.f.val(f"and <32 x i1> {g}, {self.mv}")
+        iid = self.plan.instr_id(self.inst, ins)
+        if iid not in self.guard_ctr:
+            self.guard_ctr[iid] = self.new_counters(1)
+        effi = self.f.cast("bitcast", "<32 x i1>", eff, "i32")
+        self.bump(self.guard_ctr[iid], self.popc(effi))
+        return eff
+
+    def instr(self, ins) -> None:
+        self.cur = ins
+        if ins.guard is not None:
+            self.em = self.guard_mask(ins)
+            self.emi = self.f.cast("bitcast", "<32 x i1>", self.em, "i32")
+        else:
+            self.em, self.emi = self.mv, self.m
+        op = ins.opcode
+        if op in ("bar", "barrier"):
+            self.barrier(ins)
+        elif self.keep(ins):
+            handler = self.ops.get(op)
+            if handler is None:
+                self.unsupported(ins)
+            else:
+                handler(self, ins)
+        self.em, self.emi = self.mv, self.m
+
+    def iid(self, ins=None) -> int:
+        return self.plan.instr_id(self.inst, ins or self.cur)
+
+    def unsupported(self, ins, what: str | None = None) -> None:
+        """Executing this instruction ends the run with 'not supported yet'."""
+        self.unsupported_ids = getattr(self, "unsupported_ids", {})
+        self.unsupported_ids[self.iid(ins)] = what or ins.full_opcode
+        self.fail_if(self.emi, Lo.ERR_UNSUPPORTED, "zeroinitializer")
+
+    def fail_if(self, bad_i32: str, code: int, addrs: str) -> None:
+        """If any lane of ``bad_i32`` is set: record the error and return."""
+        f = self.f
+        err, ok = f.fresh_label("err"), f.fresh_label("ok")
+        f.cbr(f.icmp("ne", "i32", bad_i32, "0"), err, ok)
+        f.label(err)
+        lane = f.call("i32", "llvm.cttz.i32", [("i32", bad_i32), ("i1", "true")])
+        self.decls.add("declare i32 @llvm.cttz.i32(i32, i1)")
+        addr = f.val(f"extractelement <32 x i64> {addrs}, i32 {lane}")
+        f.call("void", "report", [("ptr", "%ws"), ("i32", str(code)), ("i32", str(self.iid())),
+                                  ("i32", lane), ("i64", addr)])
+        f.emit("ret i32 2")
+        f.label(ok)
+
+    # ------------------------------------------------------- control flow
+    def goto(self, pc: int) -> None:
+        """Continue at node ``pc`` with the current mask (pop at reconvergence)."""
+        f = self.f
+        if pc == Lo.EXIT_PC:
+            f.store("i32", self.m, self.mask_a, 4)
+            return f.br("exitlanes")
+        r = f.load("i32", self.rpc_a, 4)
+        f.cbr(f.icmp("eq", "i32", r, str(pc)), "popdispatch", f"N{pc}")
+
+    def end_block(self, node, term) -> None:
+        f, plan, blk, inst = self.f, self.plan, node.block, node.inst
+        if term is None:
+            if blk.fallthrough is not None:
+                return self.goto(plan.node_of(inst, blk.fallthrough).id)
+            return self.leave_function(node)
+        self.cur = term
+        op = term.opcode
+        if op == "bra":
+            target = next(o.block for o in term.srcs if isinstance(o, ir.LabelRef))
+            t_pc = plan.node_of(inst, target).id
+            if term.guard is None:
+                return self.goto(t_pc)
+            ft = blk.fallthrough
+            f_pc = plan.node_of(inst, ft).id if ft is not None else self.after_function(inst)
+            return self.cond_branch(term, t_pc, f_pc, node, counted=True)
+        if op == "brx":
+            return self.brx(term, node)
+        if op in ("ret", "exit", "trap"):
+            return self.exit_like(term, node)
+        return self.goto(plan.node_of(inst, blk.fallthrough).id)
+
+    def after_function(self, inst) -> int:
+        return inst.ret_node.id if inst.ret_node is not None else Lo.EXIT_PC
+
+    def leave_function(self, node) -> None:
+        """Falling off the end of a function body: like ``ret``."""
+        if node.inst.ret_node is not None:
+            return self.goto(node.inst.ret_node.id)
+        f = self.f
+        ex = f.load("i32", self.ex_a, 4)
+        f.store("i32", f.val(f"or i32 {ex}, {self.m}"), self.ex_a, 4)
+        f.br("dispatch")
+
+    def exit_like(self, term, node) -> None:
+        f, inst = self.f, node.inst
+        eff = self.guard_mask(term) if term.guard is not None else self.mv
+        effi = f.cast("bitcast", "<32 x i1>", eff, "i32")
+        if term.opcode == "trap":
+            self.fail_if(effi, Lo.ERR_TRAP, "zeroinitializer")
+        if term.opcode == "ret" and inst.ret_node is not None:
+            if term.guard is None:
+                return self.goto(inst.ret_node.id)
+            ft = self.plan.node_of(inst, node.block.fallthrough).id
+            return self.cond_branch(term, inst.ret_node.id, ft, node, counted=False, eff=eff)
+        ex = f.load("i32", self.ex_a, 4)
+        f.store("i32", f.val(f"or i32 {ex}, {effi}"), self.ex_a, 4)
+        if term.guard is None or node.block.fallthrough is None:
+            return f.br("dispatch")
+        rest = f.val(f"and i32 {self.m}, {f.val(f'xor i32 {effi}, -1')}")
+        go = f.fresh_label("rest")
+        f.cbr(f.icmp("eq", "i32", rest, "0"), "dispatch", go)
+        f.label(go)
+        f.store("i32", rest, self.mask_a, 4)
+        self.goto(self.plan.node_of(inst, node.block.fallthrough).id)
+
+    def cond_branch(self, term, t_pc: int, f_pc: int, node, counted: bool, eff=None) -> None:
+        f = self.f
+        if eff is None:
+            eff = self.guard_mask(term)
+        taken = f.cast("bitcast", "<32 x i1>", eff, "i32")
+        m = self.m
+        nt = f.val(f"and i32 {m}, {f.val(f'xor i32 {taken}, -1')}")
+        base = None
+        if counted:
+            base = self.branch_counters(term)
+            self.bump(base, "1")
+            self.bump(base + 1, self.popc(m))
+            self.bump(base + 2, self.popc(taken))
+            self.bump(base + 3, self.popc(nt))
+        l_all, l_some, l_none, l_div = (f.fresh_label(x) for x in ("all", "some", "none", "div"))
+        f.cbr(f.icmp("eq", "i32", taken, m), l_all, l_some)
+        f.label(l_all)
+        self.goto(t_pc)
+        f.label(l_some)
+        f.cbr(f.icmp("eq", "i32", taken, "0"), l_none, l_div)
+        f.label(l_none)
+        self.goto(f_pc)
+        f.label(l_div)
+        if counted:
+            self.bump(base + 4, "1")
+        rpc = self.plan.reconvergence_pc(node.inst, node.block)
+        self.diverge(rpc, [(f_pc, nt), (t_pc, taken)])
+
+    def branch_counters(self, term) -> int:
+        iid = self.plan.instr_id(self.inst, term)
+        if iid not in self.branch_ctr:
+            self.branch_ctr[iid] = self.new_counters(5)
+        return self.branch_ctr[iid]
+
+    def diverge(self, rpc: int, paths: list[tuple[int, str]]) -> None:
+        """Push ``paths`` (pc, mask) with reconvergence pc ``rpc``; the last runs first."""
+        f = self.f
+        sp = f.load("i32", self.sp_a, 4)
+        top = self.stack_entry(f.val(f"sub i32 {sp}, 1"))
+        cur_rpc = f.load("i32", self.rpc_a, 4)
+        same = f.icmp("eq", "i32", cur_rpc, str(rpc))
+        f.store("i32", f.select("i1", same, "i32", f.load("i32", top, 4), str(rpc)), top, 4)
+        sp = f.select("i1", same, "i32", f.val(f"sub i32 {sp}, 1"), sp)
+        room = f.fresh_label("room")
+        f.cbr(f.icmp("ugt", "i32", sp, str(self.stack_depth - len(paths))), "stackerr", room)
+        f.label(room)
+        for pc, mask in paths:
+            if pc == rpc:
+                continue
+            e = self.stack_entry(sp)
+            f.store("i32", str(pc), e, 4)
+            f.store("i32", str(rpc), f.gep(e, 4), 4)
+            f.store("i32", mask, f.gep(e, 8), 4)
+            if mask != "-1":
+                keep = f.icmp("ne", "i32", mask, "0")
+                sp = f.val(f"add i32 {sp}, {f.cast('zext', 'i1', keep, 'i32')}")
+            else:
+                sp = f.val(f"add i32 {sp}, 1")
+        f.store("i32", sp, self.sp_a, 4)
+        f.br("dispatch")
+
+    def brx(self, term, node) -> None:
+        f = self.f
+        eff = self.guard_mask(term) if term.guard is not None else self.mv
+        names = term.block.function.attrs.get("btargets", {}).get(term.srcs[-1].name, [])
+        targets = [self._label_block(node, n) for n in names]
+        idx = self.read(term.srcs[0], "u32")
+        base = self.branch_counters(term)
+        m = self.m
+        self.bump(base, "1")
+        self.bump(base + 1, self.popc(m))
+        self.bump(base + 2, self.popc(m))
+        bad = f.val(f"icmp uge <32 x i32> {idx}, {splat('i32', len(targets))}")
+        badm = f.val(f"and <32 x i1> {bad}, {eff}")
+        idx64 = f.cast("zext", "<32 x i32>", idx, "<32 x i64>")
+        self.fail_if(f.cast("bitcast", "<32 x i1>", badm, "i32"), Lo.ERR_OOB, idx64)
+        paths, nonempty = [], "0"
+        for k in reversed(range(len(targets))):
+            hit = f.val(f"icmp eq <32 x i32> {idx}, {splat('i32', k)}")
+            mk = f.cast("bitcast", "<32 x i1>", f.val(f"and <32 x i1> {hit}, {eff}"), "i32")
+            nz = f.cast("zext", "i1", f.icmp("ne", "i32", mk, "0"), "i32")
+            nonempty = f.val(f"add i32 {nonempty}, {nz}")
+            paths.append((self.plan.node_of(node.inst, targets[k]).id, mk))
+        div = f.icmp("ugt", "i32", nonempty, "1")
+        self.bump(base + 4, f.cast("zext", "i1", div, "i64"))
+        rpc = self.plan.reconvergence_pc(node.inst, node.block)
+        self.diverge(rpc, paths)
+
+    def _label_block(self, node, name: str):
+        for b in node.inst.fn.blocks:
+            if b.label == name:
+                return b
+        raise KeyError(name)
+
+    # ----------------------------------------------------------- barriers
+    def barrier(self, ins) -> None:
+        """CTA barrier: save the warp, return ST_BARRIER, resume here."""
+        from .ops_warp import barrier_arrive, barrier_resume
+        mods = ins.mods
+        if "arrive" in mods or "warp" in mods:
+            return
+        f = self.f
+        self.has_barrier = True
+        go, skip = f.fresh_label("bar"), f.fresh_label("barskip")
+        f.cbr(f.icmp("ne", "i32", self.emi, "0"), go, skip)
+        f.label(go)
+        if self.keep(ins):
+            barrier_arrive(self, ins)
+        k = len(self.resume_labels)
+        label = f"resume{k}"
+        self.resume_labels.append(label)
+        sp = f.load("i32", self.sp_a, 4)
+        top = self.stack_entry(f.val(f"sub i32 {sp}, 1"))
+        f.store("i32", str(self.n_nodes + k), top, 4)
+        f.br("save")
+        f.label(label)
+        self.set_mask(f.load("i32", self.mask_a, 4))
+        if self.keep(ins):
+            barrier_resume(self, ins)
+        f.br(skip)
+        f.label(skip)
+        self.set_mask(f.load("i32", self.mask_a, 4))
+
+    # -------------------------------------------------------------- calls
+    def enter_call(self, node) -> None:
+        from .ops_mem import copy_params
+        callee = node.callee
+        copy_params(self, node, into_callee=True)
+        self.inst = node.inst
+        self.goto(self.plan.node_of(callee, callee.fn.blocks[0]).id)
+
+    def copy_returns(self, call_node) -> None:
+        from .ops_mem import copy_params
+        if call_node is not None:
+            copy_params(self, call_node, into_callee=False)
+
+    # ------------------------------------------------------ common exits
+    def common_exits(self) -> None:
+        f = self.f
+        self.cur = None
+        f.label("done")
+        self.save_scalars()
+        f.emit(f"ret i32 {Lo.ST_DONE}")
+        f.label("save")
+        self.save_scalars()
+        for s in sorted(self.plan.slots.values(), key=lambda s: s.index):
+            t = vt(ity(s.bits))
+            f.store(t, f.load(t, self.slot_ptr(s), 64), f.gep("%ws", "@FRAME%d@" % s.index), 8)
+        f.set_field("i32", "1", "%ws", Lo.WS_STARTED)
+        f.emit(f"ret i32 {Lo.ST_BARRIER}")
+        f.label("exitlanes")
+        ex = f.load("i32", self.ex_a, 4)
+        f.store("i32", f.val(f"or i32 {ex}, {f.load('i32', self.mask_a, 4)}"), self.ex_a, 4)
+        f.br("dispatch")
+        self.error_exit("steperr", Lo.ERR_STEPS)
+        self.error_exit("stackerr", Lo.ERR_STACK)
+        self.error_exit("badpc", Lo.ERR_STACK)
+
+    def error_exit(self, label: str, code: int) -> None:
+        f = self.f
+        f.label(label)
+        node = f.load("i32", self.cur_a, 4)
+        self.save_scalars()
+        f.call("void", "report", [("ptr", "%ws"), ("i32", str(code)), ("i32", node),
+                                  ("i32", "0"), ("i64", "0")])
+        f.emit(f"ret i32 {Lo.ST_ERROR}")
+
+    def save_scalars(self) -> None:
+        f = self.f
+        f.set_field("i32", f.load("i32", self.sp_a, 4), "%ws", Lo.WS_SP)
+        f.set_field("i32", f.load("i32", self.ex_a, 4), "%ws", Lo.WS_EXITED)
+        f.set_field("i64", f.load("i64", self.steps_a, 8), "%ws", Lo.WS_STEPS, 8)
+
+    # ---------------------------------------------------------- assembly
+    def module_text(self) -> str:
+        f = self.f
+        f.lines.insert(self.dispatch_at, self.switch_text())
+        self.layout_frame()
+        body = "\n".join(f.lines)
+        for idx in self.slot_offsets:
+            body = body.replace("@FRAME%d@" % idx, str(self.frame_offset(idx)))
+        init = self.slot_init_lines()
+        text = "\n".join([HEADER + " {", "entry:", *f.entry, *self.pro, *init, body, "}"])
+        from .runtime_ir import REPORT
+        parts = [text, *self.helpers.values(), REPORT, *sorted(self.decls)]
+        return "\n\n".join(parts) + "\n"
+
+    # ------------------------------------------------------ special regs
+    def special(self, name: str) -> tuple[str, str]:
+        """(vector, PTX type) of a special register."""
+        f = self.f
+        comp = {"x": 0, "y": 1, "z": 2}
+        base, _, c = name.partition(".")
+        if base == "%tid" and c in comp:
+            return self.tid[comp[c]], "u32"
+        uniform = {"%ntid": self.ntid, "%nctaid": self.nctaid, "%ctaid": self.ctaid}
+        if base in uniform and c in comp:
+            return self.bcast(uniform[base][comp[c]], "i32"), "u32"
+        if name == "%laneid":
+            return LANE_IDS, "u32"
+        if name == "%warpid":
+            return self.bcast(self.warp_id, "i32"), "u32"
+        if name == "%nwarpid":
+            return self.bcast(self.nwarps, "i32"), "u32"
+        if name.startswith("%lanemask_"):
+            return self.lanemask(name[len("%lanemask_"):]), "u32"
+        if name in ("%clock64", "%globaltimer"):
+            return self.bcast(f.load("i64", self.steps_a, 8), "i64"), "u64"
+        if name in ("%clock", "%globaltimer_lo"):
+            return self.bcast(f.cast("trunc", "i64", f.load("i64", self.steps_a, 8), "i32"), "i32"), "u32"
+        if name == "%dynamic_smem_size":
+            return self.bcast(self.dyn_shared, "i32"), "u32"
+        if name in ("%total_smem_size", "%aggr_smem_size"):
+            return self.bcast(self.shared_total, "i32"), "u32"
+        if name == "%nsmid":
+            return splat("i32", 1), "u32"
+        return "zeroinitializer", "u64" if name in ("%gridid",) else "u32"
+
+    def bcast(self, scalar: str, t: str) -> str:
+        f = self.f
+        v = f.val(f"insertelement <32 x {t}> poison, {t} {scalar}, i32 0")
+        return f.val(f"shufflevector <32 x {t}> {v}, <32 x {t}> poison, <32 x i32> zeroinitializer")
+
+    def lanemask(self, kind: str) -> str:
+        from .irtext import lane_consts
+        fn = {"eq": lambda l: 1 << l, "lt": lambda l: (1 << l) - 1, "le": lambda l: (2 << l) - 1,
+              "gt": lambda l: (0xFFFFFFFF << (l + 1)) & 0xFFFFFFFF,
+              "ge": lambda l: (0xFFFFFFFF << l) & 0xFFFFFFFF}[kind]
+        return lane_consts("i32", [(fn(l) ^ 0x80000000) - 0x80000000 for l in range(32)])
+
+    def sym_address(self, sym: ir.Sym) -> int:
+        """The address a symbol names (its own state space's address)."""
+        from .plan import DYNAMIC
+        p = self.plan.resolve(self.inst, self.cur, sym.name)
+        if p.space == "func":
+            return 0
+        off = self.plan.dyn_shared_base if p.offset == DYNAMIC else p.offset
+        off += sym.offset
+        if p.space == "global":
+            return (p.seg << 32) | off
+        return off

@@ -1,0 +1,434 @@
+"""Memory: ld, ldu, st, atom, red, cvta, isspacep, call parameter copies.
+
+Every access goes through :func:`resolve`, which turns 32 lane addresses into
+host pointers after checking, for the executing lanes, that the address lies
+inside its segment and is naturally aligned (layout.py has the address map).
+A failing lane ends the run with ERR_OOB / ERR_MISALIGNED, its lane and its
+address. Loads and stores are then LLVM masked gathers/scatters; atomics run
+lane by lane in lane order with LLVM ``atomicrmw``/``cmpxchg`` (safe when CTAs
+run on several threads).
+"""
+from __future__ import annotations
+
+from ptxc import ir
+
+from . import layout as Lo
+from .irtext import LANE_IDS, splat, vt
+from .ops_common import intr, itype, types_of
+from .plan import DYNAMIC, decode_call
+from .values import bits_of, is_signed, lty, vname
+
+SPACES = ("global", "shared", "local", "const", "param", "generic")
+
+
+def K64(v) -> str:
+    return splat("i64", v)
+
+
+def space_of(ins) -> str:
+    for m in ins.mods:
+        base = m.split("::")[0]
+        if base in SPACES:
+            return base
+    return "generic"
+
+
+def vec_width(ins) -> int:
+    for m in ins.mods:
+        if m in ("v2", "v4", "v8"):
+            return int(m[1:])
+    return 1
+
+
+# ------------------------------------------------------------ addresses
+def address(cg, addr_op, space: str):
+    """(i64 lane addresses, static Placed or None) of an address operand."""
+    if isinstance(addr_op, ir.Addr):
+        base, off = addr_op.base, addr_op.offset
+    else:
+        base, off = addr_op, 0
+    if isinstance(base, ir.Sym):
+        p = cg.plan.resolve(cg.inst, cg.cur, base.name)
+        return None, (p, off + base.offset)
+    if base is None:
+        return splat("i64", off), None
+    bits = 64 if (base.type and bits_of_reg(base) == 64) else 32
+    v = cg.read(base, "u64" if bits == 64 else "u32")
+    if bits == 32:
+        v = cg.f.cast("zext", "<32 x i32>", v, "<32 x i64>")
+    if off:
+        v = cg.f.val(f"add <32 x i64> {v}, {K64(off)}")
+    return v, None
+
+
+def bits_of_reg(v) -> int:
+    try:
+        return bits_of(v.type)
+    except KeyError:
+        return 64
+
+
+def static_address(cg, placed, off: int) -> int:
+    """The space address of a placed symbol + offset."""
+    base = cg.plan.dyn_shared_base if placed.offset == DYNAMIC else placed.offset
+    return base + off
+
+
+def resolve(cg, space: str, addr, static, nbytes: int, align: int) -> str:
+    """Host pointers (<32 x ptr>) of the executing lanes, after the checks."""
+    f = cg.f
+    if static is not None:
+        placed, off = static
+        space = {"param": "param", "local": "local", "shared": "shared", "const": "const",
+                 "global": "globals"}[placed.space]
+        a = static_address(cg, placed, off)
+        if space == "globals":
+            addr = K64(a)
+            space = "global_seg"
+        else:
+            addr = K64(a)
+    if space in ("global", "generic"):
+        return resolve_generic(cg, addr, nbytes, align)
+    seg = {"shared": "shared", "local": "local", "const": "const", "param": "param",
+           "global_seg": "globals"}[space]
+    base, size = cg.seg_base[seg], cg.seg_size[seg]
+    sz = cg.bcast(size, "i64")
+    end = f.val(f"add <32 x i64> {addr}, {K64(nbytes)}")
+    ok = f.val(f"and <32 x i1> {f.val(f'icmp ult <32 x i64> {addr}, {sz}')}, "
+               f"{f.val(f'icmp ule <32 x i64> {end}, {sz}')}")
+    off = addr
+    if seg == "local":
+        lane = f.cast("zext", "<32 x i32>", LANE_IDS, "<32 x i64>")
+        off = f.val(f"add <32 x i64> {addr}, {f.val(f'mul <32 x i64> {lane}, {sz}')}")
+    check(cg, ok, addr, align)
+    basev = cg.bcast(base, "ptr")
+    return f.val(f"getelementptr i8, <32 x ptr> {basev}, <32 x i64> {off}")
+
+
+def resolve_generic(cg, addr: str, nbytes: int, align: int) -> str:
+    """Segment-table lookup: seg = addr >> 32, offset = low 32 bits."""
+    f = cg.f
+    seg = f.cast("trunc", "<32 x i64>", f.val(f"lshr <32 x i64> {addr}, {K64(32)}"), "<32 x i32>")
+    off = f.val(f"and <32 x i64> {addr}, {K64(0xFFFFFFFF)}")
+    inr = f.val(f"icmp ult <32 x i32> {seg}, {cg.bcast(cg.nsegs, 'i32')}")
+    segc = f.val(f"select <32 x i1> {inr}, <32 x i32> {seg}, <32 x i32> zeroinitializer")
+    eoff = f.val(f"mul <32 x i32> {segc}, {splat('i32', Lo.SEG_ENTRY_BYTES)}")
+    segsv = cg.bcast("%segs", "ptr")
+    ent = f.val(f"getelementptr i8, <32 x ptr> {segsv}, <32 x i32> {eoff}")
+    m = cg.em
+    base = gather(cg, "ptr", ent, 8, m)
+    size = gather(cg, "i64", f.val(f"getelementptr i8, <32 x ptr> {ent}, <32 x i64> {K64(8)}"), 8, m)
+    stride = gather(cg, "i64", f.val(f"getelementptr i8, <32 x ptr> {ent}, <32 x i64> {K64(16)}"), 8, m)
+    end = f.val(f"add <32 x i64> {off}, {K64(nbytes)}")
+    ok = f.val(f"icmp ule <32 x i64> {end}, {size}")
+    check(cg, ok, addr, align)
+    lane = f.cast("zext", "<32 x i32>", LANE_IDS, "<32 x i64>")
+    hoff = f.val(f"add <32 x i64> {off}, {f.val(f'mul <32 x i64> {lane}, {stride}')}")
+    return f.val(f"getelementptr i8, <32 x ptr> {base}, <32 x i64> {hoff}")
+
+
+def check(cg, ok: str, addr: str, align: int) -> None:
+    f = cg.f
+    bad = f.val(f"xor <32 x i1> {ok}, {splat('i1', 'true')}")
+    bad = f.val(f"and <32 x i1> {bad}, {cg.em}")
+    cg.fail_if(f.cast("bitcast", "<32 x i1>", bad, "i32"), Lo.ERR_OOB, addr)
+    if align > 1:
+        low = f.val(f"and <32 x i64> {addr}, {K64(align - 1)}")
+        mis = f.val(f"icmp ne <32 x i64> {low}, zeroinitializer")
+        mis = f.val(f"and <32 x i1> {mis}, {cg.em}")
+        cg.fail_if(f.cast("bitcast", "<32 x i1>", mis, "i32"), Lo.ERR_MISALIGNED, addr)
+
+
+def gather(cg, lt: str, ptrs: str, align: int, mask: str) -> str:
+    V = vt(lt)
+    return intr(cg, f"llvm.masked.gather.{vname(lt)}.v32p0", V,
+                [("<32 x ptr>", ptrs), ("i32", str(align)), ("<32 x i1>", mask), (V, "zeroinitializer")])
+
+
+def scatter(cg, lt: str, val: str, ptrs: str, align: int, mask: str) -> None:
+    V = vt(lt)
+    cg.decls.add(f"declare void @llvm.masked.scatter.{vname(lt)}.v32p0({V}, <32 x ptr>, i32, <32 x i1>)")
+    cg.f.emit(f"call void @llvm.masked.scatter.{vname(lt)}.v32p0({V} {val}, <32 x ptr> {ptrs}, "
+              f"i32 {align}, <32 x i1> {mask})")
+
+
+def elem_ptrs(cg, ptrs: str, off: int) -> str:
+    if not off:
+        return ptrs
+    return cg.f.val(f"getelementptr i8, <32 x ptr> {ptrs}, <32 x i64> {K64(off)}")
+
+
+# ------------------------------------------------------------ ld / st
+def mem_type(ins) -> str:
+    ts = types_of(ins)
+    return ts[-1] if ts else "b32"
+
+
+def op_ld(cg, ins):
+    t = mem_type(ins)
+    if t == "b128":
+        return cg.unsupported(ins, "ld.b128")
+    n = vec_width(ins)
+    es = bits_of(t) // 8
+    space = space_of(ins)
+    addr, static = address(cg, ins.srcs[0], space)
+    dsts = cg.dst_list(ins)
+    if static is not None and static[0].space == "param" and static[0].seg == Lo.SEG_PARAM:
+        return load_kernel_param(cg, static, t, n, dsts)
+    ptrs = resolve(cg, space, addr, static, es * n, es * n)
+    lt = lty(t)
+    for i in range(n):
+        v = gather(cg, lt, elem_ptrs(cg, ptrs, i * es), es, cg.em)
+        if i < len(dsts) and dsts[i] is not None:
+            cg.write(dsts[i], v, t)
+
+
+def load_kernel_param(cg, static, t: str, n: int, dsts) -> None:
+    """ld.param of a kernel parameter: a uniform scalar load."""
+    from ptxc.errors import PtxcError
+    placed, off = static
+    es = bits_of(t) // 8
+    addr = static_address(cg, placed, off)
+    if addr + es * n > cg.plan.param_size:
+        raise PtxcError(f"ld.param beyond the parameter '{placed.var.name}' at line {cg.cur.loc.line}",
+                        cg.cur.loc)
+    lt = lty(t)
+    for i in range(n):
+        p = cg.f.gep(cg.params, addr + i * es)
+        v = cg.f.load(lt, p, 1)
+        if i < len(dsts) and dsts[i] is not None:
+            cg.write(dsts[i], cg.bcast(v, lt), t)
+
+
+def op_st(cg, ins):
+    t = mem_type(ins)
+    if t == "b128":
+        return cg.unsupported(ins, "st.b128")
+    n = vec_width(ins)
+    es = bits_of(t) // 8
+    space = space_of(ins)
+    addr_op = ins.dsts[0] if ins.dsts and isinstance(ins.dsts[0], ir.Addr) else ins.srcs[0]
+    val_op = ins.srcs[-1]
+    addr, static = address(cg, addr_op, space)
+    if static is not None and static[0].seg == Lo.SEG_PARAM and static[0].space == "param":
+        return cg.unsupported(ins, "st to a kernel parameter")
+    ptrs = resolve(cg, space, addr, static, es * n, es * n)
+    items = val_op.items if isinstance(val_op, ir.Vec) else [val_op]
+    lt = lty(t)
+    for i, item in enumerate(items[:n]):
+        v = cg.read(item, t)
+        scatter(cg, lt, v, elem_ptrs(cg, ptrs, i * es), es, cg.em)
+
+
+# ------------------------------------------------------------- atomics
+RMW = {"add": "add", "and": "and", "or": "or", "xor": "xor", "exch": "xchg",
+       "inc": "uinc_wrap", "dec": "udec_wrap"}
+
+
+def atomic(cg, ins, has_result: bool):
+    t = mem_type(ins)
+    op = next((m for m in ins.mods if m in ("add", "min", "max", "inc", "dec", "and", "or",
+                                             "xor", "exch", "cas")), None)
+    if op is None or t in ("f16", "bf16", "f16x2", "bf16x2", "b128") or vec_width(ins) > 1:
+        return cg.unsupported(ins)
+    space = space_of(ins)
+    if space in ("global", "generic"):
+        cg.uses_global_atomics = True
+    es = bits_of(t) // 8
+    a_idx = 0 if not has_result else 0
+    addr, static = address(cg, ins.srcs[a_idx], space)
+    ptrs = resolve(cg, space, addr, static, es, es)
+    lt = lty(t)
+    b = cg.read(ins.srcs[a_idx + 1], t)
+    c = cg.read(ins.srcs[a_idx + 2], t) if op == "cas" else None
+    rmw = rmw_name(op, t)
+    if rmw is None:
+        return cg.unsupported(ins)
+    old = lane_atomics(cg, lt, ptrs, b, c, rmw, es)
+    if has_result:
+        cg.write(ins.results[0] if ins.results else None, old, t)
+
+
+def rmw_name(op: str, t: str) -> str | None:
+    flt = t in ("f32", "f64")
+    if op == "add":
+        return "fadd" if flt else "add"
+    if op in ("min", "max"):
+        if flt:
+            return "f" + op
+        return op if is_signed(t) else "u" + op
+    if op == "cas":
+        return "cas"
+    if flt and op != "exch":
+        return None
+    return RMW.get(op)
+
+
+def lane_atomics(cg, lt: str, ptrs: str, b: str, c, rmw: str, align: int) -> str:
+    """Apply the atomic lane by lane (lane order); returns the old values."""
+    f = cg.f
+    V = vt(lt)
+    out = f.alloca(f"[32 x {lt}]", "atom", 64)
+    f.store(V, "zeroinitializer", out, 64)
+    mask = cg.emi
+    head, body, nxt, done = (f.fresh_label(x) for x in ("ahead", "abody", "anext", "adone"))
+    pre = f.cur_label
+    f.br(head)
+    f.label(head)
+    i = f.tmp("i")
+    f.lines.append(f"  {i} = phi i32 [ 0, %{pre} ], [ %{i[1:]}n, %{nxt} ]")
+    bit = f.val(f"and i32 {f.val(f'lshr i32 {mask}, {i}')}, 1")
+    f.cbr(f.icmp("ne", "i32", bit, "0"), body, nxt)
+    f.label(body)
+    p = f.val(f"extractelement <32 x ptr> {ptrs}, i32 {i}")
+    x = f.val(f"extractelement {V} {b}, i32 {i}")
+    if rmw == "cas":
+        y = f.val(f"extractelement {V} {c}, i32 {i}")
+        if lt in ("float", "double"):
+            it = "i32" if lt == "float" else "i64"
+            xi, yi = f.cast("bitcast", lt, x, it), f.cast("bitcast", lt, y, it)
+            pair = f.val(f"cmpxchg ptr {p}, {it} {xi}, {it} {yi} monotonic monotonic, align {align}")
+            old = f.cast("bitcast", it, f.val(f"extractvalue {{ {it}, i1 }} {pair}, 0"), lt)
+        else:
+            pair = f.val(f"cmpxchg ptr {p}, {lt} {x}, {lt} {y} monotonic monotonic, align {align}")
+            old = f.val(f"extractvalue {{ {lt}, i1 }} {pair}, 0")
+    else:
+        old = f.val(f"atomicrmw {rmw} ptr {p}, {lt} {x} monotonic, align {align}")
+    slot = f.val(f"getelementptr [32 x {lt}], ptr {out}, i32 0, i32 {i}")
+    f.store(lt, old, slot, align)
+    f.br(nxt)
+    f.label(nxt)
+    f.lines.append(f"  {i}n = add i32 {i}, 1")
+    f.cbr(f.icmp("ult", "i32", f"{i}n", "32"), head, done)
+    f.label(done)
+    return f.load(V, out, 64)
+
+
+def op_atom(cg, ins):
+    atomic(cg, ins, True)
+
+
+def op_red(cg, ins):
+    atomic(cg, ins, False)
+
+
+# ------------------------------------------------------- cvta / isspacep
+CVTA_SEG = {"shared": Lo.SEG_SHARED, "local": Lo.SEG_LOCAL, "const": Lo.SEG_CONST,
+            "param": Lo.SEG_PARAM}
+
+
+def op_cvta(cg, ins):
+    t = itype(ins, "u64")
+    space = next((m for m in ins.mods if m in SPACES), "global")
+    a = cg.read(ins.srcs[0], t)
+    f = cg.f
+    if space == "global" or space not in CVTA_SEG:
+        return cg.write(ins.results[0], a, t)
+    seg = CVTA_SEG[space]
+    if bits_of(t) == 32:
+        return cg.write(ins.results[0], a, t)
+    if "to" in ins.mods:
+        r = f.val(f"and <32 x i64> {a}, {K64(0xFFFFFFFF)}")
+    else:
+        r = f.val(f"or <32 x i64> {a}, {K64(seg << 32)}")
+    cg.write(ins.results[0], r, t)
+
+
+def op_isspacep(cg, ins):
+    space = next((m for m in ins.mods if m in SPACES), "global")
+    a = cg.read(ins.srcs[0], "u64")
+    f = cg.f
+    seg = f.val(f"lshr <32 x i64> {a}, {K64(32)}")
+    if space == "global":
+        r = f.val(f"icmp uge <32 x i64> {seg}, {K64(Lo.SEG_GLOBALS)}")
+    else:
+        r = f.val(f"icmp eq <32 x i64> {seg}, {K64(CVTA_SEG.get(space, 0))}")
+    cg.write(ins.results[0], r, "pred")
+
+
+def op_nop(cg, ins):
+    return None
+
+
+# ---------------------------------------------------- call parameters
+def copy_params(cg, call_node, into_callee: bool) -> None:
+    """Copy call arguments into the callee's parameters, or its return
+    values back to the caller (masked by the executing lanes)."""
+    call, callee = call_node.call, call_node.callee
+    rets, _, args = decode_call(call)
+    caller = call_node.inst
+    pairs = zip(args, callee.fn.params) if into_callee else zip(rets, callee.fn.rets)
+    saved = cg.inst, cg.cur
+    cg.cur = call
+    for actual, formal in pairs:
+        copy_one(cg, caller, callee, actual, formal, into_callee)
+    cg.inst, cg.cur = saved
+
+
+def copy_one(cg, caller, callee, actual, formal, into_callee: bool) -> None:
+    size = formal.size
+    if formal.space == "reg":            # register parameters: copy the value
+        t = formal.type
+        var = cg.plan.formal_var(callee.fn, formal.name)
+        if var is None:
+            return
+        if into_callee:
+            cg.inst = caller
+            v = cg.read(actual, t) if not isinstance(actual, ir.Sym) else None
+            if v is None:
+                return
+            cg.inst = callee
+            cg.write_var(var, v, t)
+        else:
+            cg.inst = callee
+            v = cg.read_var(var, t)
+            cg.inst = caller
+            cg.write(actual, v, t)
+        return
+    fplace = cg.plan._place(callee, formal)
+    if isinstance(actual, ir.Sym):
+        cg.inst = caller
+        aplace = cg.plan.resolve(caller, cg.cur, actual.name)
+        src, dst = (aplace, fplace) if into_callee else (fplace, aplace)
+        copy_bytes(cg, src, dst, size)
+        return
+    t = formal.type if formal.type in ("f32", "f64") else "b%d" % (bits_of(formal.type) if formal.type != "pred" else 32)
+    if into_callee:                      # a register or immediate argument
+        cg.inst = caller
+        v = cg.read(actual, t)
+        store_static(cg, fplace, v, t)
+    else:
+        v = load_static(cg, fplace, t)
+        cg.inst = caller
+        cg.write(actual, v, t)
+
+
+def _static_ptrs(cg, placed, nbytes):
+    addr = K64(static_address(cg, placed, 0))
+    return resolve(cg, "local", addr, None, nbytes, 1)
+
+
+def copy_bytes(cg, src, dst, size: int) -> None:
+    sp = _static_ptrs(cg, src, size)
+    dp = _static_ptrs(cg, dst, size)
+    off = 0
+    for chunk, lt in ((8, "i64"), (4, "i32"), (2, "i16"), (1, "i8")):
+        while size - off >= chunk:
+            v = gather(cg, lt, elem_ptrs(cg, sp, off), 1, cg.em)
+            scatter(cg, lt, v, elem_ptrs(cg, dp, off), 1, cg.em)
+            off += chunk
+
+
+def store_static(cg, placed, v, t) -> None:
+    scatter(cg, lty(t), v, _static_ptrs(cg, placed, bits_of(t) // 8), 1, cg.em)
+
+
+def load_static(cg, placed, t):
+    return gather(cg, lty(t), _static_ptrs(cg, placed, bits_of(t) // 8), 1, cg.em)
+
+
+OPS = {"ld": op_ld, "ldu": op_ld, "st": op_st, "atom": op_atom, "red": op_red,
+       "cvta": op_cvta, "isspacep": op_isspacep, "prefetch": op_nop, "prefetchu": op_nop,
+       "membar": op_nop, "fence": op_nop, "nanosleep": op_nop, "pmevent": op_nop,
+       "griddepcontrol": op_nop, "discard": op_nop, "applypriority": op_nop,
+       "brkpt": op_nop}

@@ -1,0 +1,214 @@
+"""The Python side of a launch: memory, workers, the CTA thread pool, errors.
+
+Memory (layout.py): every buffer, the module's .global and .const variables
+and the kernel parameters are segments of a flat 64-bit address space; each
+worker (a pool thread) owns its shared memory, local memory, warp states and
+counters, so workers never share mutable state except global memory. CTAs
+are handed out in increasing linear order in chunks; the native
+``run_ctas`` releases the GIL (ctypes), so the workers run in parallel.
+Counters are sums, hence identical for any number of workers. Kernels with
+global atomics run on one worker so that atomics see one CTA order.
+"""
+from __future__ import annotations
+
+import struct
+import threading
+
+import numpy as np
+
+from ptxc import ir
+from ptxc.errors import PtxcError
+from ptxc.types import TYPE_SIZES
+
+from . import layout as Lo
+
+
+def aligned(nbytes: int, align: int = 64) -> np.ndarray:
+    """A zeroed uint8 array whose data is ``align``-byte aligned."""
+    raw = np.zeros(max(int(nbytes), 1) + align, dtype=np.uint8)
+    off = (-raw.ctypes.data) % align
+    return raw[off:off + max(int(nbytes), 1)]
+
+
+def ptr(a: np.ndarray) -> int:
+    return a.ctypes.data
+
+
+class RunError(Exception):
+    """A run-time error reported by the generated code (decoded by launch)."""
+
+    def __init__(self, code, cta, warp, lane, instr_id, addr):
+        super().__init__(code)
+        self.code, self.cta, self.warp, self.lane = code, cta, warp, lane
+        self.instr_id, self.addr = instr_id, addr
+
+
+class Launch:
+    """One launch of a compiled kernel."""
+
+    def __init__(self, compiled, grid, block, params: bytes, buffers: list,
+                 dyn_shared: int, max_steps: int, threads: int, per_cta: bool = True):
+        self.c = compiled
+        plan = compiled.plan
+        self.grid, self.block = grid, block
+        self.nctas = grid[0] * grid[1] * grid[2]
+        self.nthreads = block[0] * block[1] * block[2]
+        self.nwarps = (self.nthreads + 31) // 32
+        self.shared_total = plan.dyn_shared_base + dyn_shared if plan.has_dynamic_shared \
+            else plan.shared_static + dyn_shared
+        self.local_size = plan.local_size
+        self.params = aligned(max(plan.param_size, len(params)) + 16)
+        self.params[:len(params)] = np.frombuffer(params, dtype=np.uint8)
+        self.consts = aligned(plan.const_size + 16)
+        self.globals = aligned(plan.global_size + 16)
+        init_module_vars(plan, self.consts, self.globals)
+        self.buffers = buffers
+        self.threads = max(1, int(threads))
+        self.per_cta = np.zeros(2 * self.nctas, dtype=np.int64) if per_cta else None
+        self.L = self._launch_state(dyn_shared, max_steps)
+        self.seg_template = self._segments()
+
+    # ---------------------------------------------------------- structs
+    def _launch_state(self, dyn_shared: int, max_steps: int) -> np.ndarray:
+        L = aligned(Lo.L_SIZE)
+        g, b = self.grid, self.block
+        struct.pack_into("<4I4IQqIIIIQ", L, 0, b[0], b[1], b[2], self.nthreads,
+                         g[0], g[1], g[2], self.nwarps, ptr(self.params), max_steps,
+                         self.shared_total, dyn_shared, self.local_size,
+                         Lo.SEG_FIRST_BUFFER + len(self.buffers),
+                         ptr(self.per_cta) if self.per_cta is not None else 0)
+        return L
+
+    def _segments(self) -> np.ndarray:
+        n = Lo.SEG_FIRST_BUFFER + len(self.buffers)
+        segs = np.zeros((n, 4), dtype=np.int64)
+        segs[:, 0] = ptr(self.params)          # a valid pointer everywhere (size 0 = no access)
+        segs[Lo.SEG_PARAM] = (ptr(self.params), self.c.plan.param_size, 0, 0)
+        segs[Lo.SEG_CONST] = (ptr(self.consts), self.c.plan.const_size, 0, 0)
+        segs[Lo.SEG_GLOBALS] = (ptr(self.globals), self.c.plan.global_size, 0, 0)
+        for k, buf in enumerate(self.buffers):
+            segs[Lo.SEG_FIRST_BUFFER + k] = (ptr(buf) if buf.size else ptr(self.params), buf.nbytes, 0, 0)
+        return segs
+
+    # ------------------------------------------------------------- runs
+    def run(self) -> np.ndarray:
+        """Run every CTA; returns the summed counters (raises RunError)."""
+        threads = 1 if self.c.uses_global_atomics else min(self.threads, self.nctas)
+        workers = [Worker(self) for _ in range(threads)]
+        if threads == 1:
+            workers[0].run_range(0, self.nctas)
+        else:
+            self._run_parallel(workers)
+        errors = [w.error for w in workers if w.error is not None]
+        if errors:
+            raise min(errors, key=lambda e: e.cta)
+        return sum(w.counters for w in workers)
+
+    def _run_parallel(self, workers) -> None:
+        chunk = max(1, self.nctas // (len(workers) * 16))
+        state = {"next": 0, "stop": self.nctas}
+        lock = threading.Lock()
+
+        def loop(w):
+            while True:
+                with lock:
+                    begin = state["next"]
+                    if begin >= state["stop"]:
+                        return
+                    state["next"] = begin + chunk
+                w.run_range(begin, min(begin + chunk, self.nctas))
+                if w.error is not None:
+                    with lock:
+                        state["stop"] = min(state["stop"], w.error.cta)
+                    return
+
+        pool = [threading.Thread(target=loop, args=(w,), daemon=True) for w in workers]
+        for t in pool:
+            t.start()
+        for t in pool:
+            t.join()
+
+
+class Worker:
+    """The private memory of one pool thread."""
+
+    def __init__(self, launch: Launch):
+        c = launch.c
+        self.launch = launch
+        self.ws_size = c.ws_size
+        self.ws = aligned(launch.nwarps * c.ws_size)
+        self.local = aligned(launch.nwarps * 32 * max(launch.local_size, 1))
+        self.shared = aligned(launch.shared_total + 16)
+        self.segs = launch.seg_template.copy()
+        self.segs[Lo.SEG_SHARED] = (ptr(self.shared), launch.shared_total, 0, 0)
+        self.segs[Lo.SEG_LOCAL] = (ptr(self.local), launch.local_size, launch.local_size, 0)
+        self.counters = np.zeros(max(c.n_counters, 1), dtype=np.int64)
+        self.cta = aligned(Lo.CTA_SIZE)
+        self.W = aligned(Lo.W_SIZE)
+        struct.pack_into("<6Qq", self.W, 0, ptr(self.ws), ptr(self.local), ptr(self.shared),
+                         ptr(self.segs), ptr(self.counters), ptr(self.cta), c.ws_size)
+        self.error = None
+
+    def run_range(self, begin: int, end: int) -> None:
+        c = self.launch.c
+        rc = c.run_ctas(ptr(self.launch.L), ptr(self.W), begin, end, c.warp_fn)
+        if rc != 0:
+            cta, = struct.unpack_from("<q", self.W, Lo.W_ERR_CTA)
+            warp, = struct.unpack_from("<i", self.W, Lo.W_ERR_WARP)
+            base = warp * self.ws_size
+            code, iid, lane = struct.unpack_from("<3i", self.ws, base + Lo.WS_ERR_CODE)
+            addr, = struct.unpack_from("<Q", self.ws, base + Lo.WS_ERR_ADDR)
+            self.error = RunError(code, cta, warp, lane, iid, addr)
+
+
+# ------------------------------------------------------ module variables
+def init_module_vars(plan, consts: np.ndarray, globals_: np.ndarray) -> None:
+    """Write the initializers of .const and .global variables."""
+    for v in plan.module.globals:
+        if v.init is None:
+            continue
+        if v.space == "const" and v.name in plan.const_layout:
+            write_init(plan, consts, plan.const_layout[v.name], v)
+        elif v.space == "global" and v.name in plan.global_layout:
+            write_init(plan, globals_, plan.global_layout[v.name], v)
+
+
+def flatten(init):
+    if isinstance(init, list):
+        for x in init:
+            yield from flatten(x)
+    else:
+        yield init
+
+
+def write_init(plan, buf: np.ndarray, off: int, var) -> None:
+    t = var.type
+    es = TYPE_SIZES.get(t, 1)
+    for i, item in enumerate(flatten(var.init)):
+        pos = off + i * es
+        if pos + es > buf.size or pos + es > off + max(var.size, es):
+            break
+        raw = init_bytes(plan, item, t, es)
+        buf[pos:pos + es] = np.frombuffer(raw, dtype=np.uint8)
+
+
+def init_bytes(plan, item, t: str, es: int) -> bytes:
+    from .values import const_bits
+    if isinstance(item, tuple) and len(item) == 2:
+        item = item[1]
+    if isinstance(item, ir.Sym):
+        val = symbol_value(plan, item)
+        return (val & ((1 << (8 * es)) - 1)).to_bytes(es, "little")
+    if isinstance(item, ir.Imm):
+        bt = t if t in ("f32", "f64", "f16", "bf16") else f"b{es * 8}"
+        return const_bits(item, bt).to_bytes(es, "little")
+    return bytes(es)
+
+
+def symbol_value(plan, sym) -> int:
+    name = sym.name
+    if name in plan.global_layout:
+        return (Lo.SEG_GLOBALS << 32) | (plan.global_layout[name] + sym.offset)
+    if name in plan.const_layout:
+        return (Lo.SEG_CONST << 32) | (plan.const_layout[name] + sym.offset)
+    return 0

@@ -1,0 +1,143 @@
+"""The ``count`` pass: static counts per kernel and basic block, and, when a
+launch is configured, the dynamic counters of METRICS.md.
+
+Static counts: see count_static (classes of ptxc.opcodes, memory by state
+space, METRICS.md FLOP weights, branches). Dynamic counts: when
+``am.options['launch']`` is a dict (the CLI's --kernel/--grid/--block/--arg),
+the kernel is run by the JIT executor (``ptxc.launch.launch_from_options``):
+in hybrid mode when the slice ran earlier in the pipeline (the functions
+carry ``attrs['sliced']``) unless the launch asks for ``mode: full``, else in
+full mode; the profile's ``to_dict()`` is reported under ``dynamic``. Without a
+launch, or before the executor exists, the report is static only and says so.
+
+Output (``am.options['format']``): text tables (default), ``json`` (the
+``data`` dict; keys as in METRICS.md), or ``csv`` (one row per kernel with
+HyPA's module-level columns; docs/count.md).
+"""
+from __future__ import annotations
+
+import time
+from dataclasses import dataclass
+
+from ptxc.passmanager import ALL, Pass, PassResult
+
+from .count_render import render_csv, render_text
+from .count_static import FP_CLASSES, module_counts
+
+STATIC_NOTE = "static counts only (no launch configuration: give --kernel/--grid/--block)"
+NO_JIT_NOTE = "static counts only: the JIT executor (ptxc.launch) is not available"
+
+
+def module_header(module) -> dict:
+    return {
+        "file": module.filename,
+        "ptx_version": module.version,
+        "target": ",".join(module.target),
+        "address_size": module.address_size,
+    }
+
+
+def launch_mode(module, opts: dict) -> str:
+    if opts.get("mode") == "full":
+        return "full"
+    sliced = any(f.attrs.get("sliced") for f in module.functions if not f.is_decl)
+    return "hybrid" if sliced else "full"
+
+
+def run_launch(module, opts: dict):
+    """(profile dict, mode, seconds) or (None, note) when no executor exists."""
+    try:
+        from ptxc.launch import launch_from_options
+    except ImportError:
+        return None, NO_JIT_NOTE, None, None
+    mode = launch_mode(module, opts)
+    t0 = time.perf_counter()
+    profile = launch_from_options(module, opts, mode)
+    seconds = time.perf_counter() - t0
+    data = profile.to_dict() if hasattr(profile, "to_dict") else dict(profile)
+    return data, None, mode, seconds
+
+
+def _block_execs(dyn: dict) -> dict:
+    """{block name: thread executions} from a profile dict, if it has them."""
+    blocks = dyn.get("blocks") or dyn.get("per_block") or {}
+    out = {}
+    items = blocks.items() if isinstance(blocks, dict) else \
+        ((b.get("block") or b.get("name"), b) for b in blocks if isinstance(b, dict))
+    for name, b in items:
+        if isinstance(b, dict) and "thread_execs" in b:
+            out[name] = b["thread_execs"]
+    return out
+
+
+def csv_dynamic(fc: dict, dyn: dict, opts: dict, seconds: float) -> dict:
+    """HyPA's dynamic columns from a profile and the static block counts."""
+    execs = _block_execs(dyn)
+    out = {
+        "threads": dyn.get("threads", _threads(opts)),
+        "dynamic_inst": dyn.get("thread_inst_executed"),
+        "divergent_branch": dyn.get("divergent_branch"),
+        "branch_efficiency": dyn.get("branch_efficiency"),
+        "duration_ms": round(1000 * seconds, 3),
+    }
+    if execs:
+        blocks = {b["block"]: b for b in fc["blocks"]}
+        out["dynamic_fp_inst"] = sum(n * sum(blocks[k]["classes"][c] for c in FP_CLASSES)
+                                     for k, n in execs.items() if k in blocks)
+        if "slice_inst" in fc:
+            done = sum(n * blocks[k]["slice_inst"] for k, n in execs.items() if k in blocks)
+            out["executed_inst"] = done
+            total = out["dynamic_inst"]
+            out["percent_executed"] = round(100 * done / total, 3) if total else None
+    return out
+
+
+def _threads(opts: dict):
+    total = 1
+    for key in ("grid", "block"):
+        dims = opts.get(key)
+        if isinstance(dims, int):
+            dims = (dims,)
+        if not isinstance(dims, (tuple, list)) or not all(isinstance(d, int) for d in dims):
+            return None
+        for d in dims:
+            total *= d
+    return total
+
+
+def count_report(module, am) -> dict:
+    report = {**module_header(module), **module_counts(module)}
+    opts = am.options.get("launch")
+    if not isinstance(opts, dict):
+        report["note"] = STATIC_NOTE
+        return report
+    dyn, note, mode, seconds = run_launch(module, opts)
+    if dyn is None:
+        report["note"] = note
+        return report
+    name = opts.get("kernel") or next(
+        (n for n, f in report["functions"].items() if f["kernel"]), None)
+    fc = report["functions"].get(name)
+    if fc is not None:
+        fc["dynamic"] = {"mode": mode, **dyn}
+        fc["csv_dynamic"] = csv_dynamic(fc, dyn, opts, seconds)
+    return report
+
+
+@dataclass(frozen=True)
+class CountPass(Pass):
+    name = "count"
+    summary = "static instruction counts per kernel and block (and dynamic counters with a launch)"
+
+    def run(self, module, am) -> PassResult:
+        report = count_report(module, am)
+        fmt = am.options.get("format", "text")
+        text = render_csv(report) if fmt == "csv" else render_text(report)
+        data = _strip_private(report)
+        return PassResult(self.name, text, data, ALL)
+
+
+def _strip_private(report: dict) -> dict:
+    for fc in report["functions"].values():
+        fc.pop("csv_dynamic", None)
+    return report

@@ -1,0 +1,252 @@
+"""The backward slice closure: a worklist over use-def edges (Weiser 1981).
+
+Weiser's static slice of a program with respect to a criterion is the set of
+statements that may affect the criterion's values. On SSA form the data part
+is a walk over use-def edges (each value has one definition); control
+dependence (Ottenstein & Ottenstein's program dependence graph) comes for free
+here because every branch is itself a criterion, so every instruction's
+controlling branches are always in the slice.
+
+Closure rules, applied to each instruction the first time it is kept:
+
+1. every value it reads (``operand_values``: sources, address bases, the
+   guard, the old value of a guarded definition, the carry flag) keeps its
+   defining instruction or phi;
+2. every memory read keeps every write that may reach it (slice_memory);
+3. an ``ld.param`` of a ``.func`` parameter keeps, at each call site in the
+   universe, what the argument was stored from; an ``ld.param`` of a call's
+   return variable keeps the callee's ``st.param`` to that return parameter
+   (Horwitz-Reps-Binkley parameter edges, context-insensitive);
+4. an external call that is kept for its result or its memory effect keeps
+   all of its arguments (and the memory it may read).
+
+Each instruction, bucket and parameter edge is processed once: O(size of the
+universe + its uses + its accesses).
+"""
+from __future__ import annotations
+
+from ptxc import ir
+
+from .slice_access import GENERIC, Access, reads
+from .slice_calls import CallSite, decode_call
+from .slice_memory import PURE_EXTERNS, FunctionWrites, MemoryIndex
+from .slice_regions import Regions
+
+CRITERIA = ("counters", "branches")
+
+
+def criterion(ins: ir.Instr, criteria: str) -> tuple[bool, bool]:
+    """(keep the instruction, keep its guard's definition) for a seed."""
+    if ins.is_phi:
+        return False, False
+    info = ins.info
+    if info is None:
+        return True, True
+    keep = info.terminator or info.barrier or ins.opcode == "call"
+    guard = ins.guard is not None and (criteria == "counters" or keep or info.warp)
+    return keep, guard
+
+
+def seeds(fn, criteria: str) -> list:
+    """The instructions a function contributes as slicing criteria: kept
+    instructions, and the definitions of the guards that must be known."""
+    out = []
+    for ins in fn.instructions():
+        keep, guard = criterion(ins, criteria)
+        if keep:
+            out.append(ins)
+        if guard and isinstance(ins.guard, ir.Result):
+            out.append(ins.guard.instr)
+    return out
+
+
+class Facts:
+    """Per-function and per-instruction facts, computed once per module and
+    shared by the universes (a callee reached from many kernels is scanned
+    once): seeds, memory reads, indexed writes, pointer regions."""
+
+    def __init__(self, program, memory: str, address_size: int):
+        self.program, self.memory, self.address_size = program, memory, address_size
+        self._seeds: dict = {}
+        self._reads: dict = {}
+        self._writes: dict = {}
+        self._regions: dict = {}
+
+    def seeds(self, fn, criteria: str) -> list:
+        key = (id(fn), criteria)
+        if key not in self._seeds:
+            self._seeds[key] = seeds(fn, criteria)
+        return self._seeds[key]
+
+    def reads(self, ins) -> list:
+        r = self._reads.get(id(ins))
+        if r is None:
+            r = self._reads[id(ins)] = reads(ins)
+        return r
+
+    def writes(self, fn) -> FunctionWrites:
+        w = self._writes.get(id(fn))
+        if w is None:
+            w = self._writes[id(fn)] = FunctionWrites(fn, self.program, self.memory, self.regions)
+        return w
+
+    def regions(self, fn) -> Regions:
+        r = self._regions.get(id(fn))
+        if r is None:
+            r = self._regions[id(fn)] = Regions(fn, self.program, self.address_size)
+        return r
+
+
+class Slicer:
+    """The slice of one universe (a kernel and the functions it can reach)."""
+
+    def __init__(self, program, funcs: list, memory: str, criteria: str, facts):
+        self.program = program
+        self.funcs = funcs
+        self.criteria = criteria
+        self.facts = facts
+        self.in_universe = {id(f) for f in funcs}
+        self.memory = MemoryIndex(funcs, memory, facts.regions, facts.writes)
+        self.kept: set[int] = set()
+        self.kept_instrs: list = []
+        self._work: list = []
+        self._done: set = set()
+
+    # ---------------------------------------------------------- worklist
+    def keep(self, ins) -> None:
+        if id(ins) not in self.kept:
+            self.kept.add(id(ins))
+            self.kept_instrs.append(ins)
+            self._work.append(ins)
+
+    def keep_value(self, v) -> None:
+        if isinstance(v, ir.Result):
+            self.keep(v.instr)
+
+    def keep_all(self, instrs) -> None:
+        for ins in instrs:
+            self.keep(ins)
+            if ins.opcode == "call":
+                self._extern_effect(decode_call(ins))
+
+    def run(self) -> "Slicer":
+        self._seed()
+        return self.drain()
+
+    def drain(self) -> "Slicer":
+        while self._work:
+            self._visit(self._work.pop())
+        return self
+
+    def absorb(self, kept: set) -> bool:
+        """Keep (and close) instructions of this universe that another
+        universe kept; True if any was new here. Marks are one per
+        instruction, so the union of all universes must be closed in each."""
+        new = [ins for fn in self.funcs for ins in fn.instructions()
+               if id(ins) in kept and id(ins) not in self.kept]
+        for ins in new:
+            self.keep(ins)
+        self.drain()
+        return bool(new)
+
+    def _seed(self) -> None:
+        for fn in self.funcs:
+            for ins in self.facts.seeds(fn, self.criteria):
+                self.keep(ins)
+
+    def _visit(self, ins) -> None:
+        for v in ins.operand_values():
+            self.keep_value(v)
+        if ins.info is None or not ins.info.reads_mem or ins.opcode == "call":
+            return
+        fn = ins.block.function
+        for acc in self.facts.reads(ins):
+            if acc.space == "param":
+                self._param_read(ins, acc, fn)
+            else:
+                self.keep_all(self.memory.writers(ins, acc, fn))
+
+    def _once(self, key) -> bool:
+        if key in self._done:
+            return False
+        self._done.add(key)
+        return True
+
+    # -------------------------------------------------- parameters, calls
+    def _param_read(self, ins, acc: Access, fn) -> None:
+        base = acc.addr.base if acc.addr is not None else None
+        if not isinstance(base, ir.Sym):
+            for i in range(len(fn.params)):
+                self._need_param(fn, i)
+            return
+        var = self.program.resolve(ins, base.name)
+        if var is None:
+            return
+        role = self.program.function_of_var(fn, var)
+        if role is not None and role[0] == "param":
+            self._need_param(fn, role[1])
+            return
+        self.keep_all(self.memory.param_writers.get(id(var), ()))
+        for site, j in self.memory.ret_sites.get(id(var), ()):
+            self.keep(site.instr)
+            self._need_ret(site, j)
+
+    def _sites_calling(self, fn) -> list[CallSite]:
+        return [s for s in self.program.callers.get(fn.name, ())
+                if id(s.instr.block.function) in self.in_universe]
+
+    def _need_param(self, fn, i: int) -> None:
+        if fn.is_kernel or not self._once(("param", id(fn), i)):
+            return
+        for site in self._sites_calling(fn):
+            self.keep(site.instr)
+            self._need_arg(site, i)
+        if self._address_taken(fn, i):
+            self.keep_all(self.memory.writers(fn.params[i], Access("r", "local"), fn))
+
+    @staticmethod
+    def _address_taken(fn, i: int) -> bool:
+        name = fn.params[i].name
+        return any(isinstance(op, ir.Sym) and op.name == name
+                   for ins in fn.instructions() if ins.opcode in ("mov", "cvta")
+                   for op in ins.srcs)
+
+    def _need_arg(self, site: CallSite, i: int) -> None:
+        if i >= len(site.args):
+            return
+        op = site.args[i]
+        if isinstance(op, ir.Sym):
+            var = self.program.resolve(site.instr, op.name)
+            if var is not None:
+                self.keep_all(self.memory.param_writers.get(id(var), ()))
+        for v in ir.values_in(op):
+            self.keep_value(v)
+
+    def _need_ret(self, site: CallSite, j: int) -> None:
+        if not self._once(("ret", id(site.instr), j)):
+            return
+        for callee in self.program.callees_of_site(site):
+            if id(callee) in self.in_universe and j < len(callee.rets):
+                self.keep_all(self.memory.param_writers.get(id(callee.rets[j]), ()))
+        if self.program.is_external(site):
+            self._extern_result(site)
+
+    def _extern_effect(self, site: CallSite) -> None:
+        """A kept external call's memory writes depend on all its arguments."""
+        if self.program.is_external(site) and self._once(("effect", id(site.instr))):
+            for i in range(len(site.args)):
+                self._need_arg(site, i)
+            self.keep_value(site.target if isinstance(site.target, ir.Value) else None)
+
+    def _extern_result(self, site: CallSite) -> None:
+        """An external call's result may depend on its arguments, on every
+        earlier call of the same function (allocator state) and on memory."""
+        name = site.callee_name or "<indirect>"
+        for other in self.memory.extern_sites.get(name, [site]):
+            if self._once(("effect", id(other.instr))):
+                self.keep(other.instr)
+                for i in range(len(other.args)):
+                    self._need_arg(other, i)
+        if name not in PURE_EXTERNS:
+            fn = site.instr.block.function
+            self.keep_all(self.memory.writers(site.instr, Access("r", GENERIC), fn))

@@ -1,0 +1,215 @@
+"""Memory dependences for the branch slice: which writes a kept read may see.
+
+A kept instruction that reads memory needs every instruction that may write a
+byte it reads (Weiser's reaching definitions, for memory): stores, atomics,
+reductions, async copies, mbarrier operations, surface writes, and calls to
+code ptxc cannot see. Which writes "may" do so is decided by one of three
+modes (``slice{memory=...}``):
+
+``conservative`` (default)
+    same state space; generic addressing may reach global, shared and local
+    memory, so a generic read sees every write to those three spaces and a
+    global/shared/local read also sees every generic write.
+``refined``
+    as conservative, except two accesses whose regions (slice_regions) are
+    both known and provably disjoint: different named variables (all unsized
+    ``extern .shared`` arrays are one region, dynamic shared memory), the same
+    variable at non-overlapping constant offsets, a shared/local variable
+    versus a kernel pointer parameter (the host can only pass global
+    addresses). Sound for programs whose pointer arithmetic stays inside the
+    object it started from (C's rule; LLVM's ``inbounds``).
+``noalias``
+    refined, plus: distinct kernel pointer parameters never alias each other
+    nor a named global variable (``__restrict__`` on every pointer parameter).
+    An assumption the user opts into; real CUDA code may break it.
+
+Each mode is sound under its stated assumption. Writes are indexed once per
+slicing universe by (space, region); a read pulls a whole bucket at most once
+(memoised), so the closure stays linear in the number of accesses except for
+constant-offset reads, which compare against the writers of their variable.
+"""
+from __future__ import annotations
+
+from ptxc import ir
+
+from .slice_access import ALIAS_SPACES, GENERIC, Access, writes
+from .slice_calls import decode_call
+
+MODES = ("conservative", "refined", "noalias")
+
+# external functions known not to write memory that the kernel can read back
+PURE_EXTERNS = frozenset(("vprintf", "__assertfail", "__assert_fail", "malloc", "free"))
+_EXTERN_SPACES = ("global", "shared", "local", GENERIC)
+
+
+def region_key(region):
+    """Bucket key of a region: ('sym', id) / ('param', name) / ('dynshared',)."""
+    if region is None:
+        return None
+    if region[0] == "param":
+        return region
+    var = region[1]
+    if var.space == "shared" and var.size == 0:
+        return ("dynshared",)
+    return ("sym", id(var))
+
+
+def _var_space(region) -> str | None:
+    return region[1].space if region is not None and region[0] == "sym" else None
+
+
+def may_alias(r1, r2, noalias: bool) -> bool:
+    """May two known regions overlap? (Same bucket: yes, unless offsets say no.)"""
+    k1, k2 = region_key(r1), region_key(r2)
+    if k1 == k2:
+        return True
+    if k1[0] == "param" and k2[0] == "param":
+        return not noalias
+    if k1[0] == "param" or k2[0] == "param":
+        sym_space = _var_space(r2 if k1[0] == "param" else r1)
+        return sym_space == "global" and not noalias
+    return False
+
+
+def ranges_overlap(o1, s1, o2, s2) -> bool:
+    if o1 is None or o2 is None or s1 is None or s2 is None:
+        return True
+    return o1 < o2 + s2 and o2 < o1 + s1
+
+
+class Writer:
+    """One indexed write: the instruction, its access, region and offset."""
+    __slots__ = ("instr", "access", "region", "offset")
+
+    def __init__(self, instr, access, region, offset):
+        self.instr, self.access, self.region, self.offset = instr, access, region, offset
+
+
+class FunctionWrites:
+    """The writes of one function, indexed once and shared by every universe."""
+    __slots__ = ("writers", "param_writers", "ret_sites", "extern_sites")
+
+    def __init__(self, fn, program, mode: str, regions_of):
+        self.writers: list[Writer] = []
+        self.param_writers: list[tuple[int, object]] = []      # (id(var), st.param)
+        self.ret_sites: list[tuple[int, object, int]] = []     # (id(var), site, j)
+        self.extern_sites: list[tuple[str, object]] = []
+        for ins in fn.instructions():
+            if ins.opcode == "call":
+                self._index_call(ins, program)
+            elif ins.info is not None and ins.info.writes_mem:
+                for acc in writes(ins):
+                    self._index_write(fn, ins, acc, program, mode, regions_of)
+
+    def _index_write(self, fn, ins, acc: Access, program, mode, regions_of) -> None:
+        if acc.space == "param":
+            if acc.addr is not None and isinstance(acc.addr.base, ir.Sym):
+                var = program.resolve(ins, acc.addr.base.name)
+                if var is not None:
+                    self.param_writers.append((id(var), ins))
+            return
+        region = offset = None
+        if mode != "conservative":
+            regions = regions_of(fn)
+            region = regions.region(ins, acc.addr, acc.space)
+            offset = regions.exact_offset(ins, acc.addr) if region is not None else None
+        self.writers.append(Writer(ins, acc, region, offset))
+
+    def _index_call(self, ins, program) -> None:
+        site = decode_call(ins)
+        for j, op in enumerate(site.rets):
+            if isinstance(op, ir.Sym):
+                var = program.resolve(ins, op.name)
+                if var is not None:
+                    self.ret_sites.append((id(var), site, j))
+        if program.is_external(site):
+            name = site.callee_name or "<indirect>"
+            self.extern_sites.append((name, site))
+            if name not in PURE_EXTERNS:
+                for space in _EXTERN_SPACES:
+                    self.writers.append(Writer(ins, Access("w", space), None, None))
+
+
+class MemoryIndex:
+    """Every write of one universe, bucketed by space and region."""
+
+    def __init__(self, funcs, mode: str, regions_of, writes_of):
+        self.mode = mode
+        self.regions_of = regions_of
+        self.unknown: dict[str, list[Writer]] = {}            # space -> writers, region unknown
+        self.known: dict[str, dict[tuple, list[Writer]]] = {}   # space -> key -> writers
+        self.param_writers: dict[int, list] = {}              # id(Variable) -> st.param
+        self.ret_sites: dict[int, list] = {}                  # id(Variable) -> [(site, j)]
+        self.extern_sites: dict[str, list] = {}               # extern name -> sites
+        self._pulled: set = set()
+        for fn in funcs:
+            self._merge(writes_of(fn))
+
+    def _merge(self, fw: FunctionWrites) -> None:
+        for w in fw.writers:
+            self._add(w)
+        for key, ins in fw.param_writers:
+            self.param_writers.setdefault(key, []).append(ins)
+        for key, site, j in fw.ret_sites:
+            self.ret_sites.setdefault(key, []).append((site, j))
+        for name, site in fw.extern_sites:
+            self.extern_sites.setdefault(name, []).append(site)
+
+    def _add(self, w: Writer) -> None:
+        space = w.access.space
+        if w.region is None:
+            self.unknown.setdefault(space, []).append(w)
+        else:
+            bucket = self.known.setdefault(space, {})
+            bucket.setdefault(region_key(w.region), []).append(w)
+
+    # -------------------------------------------------------------- queries
+    def writers(self, ins, acc: Access, fn) -> list:
+        """Instructions that may write what ``acc`` (a read of ``ins``) reads.
+
+        Buckets already returned once are not returned again: their
+        instructions are in the slice already.
+        """
+        region = offset = None
+        if self.mode != "conservative" and acc.addr is not None:
+            regions = self.regions_of(fn)
+            region = regions.region(ins, acc.addr, acc.space)
+            offset = regions.exact_offset(ins, acc.addr) if region is not None else None
+        out: list = []
+        for space in ALIAS_SPACES.get(acc.space, (acc.space,)):
+            if region is None:
+                self._pull_all(space, out)
+            else:
+                self._pull_region(space, region, offset, acc.size, out)
+        return out
+
+    def _once(self, key) -> bool:
+        if key in self._pulled:
+            return False
+        self._pulled.add(key)
+        return True
+
+    def _pull_all(self, space: str, out: list) -> None:
+        if not self._once(("all", space)):
+            return
+        self._pull_unknown(space, out)
+        for key, ws in self.known.get(space, {}).items():
+            if self._once(("key", space, key)):
+                out.extend(w.instr for w in ws)
+
+    def _pull_unknown(self, space: str, out: list) -> None:
+        if self._once(("unknown", space)):
+            out.extend(w.instr for w in self.unknown.get(space, ()))
+
+    def _pull_region(self, space, region, offset, size, out) -> None:
+        self._pull_unknown(space, out)
+        noalias = self.mode == "noalias"
+        for key, ws in self.known.get(space, {}).items():
+            if ("key", space, key) in self._pulled or not may_alias(region, ws[0].region, noalias):
+                continue
+            if offset is None or key != region_key(region) or key[0] != "sym":
+                self._pulled.add(("key", space, key))
+                out.extend(w.instr for w in ws)
+                continue
+            out.extend(w.instr for w in ws
+                       if ranges_overlap(offset, size, w.offset, w.access.size))

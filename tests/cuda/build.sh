@@ -1,0 +1,67 @@
+#!/bin/sh
+# Regenerates every tests/cuda/*.ptx from its .cu with the exact nvcc command, then checks
+# each file with ptxas.  Tests never run this: the .ptx files are committed.
+# Made with: Cuda compilation tools, release 13.0, V13.0.88 (nvcc 13.0).
+# Usage: sh tests/cuda/build.sh   (from anywhere)
+set -eu
+cd "$(dirname "$0")"
+
+run() { echo "+ $*"; "$@"; }
+
+ptx() {   # ptx <topic> <variant> <nvcc flags...>
+    topic=$1; variant=$2; shift 2
+    run nvcc -ptx "$@" "$topic.cu" -o "$topic.$variant.ptx"
+}
+
+ptx divergence    sm90          -arch=sm_90 -O3
+ptx divergence    sm90.G        -arch=sm_90 -G
+ptx divergence    sm90.O0       -arch=sm_90 -Xcicc -O0
+ptx divergence    sm75.lineinfo -arch=sm_75 -O3 -lineinfo
+
+ptx data_branch   sm90          -arch=sm_90 -O3
+ptx data_branch   sm90.lineinfo -arch=sm_90 -O3 -lineinfo
+ptx data_branch   sm75          -arch=sm_75 -O3
+
+ptx loops         sm90          -arch=sm_90 -O3
+ptx loops         sm90.O0       -arch=sm_90 -Xcicc -O0
+
+ptx early_ret     sm90          -arch=sm_90 -O3
+ptx early_ret     sm90.G        -arch=sm_90 -G
+
+ptx switch        sm90          -arch=sm_90 -O3
+ptx switch        sm90.O0       -arch=sm_90 -Xcicc -O0
+
+ptx scopes        sm90          -arch=sm_90 -O3
+ptx scopes        sm90.G        -arch=sm_90 -G
+
+ptx func_call     sm90          -arch=sm_90 -O3
+ptx func_call     sm75          -arch=sm_75 -O3
+
+ptx two_writers   sm90          -arch=sm_90 -O3
+ptx two_writers   sm90.O0       -arch=sm_90 -Xcicc -O0
+
+ptx guarded       sm90          -arch=sm_90 -O3
+ptx guarded       sm75          -arch=sm_75 -O3
+
+ptx unreachable   sm90          -arch=sm_90 -O3
+ptx unreachable   sm90.O0       -arch=sm_90 -Xcicc -O0
+
+ptx reduce_shared sm90          -arch=sm_90 -O3
+ptx reduce_shared sm90.G        -arch=sm_90 -G
+
+ptx warp          sm90          -arch=sm_90 -O3
+ptx warp          sm75          -arch=sm_75 -O3
+
+ptx atomics       sm90          -arch=sm_90 -O3
+ptx atomics       sm75          -arch=sm_75 -O3
+
+ptx intops        sm90          -arch=sm_90 -O3
+ptx intops        sm75          -arch=sm_75 -O3
+
+ptx fpops         sm90          -arch=sm_90 -O3
+ptx fpops         sm75          -arch=sm_75 -O3
+
+# Every file must assemble.
+for f in *.sm90*.ptx; do run ptxas -arch=sm_90 "$f" -o /dev/null; done
+for f in *.sm75*.ptx; do run ptxas -arch=sm_75 "$f" -o /dev/null; done
+echo "build.sh: all PTX regenerated and checked"
