@@ -58,23 +58,22 @@ def run_launch(module, opts: dict):
     return data, None, mode, seconds
 
 
-def _block_execs(dyn: dict) -> dict:
-    """{block name: thread executions} from a profile dict, if it has them."""
-    blocks = dyn.get("blocks") or dyn.get("per_block") or {}
+def _block_execs(dyn: dict, kernel: str) -> dict:
+    """{block name: thread executions} of ``kernel`` from a profile dict
+    (``per_block``: "function:block" -> {warp_execs, thread_execs, ...})."""
     out = {}
-    items = blocks.items() if isinstance(blocks, dict) else \
-        ((b.get("block") or b.get("name"), b) for b in blocks if isinstance(b, dict))
-    for name, b in items:
-        if isinstance(b, dict) and "thread_execs" in b:
-            out[name] = b["thread_execs"]
+    for key, b in (dyn.get("per_block") or {}).items():
+        fname, _, bname = key.rpartition(":")
+        if isinstance(b, dict) and "thread_execs" in b and fname in (kernel, ""):
+            out[bname] = b["thread_execs"]
     return out
 
 
-def csv_dynamic(fc: dict, dyn: dict, opts: dict, seconds: float) -> dict:
+def csv_dynamic(name: str, fc: dict, dyn: dict, seconds: float) -> dict:
     """HyPA's dynamic columns from a profile and the static block counts."""
-    execs = _block_execs(dyn)
+    execs = _block_execs(dyn, name)
     out = {
-        "threads": dyn.get("threads", _threads(opts)),
+        "threads": _threads(dyn),
         "dynamic_inst": dyn.get("thread_inst_executed"),
         "divergent_branch": dyn.get("divergent_branch"),
         "branch_efficiency": dyn.get("branch_efficiency"),
@@ -92,10 +91,10 @@ def csv_dynamic(fc: dict, dyn: dict, opts: dict, seconds: float) -> dict:
     return out
 
 
-def _threads(opts: dict):
+def _threads(dims_of: dict):
     total = 1
     for key in ("grid", "block"):
-        dims = opts.get(key)
+        dims = dims_of.get(key)
         if isinstance(dims, int):
             dims = (dims,)
         if not isinstance(dims, (tuple, list)) or not all(isinstance(d, int) for d in dims):
@@ -115,12 +114,11 @@ def count_report(module, am) -> dict:
     if dyn is None:
         report["note"] = note
         return report
-    name = opts.get("kernel") or next(
-        (n for n, f in report["functions"].items() if f["kernel"]), None)
+    name = dyn.get("kernel") or opts.get("kernel")
     fc = report["functions"].get(name)
     if fc is not None:
         fc["dynamic"] = {"mode": mode, **dyn}
-        fc["csv_dynamic"] = csv_dynamic(fc, dyn, opts, seconds)
+        fc["csv_dynamic"] = csv_dynamic(name, fc, dyn, seconds)
     return report
 
 

@@ -35,9 +35,10 @@ from ptxc import ir
 from ptxc.passmanager import ALL, NONE, Pass, PassResult
 
 from .slice_calls import Program
-from .slice_engine import CRITERIA, Facts, Slicer
+from .slice_engine import Slicer
+from .slice_facts import CRITERIA, Facts
 from .slice_memory import MODES
-from .slice_report import control_inputs, function_report, render_text
+from .slice_report import control_inputs, function_report, render_csv, render_text
 
 EMITS = ("marked", "sliced")
 
@@ -163,4 +164,6 @@ class SlicePass(Pass):
         if self.emit == "sliced":
             remove_unkept(module)
             preserved = NONE
-        return PassResult(self.name, render_text(reports), reports, preserved)
+        fmt = am.options.get("format", "text")
+        text = render_csv(reports) if fmt == "csv" else render_text(reports)
+        return PassResult(self.name, text, reports, preserved)

@@ -27,75 +27,9 @@ from __future__ import annotations
 
 from ptxc import ir
 
-from .slice_access import GENERIC, Access, reads
+from .slice_access import GENERIC, Access
 from .slice_calls import CallSite, decode_call
-from .slice_memory import PURE_EXTERNS, FunctionWrites, MemoryIndex
-from .slice_regions import Regions
-
-CRITERIA = ("counters", "branches")
-
-
-def criterion(ins: ir.Instr, criteria: str) -> tuple[bool, bool]:
-    """(keep the instruction, keep its guard's definition) for a seed."""
-    if ins.is_phi:
-        return False, False
-    info = ins.info
-    if info is None:
-        return True, True
-    keep = info.terminator or info.barrier or ins.opcode == "call"
-    guard = ins.guard is not None and (criteria == "counters" or keep or info.warp)
-    return keep, guard
-
-
-def seeds(fn, criteria: str) -> list:
-    """The instructions a function contributes as slicing criteria: kept
-    instructions, and the definitions of the guards that must be known."""
-    out = []
-    for ins in fn.instructions():
-        keep, guard = criterion(ins, criteria)
-        if keep:
-            out.append(ins)
-        if guard and isinstance(ins.guard, ir.Result):
-            out.append(ins.guard.instr)
-    return out
-
-
-class Facts:
-    """Per-function and per-instruction facts, computed once per module and
-    shared by the universes (a callee reached from many kernels is scanned
-    once): seeds, memory reads, indexed writes, pointer regions."""
-
-    def __init__(self, program, memory: str, address_size: int):
-        self.program, self.memory, self.address_size = program, memory, address_size
-        self._seeds: dict = {}
-        self._reads: dict = {}
-        self._writes: dict = {}
-        self._regions: dict = {}
-
-    def seeds(self, fn, criteria: str) -> list:
-        key = (id(fn), criteria)
-        if key not in self._seeds:
-            self._seeds[key] = seeds(fn, criteria)
-        return self._seeds[key]
-
-    def reads(self, ins) -> list:
-        r = self._reads.get(id(ins))
-        if r is None:
-            r = self._reads[id(ins)] = reads(ins)
-        return r
-
-    def writes(self, fn) -> FunctionWrites:
-        w = self._writes.get(id(fn))
-        if w is None:
-            w = self._writes[id(fn)] = FunctionWrites(fn, self.program, self.memory, self.regions)
-        return w
-
-    def regions(self, fn) -> Regions:
-        r = self._regions.get(id(fn))
-        if r is None:
-            r = self._regions[id(fn)] = Regions(fn, self.program, self.address_size)
-        return r
-
+from .slice_memory import PURE_EXTERNS, MemoryIndex
 
 class Slicer:
     """The slice of one universe (a kernel and the functions it can reach)."""
@@ -122,6 +56,8 @@ class Slicer:
     def keep_value(self, v) -> None:
         if isinstance(v, ir.Result):
             self.keep(v.instr)
+            if v.instr.opcode == "call":
+                self._need_reg_ret(v.instr)
 
     def keep_all(self, instrs) -> None:
         for ins in instrs:
@@ -163,8 +99,11 @@ class Slicer:
         for acc in self.facts.reads(ins):
             if acc.space == "param":
                 self._param_read(ins, acc, fn)
-            else:
-                self.keep_all(self.memory.writers(ins, acc, fn))
+                continue
+            self.keep_all(self.memory.writers(ins, acc, fn))
+            if acc.space in ("local", GENERIC) and not fn.is_kernel:
+                for i in self.facts.taken_params(fn):   # byval params live in .local
+                    self._need_param(fn, i)
 
     def _once(self, key) -> bool:
         if key in self._done:
@@ -201,15 +140,8 @@ class Slicer:
         for site in self._sites_calling(fn):
             self.keep(site.instr)
             self._need_arg(site, i)
-        if self._address_taken(fn, i):
+        if i in self.facts.taken_params(fn):
             self.keep_all(self.memory.writers(fn.params[i], Access("r", "local"), fn))
-
-    @staticmethod
-    def _address_taken(fn, i: int) -> bool:
-        name = fn.params[i].name
-        return any(isinstance(op, ir.Sym) and op.name == name
-                   for ins in fn.instructions() if ins.opcode in ("mov", "cvta")
-                   for op in ins.srcs)
 
     def _need_arg(self, site: CallSite, i: int) -> None:
         if i >= len(site.args):
@@ -228,6 +160,21 @@ class Slicer:
         for callee in self.program.callees_of_site(site):
             if id(callee) in self.in_universe and j < len(callee.rets):
                 self.keep_all(self.memory.param_writers.get(id(callee.rets[j]), ()))
+        if self.program.is_external(site):
+            self._extern_result(site)
+
+    def _need_reg_ret(self, call) -> None:
+        """A call's register result (``.func (.reg .u32 r) f``) is needed: keep
+        every definition of the callee's return registers (a superset of
+        those reaching its ``ret``s; the IR links no value to ``ret``)."""
+        if not self._once(("regret", id(call))):
+            return
+        site = decode_call(call)
+        for callee in self.program.callees_of_site(site):
+            if id(callee) in self.in_universe:
+                names = {r.name for r in callee.rets if r.space == "reg"}
+                for ins in self.facts.reg_defs(callee, frozenset(names)):
+                    self.keep(ins)
         if self.program.is_external(site):
             self._extern_result(site)
 

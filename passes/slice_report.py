@@ -96,3 +96,22 @@ def render_text(reports: dict) -> str:
     frac = 100 * kept / total if total else 0.0
     lines.append(f"slice total: {kept}/{total} instructions ({frac:.1f}%)")
     return "\n".join(lines) + "\n"
+
+
+CSV_COLUMNS = ("function", "kernel", "static_inst", "slice_inst", "slice_fraction", "memory",
+               "criteria", "special", "params", "memory_regions", "functions")
+
+
+def render_csv(reports: dict) -> str:
+    """One row per function; list cells are space-separated."""
+    import csv
+    import io
+    buf = io.StringIO()
+    w = csv.writer(buf, lineterminator="\n")
+    w.writerow(CSV_COLUMNS)
+    for name, r in reports.items():
+        ci = r["control_inputs"]
+        w.writerow([name, int(r["kernel"]), r["static_inst"], r["slice_inst"],
+                    r["slice_fraction"], r["memory"], r["criteria"], " ".join(ci["special"]),
+                    " ".join(ci["params"]), " ".join(ci["memory"]), " ".join(ci["functions"])])
+    return buf.getvalue()

@@ -82,9 +82,12 @@ def _parse(text, filename, error, lines):
                         len(lines[last - 1]) + 1) from None
         raise error(f"syntax error: unexpected '{tok}'", tok.line, tok.column) from None
     except lark.exceptions.VisitError as e:
+        from .syntax import PtxcSyntax
         orig = e.orig_exc
         if isinstance(orig, PtxcError):
             raise orig from None
+        if isinstance(orig, PtxcSyntax):
+            raise error(str(orig), orig.line, orig.col) from None
         line = getattr(getattr(e, "obj", None), "line", 1) or 1
         raise error(f"malformed input: {orig}", line, 1) from None
     return Builder(filename, text).build(items)

@@ -6,9 +6,21 @@ blocks and builds the SSA IR.
 """
 from __future__ import annotations
 
-from lark import Transformer, v_args
+import re
+
+from lark import Token, Transformer, v_args
 
 from . import ir
+
+_ADDR_RE = re.compile(r"\[\s*([%$A-Za-z_][\w$.]*|-?[0-9][\w]*)?\s*((?:\+\s*-?|-)\s*[0-9][\w]*)?\s*\]$")
+
+
+class PtxcSyntax(Exception):
+    """A malformed token found by the transformer (turned into a PtxcError)."""
+
+    def __init__(self, message, line, col):
+        super().__init__(message)
+        self.line, self.col = line, col
 
 
 def parse_number(tok) -> ir.Imm:
@@ -105,6 +117,25 @@ class ToTuples(Transformer):
     def dim(self, num=None):
         return None if num is None else _int(num)
 
+    def dim_token(self, tok):
+        inner = str(tok)[1:-1].strip()
+        return _int(Token("NUMBER", inner)) if inner else None
+
+    def op_addr(self, tok):
+        """``[base]``, ``[base+off]``, ``[base+-off]``, ``[base-off]`` or ``[imm]``."""
+        m = _ADDR_RE.match(str(tok))
+        if m is None:
+            raise PtxcSyntax(f"malformed address {tok}", tok.line, tok.column)
+        base, off = m.group(1), m.group(2)
+        offset = _int(Token("NUMBER", off.replace(" ", "").replace("+", ""))) if off else 0
+        if base is None:
+            return ("mem", (None, offset))
+        name = Name(tok)
+        name.text, name.col = base, tok.column + 1
+        if base[0].isdigit() or base[0] == "-":
+            return ("mem", (None, _int(Token("NUMBER", base))))
+        return ("mem", (name, offset))
+
     def initializer(self, init):
         return ("init", init)
 
@@ -194,16 +225,25 @@ class ToTuples(Transformer):
     # ----------------------------------------------------------- instructions
     def instr(self, *items):
         guard = None
-        if isinstance(items[0], tuple):
-            guard, items = items[0], items[1:]
+        if items[0].__class__ is Token and items[0].type == "GUARD":
+            guard, items = self.guard(items[0]), items[1:]
         op = items[0]
-        return ("instr", guard, str(op), op.line, op.column, list(items[1:]))
+        return ("instr", guard, str(op), op.line, op.column, self.operands(items[1:]))
 
-    def guard(self, name):
-        return (Name(name), False)
+    def operand_token(self, tok):
+        kind = tok.type
+        if kind == "NAME":
+            return Name(tok)
+        if kind == "NUMBER":
+            return parse_number(tok)
+        return self.op_addr(tok)
 
-    def guard_not(self, name):
-        return (Name(name), True)
+    def guard(self, tok):
+        neg = tok[1] == "!"
+        name = Name(tok)
+        name.text = str(tok)[2 if neg else 1:]
+        name.col += 2 if neg else 1
+        return (name, neg)
 
     def op_name(self, name):
         return Name(name)
@@ -223,11 +263,14 @@ class ToTuples(Transformer):
     def op_mem(self, addr):
         return ("mem", addr)
 
+    def operands(self, items) -> list:
+        return [self.operand_token(o) if o.__class__ is Token else o for o in items]
+
     def op_vec(self, *items):
-        return ("vec", list(items))
+        return ("vec", self.operands(items))
 
     def op_paren(self, *items):
-        return ("paren", list(items))
+        return ("paren", self.operands(items))
 
     def addr_name(self, name):
         return (Name(name), 0)
@@ -239,4 +282,4 @@ class ToTuples(Transformer):
         return (None, _int(num))
 
     def addr_list(self, *ops):
-        return ("list", list(ops))
+        return ("list", self.operands(ops))

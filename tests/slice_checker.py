@@ -13,6 +13,10 @@ Given a module whose instructions carry ``attrs['slice']``, check that
    * control: every block a kept instruction is control dependent on ends in
      a kept branch (checked with the control-dependence analysis when it is
      available);
+   * register returns: a kept use of a call's register result has every
+     write of the callee's ``.reg`` return registers kept;
+   * byval parameters: a kept local or generic read in a ``.func`` whose
+     parameter's address is taken has that parameter's arguments kept;
    * parameters: a kept ``ld.param`` of a call's return variable has its call
      and the callee's stores to that return parameter kept; a kept
      ``ld.param`` of a function parameter has, at every call site, the stores
@@ -151,6 +155,9 @@ class Checker:
         self.funcs = [f for f in module.functions if not f.is_decl]
         self.by_name = {f.name: f for f in self.funcs}
         self.errors: list[str] = []
+        self.reg_checked: set[int] = set()
+        self.taken_by_fn: dict[str, set] = {}
+        self.args_checked: set = set()
         self.calls = [(f, i) for f in self.funcs for i in f.instructions() if i.opcode == "call"]
         self.taken = {s.name for f in self.funcs for i in f.instructions()
                       if i.opcode in ("mov", "cvta") for s in i.srcs if isinstance(s, ir.Sym)}
@@ -195,6 +202,25 @@ class Checker:
         for v in ins.operand_values():
             if isinstance(v, ir.Result) and not kept(v.instr):
                 self.error(f"{where(ins)}: reads {v.name} from unkept {where(v.instr)}")
+            if isinstance(v, ir.Result) and v.instr.opcode == "call":
+                self.check_reg_return(v.instr)
+
+    def check_reg_return(self, call) -> None:
+        """A register result of a call: every write of the callee's .reg
+        return registers must be kept."""
+        if id(call) in self.reg_checked:
+            return
+        self.reg_checked.add(id(call))
+        _, target, _ = call_parts(call)
+        callee = self.by_name.get(target.name) if isinstance(target, ir.Sym) else None
+        if callee is None:
+            return
+        names = {r.name for r in callee.rets if r.space == "reg"}
+        for i in callee.instructions():
+            for r in i.results:
+                if r.reg is not None and r.reg.split(".")[0] in names and not kept(i):
+                    self.error(f"{where(call)}: callee writes return register {r.reg} "
+                               f"in unkept {where(i)}")
 
     # ----------------------------------------------------------- control
     def check_control(self) -> None:
@@ -220,6 +246,12 @@ class Checker:
 
     # -------------------------------------------------------- parameters
     def check_params(self, ins) -> None:
+        fn = ins.block.function
+        if not fn.is_kernel and ins.opcode != "call" and mem_effects(ins)[0] & {"local", "generic"}:
+            taken = self.taken_in(fn)
+            for i, p in enumerate(fn.params):     # address-taken (byval) parameters
+                if p.name in taken:
+                    self.check_args(fn, i)
         if ins.opcode != "ld" or "param" not in space_words(ins.mods):
             return
         name = sym_of(ins)
@@ -234,6 +266,13 @@ class Checker:
                 self.check_args(fn, [p.name for p in fn.params].index(var.name))
             return
         self.check_local_param(ins, var, fn)
+
+    def taken_in(self, fn) -> set:
+        if fn.name not in self.taken_by_fn:
+            self.taken_by_fn[fn.name] = {s.name for i in fn.instructions()
+                                         if i.opcode in ("mov", "cvta")
+                                         for s in i.srcs if isinstance(s, ir.Sym)}
+        return self.taken_by_fn[fn.name]
 
     def param_stores(self, fn, var):
         for i in fn.instructions():
@@ -268,6 +307,9 @@ class Checker:
                     self.error(f"{where(call)}: callee store {where(st)} to return value not kept")
 
     def check_args(self, callee, i) -> None:
+        if (callee.name, i) in self.args_checked:
+            return
+        self.args_checked.add((callee.name, i))
         for caller, call in self.calls:
             rets, target, args = call_parts(call)
             if isinstance(target, ir.Sym) and target.name == callee.name:

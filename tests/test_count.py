@@ -52,7 +52,7 @@ def test_hypa_kernel_hand_count():
     cls = fc["classes"]
     assert (cls["load"], cls["store"], cls["control"], cls["conversion"], cls["fp32"]) == \
         (6, 1, 5, 1, 1)
-    assert cls["integer"] == 10 and cls["move"] == 6
+    assert cls["integer"] == 11 and cls["move"] == 6   # mad setp | 3 | 3 | setp | 2; mov x3 cvta x3
     assert sum(cls.values()) == 31
 
 
@@ -151,11 +151,12 @@ def test_launch_hook_reports_dynamic_counters(monkeypatch):
 
     class Profile:
         def to_dict(self):
-            return {"inst_executed": 9, "thread_inst_executed": 288, "branch": 1,
+            return {"kernel": "tid_branch", "grid": [1, 1, 1], "block": [32, 1, 1],
+                    "inst_executed": 9, "thread_inst_executed": 288, "branch": 1,
                     "divergent_branch": 0, "branch_efficiency": 100.0,
-                    "blocks": {"bb0": {"warp_execs": 1, "thread_execs": 32},
-                               "bb1": {"warp_execs": 1, "thread_execs": 32},
-                               "$L__BB0_2": {"warp_execs": 1, "thread_execs": 32}}}
+                    "per_block": {"tid_branch:bb0": {"warp_execs": 1, "thread_execs": 32},
+                                  "tid_branch:bb1": {"warp_execs": 1, "thread_execs": 32},
+                                  "tid_branch:$L__BB0_2": {"warp_execs": 1, "thread_execs": 32}}}
 
     def fake(module, opts, mode):
         seen["mode"] = mode
@@ -182,11 +183,21 @@ def test_real_launch_if_available():
         from ptxc.launch import launch_from_options  # noqa: F401
     except ImportError:
         pytest.skip("ptxc.launch (the JIT executor) is not available yet")
-    m = load("slice_tid.ptx")
     launch = {"kernel": "tid_branch", "grid": (2,), "block": (64,),
               "args": ["tid_branch_param_0=random:f32:128:1", "tid_branch_param_1=zeros:f32:128",
                        "tid_branch_param_2=100"],
               "shared": 0, "mode": "hybrid", "max_steps": None, "threads": None}
-    r = ptxc.run_pipeline(m, "slice,count", launch=launch)["count"]
-    dyn = r.data["functions"]["tid_branch"]["dynamic"]
-    assert dyn["mode"] == "hybrid"
+    hybrid = ptxc.run_pipeline(load("slice_tid.ptx"), "slice,count", format="csv",
+                               launch=launch)["count"]
+    full = ptxc.run_pipeline(load("slice_tid.ptx"), "count", launch=launch)["count"]
+    dh = hybrid.data["functions"]["tid_branch"]["dynamic"]
+    df = full.data["functions"]["tid_branch"]["dynamic"]
+    assert (dh["mode"], df["mode"]) == ("hybrid", "full")
+    for key in ("inst_executed", "thread_inst_executed", "thread_inst_executed_pred_on",
+                "branch", "divergent_branch", "flop_count_sp"):
+        assert dh[key] == df[key], key
+    row = next(csv.DictReader(io.StringIO(hybrid.text)))
+    assert row["threads"] == "128" and row["dynamic_inst"] == str(df["thread_inst_executed"])
+    # 128 threads run bb0 (7 kept) and the exit block (1 kept); 100 run bb1 (none kept)
+    assert row["executed_inst"] == str(128 * 7 + 128 * 1)
+    assert row["dynamic_fp_inst"] == "100"
