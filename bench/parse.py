@@ -3,6 +3,8 @@
 Prints, for the XLA module and the largest corpus files: instructions,
 ptxc seconds, instructions per second, ptxas -O0 seconds and the ratio
 ptxc/ptxas (target for the XLA module: <= 2.0). Best of N runs each.
+Times are CPU seconds (ours: process time; ptxas: the child's user+sys from
+getrusage), so a busy machine disturbs the ratio less than wall time would.
 
     python bench/parse.py [--repeat 3] [FILE ...]
 """
@@ -10,6 +12,7 @@ from __future__ import annotations
 
 import argparse
 import os
+import resource
 import shutil
 import subprocess
 import sys
@@ -30,9 +33,23 @@ def default_files(n_largest: int = 4) -> list[Path]:
 def best_of(repeat: int, fn) -> float:
     best = float("inf")
     for _ in range(repeat):
-        t = time.perf_counter()
+        t = time.process_time()
         fn()
-        best = min(best, time.perf_counter() - t)
+        best = min(best, time.process_time() - t)
+    return best
+
+
+def child_cpu() -> float:
+    r = resource.getrusage(resource.RUSAGE_CHILDREN)
+    return r.ru_utime + r.ru_stime
+
+
+def best_child_of(repeat: int, cmd: list[str]) -> float:
+    best = float("inf")
+    for _ in range(repeat):
+        t = child_cpu()
+        subprocess.run(cmd, capture_output=True, check=True)
+        best = min(best, child_cpu() - t)
     return best
 
 
@@ -43,7 +60,7 @@ def ptxas_seconds(path: Path, repeat: int) -> float | None:
     cmd = [exe, "-arch=sm_75", "-O0", str(path), "-o", os.devnull]
     if subprocess.run(cmd, capture_output=True).returncode != 0:
         return None
-    return best_of(repeat, lambda: subprocess.run(cmd, capture_output=True, check=True))
+    return best_child_of(repeat, cmd)
 
 
 def main() -> int:

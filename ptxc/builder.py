@@ -224,13 +224,20 @@ def check_arity(builder: Builder, opcode: str, mods: tuple, nops: int, line: int
                             line, col)
 
 
+_OPCODE_CACHE: dict[str, tuple] = {}
+
+
 def known_opcode(builder: Builder, text: str, line: int, col: int):
+    """(base opcode, modifiers, OpInfo) of an opcode word; unknown -> PtxcError."""
+    hit = _OPCODE_CACHE.get(text)
+    if hit is not None:
+        return hit
     opcode, _, rest = text.partition(".")
     info = lookup(opcode)
     if info is None:
         raise builder.error(f"unknown opcode '{opcode}'", line, col)
-    mods = tuple(rest.split(".")) if rest else ()
-    return opcode, mods, info
+    hit = _OPCODE_CACHE[text] = (opcode, tuple(rest.split(".")) if rest else (), info)
+    return hit
 
 
 __all__ = ["Builder", "Var", "Scope", "Name", "SPECIAL_REGS", "check_arity", "known_opcode"]

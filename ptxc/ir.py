@@ -163,7 +163,7 @@ class ParenList:
         self.items = items
 
 
-def values_in(operand) -> Iterator[Value]:
+def values_in(operand) -> Iterator[Value]:  # noqa: C901
     """Every Value read by one operand, in textual order."""
     if isinstance(operand, Value):
         yield operand
@@ -263,12 +263,19 @@ class Instr:
         yield from self.implicit
 
     def replace_values(self, fn) -> None:
-        """Rewrite every Value read through fn (use lists are NOT updated)."""
-        self.srcs = [map_values(op, fn) for op in self.srcs]
+        """Rewrite every Value read through fn, in place (use lists are NOT updated)."""
+        srcs = self.srcs
+        for i, op in enumerate(srcs):
+            if isinstance(op, Value):
+                srcs[i] = fn(op)
+            elif op.__class__ in _COMPOSITE:
+                srcs[i] = map_values(op, fn)
         if self.guard is not None:
             self.guard = fn(self.guard)
-        self.prior = [fn(v) for v in self.prior]
-        self.implicit = [fn(v) for v in self.implicit]
+        if self.prior:
+            self.prior = [fn(v) for v in self.prior]
+        if self.implicit:
+            self.implicit = [fn(v) for v in self.implicit]
 
     def __repr__(self) -> str:
         return f"<Instr {self.full_opcode} at {self.loc}>"
@@ -466,6 +473,9 @@ class Module:
 
     def __str__(self) -> str:
         return self.print_ir()
+
+
+_COMPOSITE = (Addr, Vec, ParenList, Bracket, Not)
 
 
 def rebuild_uses(fn: Function) -> None:

@@ -60,16 +60,20 @@ class SSABuilder:
     # ---------------------------------------------------------- phase 1
     def number_block(self, blk: ir.Block) -> None:
         cur: dict[Var, ir.Value] = {}
+        pending = [False]
 
         def read(v):
-            if not isinstance(v, Var):
+            if v.__class__ is not Var:
                 return v
             got = cur.get(v)
             if got is None:
                 got = cur[v] = Pending(v, blk)
+            if got.__class__ is Pending:
+                pending[0] = True
             return got
 
         for ins in blk.instrs:
+            pending[0] = False
             ins.replace_values(read)
             if ins.info.uses_cc:
                 ins.implicit = [read(self.cc)]
@@ -87,7 +91,7 @@ class SSABuilder:
                 res = ir.Result("pred", CC, CC, ins, len(ins.results))
                 ins.results.append(res)
                 cur[self.cc] = res
-            if any(isinstance(v, Pending) for v in ins.operand_values()):
+            if pending[0]:
                 self.users.append(ins)
         self.last[id(blk)] = {k: v for k, v in cur.items() if not isinstance(v, Pending)}
 
@@ -161,8 +165,10 @@ class SSABuilder:
         return u
 
     # ---------------------------------------------------------- phase 3
-    def remove_trivial_phis(self) -> None:
+    def remove_trivial_phis(self) -> int:
+        """Replace trivial phis until none is left; returns how many were removed."""
         all_phis = [p for lst in self.phis.values() for p in lst]
+        removed = 0
         changed = True
         while changed:
             changed = False
@@ -174,6 +180,8 @@ class SSABuilder:
                 if len(ops) <= 1:
                     phi.replaced = next(iter(ops.values())) if ops else self.undef(phi.var)
                     changed = True
+                    removed += 1
+        return removed
 
     def run(self) -> None:
         fn = self.fn
@@ -183,15 +191,17 @@ class SSABuilder:
         for ins in self.users:
             ins.replace_values(lambda v: self.read_entry(v.var, v.block) if isinstance(v, Pending) else v)
         self.fill_phis()
-        self.remove_trivial_phis()
+        removed = self.remove_trivial_phis()
         for blk in fn.blocks:
             live = [p for p in self.phis.get(id(blk), []) if p.results[0].replaced is None]
             blk.instrs[:0] = live
-        for ins in fn.instructions():
-            ins.replace_values(resolve)
+        if removed:
+            for ins in fn.instructions():
+                ins.replace_values(resolve)
         name_values(fn)
-        ir.rebuild_uses(fn)
-        self.warn_undefined()
+        collect_uses(fn)
+        if fn.undefs:
+            self.warn_undefined()
 
     def warn_undefined(self) -> None:
         warned = set()
@@ -207,6 +217,13 @@ class SSABuilder:
                     self.fn.module.warnings.append(
                         f"{ins.loc}: warning: register {v.reg} may be read before it is "
                         f"written (in {self.fn.name})")
+
+
+def collect_uses(fn: ir.Function) -> None:
+    """Fill use lists; every value of a freshly built function starts with none."""
+    for ins in fn.instructions():
+        for v in ins.operand_values():
+            v.uses.append(ins)
 
 
 def resolve(v):

@@ -215,7 +215,7 @@ class KernelCodegen(Values):
         f.cbr(over, "steperr", body)
         f.label(body)
         self.set_mask(m)
-        if node.prev is not None:
+        if node.prev is not None and node.prev.callee is not None:
             self.copy_returns(node.prev)
         term = node.block.terminator if node.next is None else None
         for ins in node.instrs:
@@ -500,6 +500,11 @@ class KernelCodegen(Values):
     def enter_call(self, node) -> None:
         from .ops_mem import copy_params
         callee = node.callee
+        if callee is None:
+            self.cur = node.call
+            self.unsupported(node.call, f"call nested deeper than {self.plan.max_recursion} "
+                                        f"levels of recursion (or {self.plan.max_inline} inlined calls)")
+            return self.goto(node.next.id)
         copy_params(self, node, into_callee=True)
         self.inst = node.inst
         self.goto(self.plan.node_of(callee, callee.fn.blocks[0]).id)

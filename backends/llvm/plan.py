@@ -2,7 +2,9 @@
 register slots, reconvergence points, counters and the memory layout.
 
 Calls to ``.func`` bodies are inlined: every call site gets its own
-*instance* of the callee (recursion is rejected). A basic block is cut after
+*instance* of the callee. Recursion is inlined up to ``max_recursion``
+copies of a function on one call chain; a call deeper than that is a
+run-time "not supported yet" error when (and only when) it executes. A basic block is cut after
 each ``call`` into *nodes*; a node is a straight run of instructions executed
 with one active mask, so it is the unit of counting (METRICS.md: per block
 ``warp_execs`` and ``thread_execs``). The first node of a block carries the
@@ -110,7 +112,8 @@ def var_align(var) -> int:
 class Plan:
     """Everything the code generator and the runtime need to know statically."""
 
-    def __init__(self, module: ir.Module, kernel: ir.Function, max_inline: int = 4096):
+    def __init__(self, module: ir.Module, kernel: ir.Function, max_inline: int = 2048,
+                 max_recursion: int = 8):
         self.module, self.kernel = module, kernel
         self.instances: list[Instance] = []
         self.nodes: list[Node] = []
@@ -120,6 +123,8 @@ class Plan:
         self.instr_table: list[tuple[Instance, ir.Instr]] = []
         self.instr_node: list[Node] = []
         self.max_inline = max_inline
+        self.max_recursion = max_recursion      # inlined copies of one function on a call chain
+        self.too_deep: set[int] = set()
         self._globals = {v.name: v for v in module.globals}
         self._funcs: dict[str, ir.Function] = {}
         for f in module.functions:
@@ -143,11 +148,6 @@ class Plan:
 
     # --------------------------------------------------------- instances
     def _instantiate(self, fn: ir.Function, parent, call, stack) -> Instance:
-        if fn in stack:
-            chain = " -> ".join(f.name for f in stack + [fn])
-            raise PtxcError(f"recursive call not supported yet: {chain}", call.loc if call else None)
-        if len(self.instances) >= self.max_inline:
-            raise PtxcError(f"too many inlined calls (> {self.max_inline}) in kernel {self.kernel.name}")
         from ptxc.passes.postdomtree import PostDomTree
         from ptxc.passmanager import AnalysisManager
         inst = Instance(len(self.instances), fn, parent, call)
@@ -165,7 +165,11 @@ class Plan:
                 continue
             node = self._new_node(inst, blk, seg, body[start:k + 1], prev)
             node.call = ins
-            node.callee = self._instantiate(self._callee(ins), inst, ins, stack)
+            callee = self._callee(ins)
+            if stack.count(callee) < self.max_recursion and len(self.instances) < self.max_inline:
+                node.callee = self._instantiate(callee, inst, ins, stack)
+            else:       # too deep: executing this call is a run-time error
+                self.too_deep.add(id(ins))
             prev, seg, start = node, seg + 1, k + 1
         self._new_node(inst, blk, seg, body[start:], prev)   # the continuation (or whole block)
 
@@ -176,7 +180,8 @@ class Plan:
             self.first_node[(inst.id, blk.index)] = node
         if prev is not None:
             prev.next, node.prev = node, prev
-            prev.callee.ret_node = node
+            if prev.callee is not None:
+                prev.callee.ret_node = node
         for ins in instrs:
             self.instr_ids[(inst.id, id(ins))] = len(self.instr_table)
             self.instr_table.append((inst, ins))
