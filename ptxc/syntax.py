@@ -58,6 +58,60 @@ class Name:
     def __init__(self, tok):
         self.text, self.line, self.col = str(tok), tok.line, tok.column
 
+    @classmethod
+    def at(cls, text: str, line: int, col: int) -> "Name":
+        n = cls.__new__(cls)
+        n.text, n.line, n.col = text, line, col
+        return n
+
+
+_INSTR_PARTS = re.compile(r"(?:@(!?)([^ \t]+)[ \t]+)?([^ \t;]+)[ \t]*")
+_OPERAND_SPLIT = re.compile(r"[ \t]*([^,;]+?)[ \t]*[,;]")
+
+
+def guard_of(tok):
+    """A GUARD token ``@p`` / ``@!p`` -> (Name, negated)."""
+    neg = tok[1] == "!"
+    return (Name.at(str(tok)[2 if neg else 1:], tok.line, tok.column + (2 if neg else 1)), neg)
+
+
+def address(text: str, line: int, col: int):
+    """``[base]``, ``[base+off]``, ``[base+-off]``, ``[base-off]`` or ``[imm]``."""
+    m = _ADDR_RE.match(text)
+    if m is None:
+        raise PtxcSyntax(f"malformed address {text}", line, col)
+    base, off = m.group(1), m.group(2)
+    offset = _int(off.replace(" ", "").replace("\t", "").replace("+", "")) if off else 0
+    if base is None:
+        return ("mem", (None, offset))
+    if base[0].isdigit() or base[0] == "-":
+        return ("mem", (None, _int(base)))
+    return ("mem", (Name.at(base, line, col + 1), offset))
+
+
+def simple_operand(text: str, line: int, col: int):
+    c = text[0]
+    if c == "[":
+        return address(text, line, col)
+    if c == "!":
+        return ("not", Name.at(text[1:], line, col + 1))
+    if c.isdigit() or c == "-":
+        return parse_number(text)
+    return Name.at(text, line, col)
+
+
+def operand_token(tok):
+    kind = tok.type
+    if kind == "NAME":
+        return Name(tok)
+    if kind == "NUMBER":
+        return parse_number(tok)
+    return address(str(tok), tok.line, tok.column)
+
+
+def operands(items) -> list:
+    return [operand_token(o) if o.__class__ is Token else o for o in items]
+
 
 @v_args(inline=True)
 class ToTuples(Transformer):
@@ -119,22 +173,7 @@ class ToTuples(Transformer):
 
     def dim_token(self, tok):
         inner = str(tok)[1:-1].strip()
-        return _int(Token("NUMBER", inner)) if inner else None
-
-    def op_addr(self, tok):
-        """``[base]``, ``[base+off]``, ``[base+-off]``, ``[base-off]`` or ``[imm]``."""
-        m = _ADDR_RE.match(str(tok))
-        if m is None:
-            raise PtxcSyntax(f"malformed address {tok}", tok.line, tok.column)
-        base, off = m.group(1), m.group(2)
-        offset = _int(Token("NUMBER", off.replace(" ", "").replace("+", ""))) if off else 0
-        if base is None:
-            return ("mem", (None, offset))
-        name = Name(tok)
-        name.text, name.col = base, tok.column + 1
-        if base[0].isdigit() or base[0] == "-":
-            return ("mem", (None, _int(Token("NUMBER", base))))
-        return ("mem", (name, offset))
+        return _int(inner) if inner else None
 
     def initializer(self, init):
         return ("init", init)
@@ -226,30 +265,21 @@ class ToTuples(Transformer):
     def instr(self, *items):
         guard = None
         if items[0].__class__ is Token and items[0].type == "GUARD":
-            guard, items = self.guard(items[0]), items[1:]
+            guard, items = guard_of(items[0]), items[1:]
         op = items[0]
-        return ("instr", guard, str(op), op.line, op.column, self.operands(items[1:]))
+        return ("instr", guard, str(op), op.line, op.column, operands(items[1:]))
 
-    def operand_token(self, tok):
-        kind = tok.type
-        if kind == "NAME":
-            return Name(tok)
-        if kind == "NUMBER":
-            return parse_number(tok)
-        return self.op_addr(tok)
-
-    def guard(self, tok):
-        neg = tok[1] == "!"
-        name = Name(tok)
-        name.text = str(tok)[2 if neg else 1:]
-        name.col += 2 if neg else 1
-        return (name, neg)
-
-    def op_name(self, name):
-        return Name(name)
-
-    def op_num(self, num):
-        return parse_number(num)
+    def instr_token(self, tok):
+        """An INSTR token (a whole simple instruction) -> the same tuple as ``instr``."""
+        text, line, col = str(tok), tok.line, tok.column
+        m = _INSTR_PARTS.match(text)
+        guard = None
+        if m.group(2) is not None:
+            neg = m.group(1) == "!"
+            guard = (Name.at(m.group(2), line, col + 1 + neg), neg)
+        ops = [simple_operand(o.group(1), line, col + o.start(1))
+               for o in _OPERAND_SPLIT.finditer(text, m.end())]
+        return ("instr", guard, m.group(3), line, col + m.start(3), ops)
 
     def op_not(self, name):
         return ("not", Name(name))
@@ -263,14 +293,11 @@ class ToTuples(Transformer):
     def op_mem(self, addr):
         return ("mem", addr)
 
-    def operands(self, items) -> list:
-        return [self.operand_token(o) if o.__class__ is Token else o for o in items]
-
     def op_vec(self, *items):
-        return ("vec", self.operands(items))
+        return ("vec", operands(items))
 
     def op_paren(self, *items):
-        return ("paren", self.operands(items))
+        return ("paren", operands(items))
 
     def addr_name(self, name):
         return (Name(name), 0)
@@ -282,4 +309,4 @@ class ToTuples(Transformer):
         return (None, _int(num))
 
     def addr_list(self, *ops):
-        return ("list", self.operands(ops))
+        return ("list", operands(ops))

@@ -42,7 +42,9 @@ class KernelCodegen(Values):
         self.ops = OPS
         self.plan, self.mode = plan, mode
         self.f = Fn(HEADER)
+        self.slot_offsets: dict[int, int] = {}
         self.slot_names: dict[int, str] = {}
+        self.frame_end = 0
         self.decls: set[str] = set()
         self.helpers: dict[str, str] = {}
         self.n_nodes = len(plan.nodes)
@@ -53,6 +55,7 @@ class KernelCodegen(Values):
         self.uses_global_atomics = False
         self.has_barrier = False
         self.stack_depth = 2 * len(plan.nodes) + 64
+        self.frame_base = (Lo.WS_STACK + Lo.STACK_ENTRY * self.stack_depth + 255) // 256 * 256
         self.inst = plan.root
         self.cur = None
         self.em = self.emi = None
@@ -67,6 +70,7 @@ class KernelCodegen(Values):
         self.steps_a = f.alloca("i64", "steps.a", 8)
         self.cur_a = f.alloca("i32", "cur.a", 4)
         self.prologue_scalars()
+        self.zero_slots = self.undefined_slots()
         self.dispatcher()
         for node in self.plan.nodes:
             self.gen_node(node)
@@ -111,43 +115,56 @@ class KernelCodegen(Values):
         f.lines = lines
 
     def frame_offset(self, index: int) -> int:
-        return self.frame_base + self.slot_offsets[index]
-
-    def layout_frame(self) -> None:
-        self.frame_base = Lo.WS_STACK + Lo.STACK_ENTRY * self.stack_depth
-        self.frame_base = (self.frame_base + 255) // 256 * 256
-        off, self.slot_offsets = 0, {}
-        for s in sorted(self.plan.slots.values(), key=lambda s: s.index):
+        """Byte offset in the warp state of register slot ``index`` (assigned
+        on first use; slots live in memory, see the module docstring)."""
+        off = self.slot_offsets.get(index)
+        if off is None:
+            s = self.plan.slot_list[index]
             size = max(8, s.bits * 4)
             a = min(64, size)
-            off = (off + a - 1) // a * a
-            self.slot_offsets[s.index] = off
-            off += size
-        self.ws_size = (self.frame_base + off + 255) // 256 * 256
+            off = (self.frame_end + a - 1) // a * a
+            self.frame_end = off + size
+            off = self.slot_offsets[index] = self.frame_base + off
+        return off
+
+    def undefined_slots(self) -> list:
+        """Slots that may be read before any write (a phi with an Undef
+        operand, a guarded write over an Undef old value, a shfl/match
+        source): zeroed when the warp starts, so such reads give 0."""
+        out = {}
+        for inst in self.plan.instances:
+            for blk in inst.fn.blocks:
+                for ins in blk.instrs:
+                    self.inst = inst
+                    if ins.is_phi and any(isinstance(v, ir.Undef) for v in ins.srcs):
+                        slot = self.plan.slot(inst, ins.results[0])
+                    elif any(isinstance(v, ir.Undef) for v in ins.prior):
+                        for r, v in zip(ins.results, ins.prior):
+                            if isinstance(v, ir.Undef):
+                                s2 = self.plan.slot(inst, r)
+                                if s2 is not None:
+                                    out[s2.index] = s2
+                        continue
+                    elif ins.opcode in ("shfl", "match") and ins.srcs and isinstance(ins.srcs[0], ir.Value):
+                        slot = self.plan.slot(inst, ins.srcs[0])
+                    else:
+                        continue
+                    if slot is not None:
+                        out[slot.index] = slot
+        self.inst = self.plan.root
+        return list(out.values())
 
     def slot_init_lines(self) -> list[str]:
-        """Entry code: slot allocas, zeroed on the first call, else reloaded."""
+        """Entry code: on a warp's first call, zero the maybe-undefined slots."""
         f = self.f
         out_lines, f.lines = f.lines, []
-        slots = sorted(self.plan.slots.values(), key=lambda s: s.index)
-        for s in slots:
-            f.entry.append(f"  {self.slot_ptr(s)} = alloca {vt(ity(s.bits))}, align 64")
         started = f.field("i32", "%ws", Lo.WS_STARTED)
-        if self.has_barrier:
-            c = f.icmp("ne", "i32", started, "0")
-            f.cbr(c, "frame.load", "frame.zero")
-            f.label("frame.load")
-            for s in slots:
-                t = vt(ity(s.bits))
-                v = f.load(t, f.gep("%ws", self.frame_offset(s.index)), 8)
-                f.store(t, v, self.slot_ptr(s), 64)
-            f.br("frame.done")
-            f.label("frame.zero")
-        for s in slots:
-            f.store(vt(ity(s.bits)), "zeroinitializer", self.slot_ptr(s), 64)
-        if self.has_barrier:
-            f.br("frame.done")
-            f.label("frame.done")
+        c = f.icmp("ne", "i32", started, "0")
+        f.cbr(c, "dispatch", "frame.zero")
+        f.label("frame.zero")
+        for s in self.zero_slots:
+            f.store(vt(ity(s.bits)), "zeroinitializer", self.slot_ptr(s), 8)
+        f.set_field("i32", "1", "%ws", Lo.WS_STARTED)
         f.br("dispatch")
         lines, f.lines = f.lines, out_lines
         return lines
@@ -523,10 +540,6 @@ class KernelCodegen(Values):
         f.emit(f"ret i32 {Lo.ST_DONE}")
         f.label("save")
         self.save_scalars()
-        for s in sorted(self.plan.slots.values(), key=lambda s: s.index):
-            t = vt(ity(s.bits))
-            f.store(t, f.load(t, self.slot_ptr(s), 64), f.gep("%ws", "@FRAME%d@" % s.index), 8)
-        f.set_field("i32", "1", "%ws", Lo.WS_STARTED)
         f.emit(f"ret i32 {Lo.ST_BARRIER}")
         f.label("exitlanes")
         ex = f.load("i32", self.ex_a, 4)
@@ -555,11 +568,9 @@ class KernelCodegen(Values):
     def module_text(self) -> str:
         f = self.f
         f.lines.insert(self.dispatch_at, self.switch_text())
-        self.layout_frame()
-        body = "\n".join(f.lines)
-        for idx in self.slot_offsets:
-            body = body.replace("@FRAME%d@" % idx, str(self.frame_offset(idx)))
         init = self.slot_init_lines()
+        self.ws_size = (self.frame_base + self.frame_end + 255) // 256 * 256
+        body = "\n".join(f.lines)
         text = "\n".join([HEADER + " {", "entry:", *f.entry, *self.pro, *init, body, "}"])
         from .runtime_ir import REPORT
         parts = [text, *self.helpers.values(), REPORT, *sorted(self.decls)]

@@ -119,6 +119,7 @@ class Plan:
         self.nodes: list[Node] = []
         self.first_node: dict[tuple[int, int], Node] = {}
         self.slots: dict[tuple, Slot] = {}
+        self.slot_list: list[Slot] = []
         self.instr_ids: dict[tuple[int, int], int] = {}   # (inst id, id(instr)) -> id
         self.instr_table: list[tuple[Instance, ir.Instr]] = []
         self.instr_node: list[Node] = []
@@ -222,6 +223,7 @@ class Plan:
             t = v.type if v.reg != CC_REG else "pred"
             bits = 1 if t in ("pred", "cc") else TYPE_SIZES.get(t, 4) * 8
             s = self.slots[key] = Slot(len(self.slots), t, bits)
+            self.slot_list.append(s)
         return s
 
     def formal_var(self, fn, name: str):
@@ -237,6 +239,7 @@ class Plan:
         if s is None:
             bits = 1 if var.type == "pred" else TYPE_SIZES.get(var.type, 4) * 8
             s = self.slots[key] = Slot(len(self.slots), var.type, bits)
+            self.slot_list.append(s)
         return s
 
     def _slot_key(self, inst: Instance, v: ir.Value):

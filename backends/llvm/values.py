@@ -108,7 +108,7 @@ class Values:
             slot = self.plan.slot(self.inst, op)
             if slot is None:
                 return self.const_vec(0, t)
-            raw = f.load(vt(ity(slot.bits)), self.slot_ptr(slot), 64)
+            raw = f.load(vt(ity(slot.bits)), self.slot_ptr(slot), 8)
             return self.adjust(raw, "b%d" % slot.bits if slot.bits > 1 else "pred", t)
         raise PtxcError(f"unsupported operand {op!r} at line {self.cur.loc.line}", self.cur.loc)
 
@@ -183,9 +183,9 @@ class Values:
         new = self.adjust(v, t, st)
         ptr = self.slot_ptr(slot)
         vty = vt(ity(slot.bits))
-        old = f.load(vty, ptr, 64)
+        old = f.load(vty, ptr, 8)
         m = mask or self.em
-        f.store(vty, f.select("<32 x i1>", m, vty, new, old), ptr, 64)
+        f.store(vty, f.select("<32 x i1>", m, vty, new, old), ptr, 8)
 
     def write_unpacked(self, vec: ir.Vec, v: str, t: str, mask) -> None:
         """``mov.b64 {lo, hi}, x``: split a wide value into its parts."""
@@ -204,7 +204,7 @@ class Values:
 
     def read_var(self, var, t: str) -> str:
         slot = self.plan.var_slot(self.inst, var)
-        raw = self.f.load(vt(ity(slot.bits)), self.slot_ptr(slot), 64)
+        raw = self.f.load(vt(ity(slot.bits)), self.slot_ptr(slot), 8)
         return self.adjust(raw, "b%d" % slot.bits if slot.bits > 1 else "pred", t)
 
     def write_var(self, var, v: str, t: str) -> None:
@@ -212,9 +212,13 @@ class Values:
         self._masked_store(slot, v, t, None)
 
     def slot_ptr(self, slot) -> str:
+        """Pointer to the slot's 32 lanes in the warp state (computed once, in
+        the entry block, so it dominates every use)."""
         name = self.slot_names.get(slot.index)
         if name is None:
             name = self.slot_names[slot.index] = f"%slot{slot.index}"
+            self.f.entry.append(f"  {name} = getelementptr inbounds i8, ptr %ws, "
+                                f"i64 {self.frame_offset(slot.index)}")
         return name
 
     # ---------------------------------------------------------- results
