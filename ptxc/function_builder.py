@@ -20,9 +20,12 @@ class FunctionBuilder:
         self.b = builder
         self.fn = fn
         self.instrs: list[ir.Instr] = []
-        self.label_at: dict[str, int] = {}        # label -> index of the next instruction
-        self.label_line: dict[str, tuple] = {}
+        # Labels are lexically scoped: a label is known by (defining scope, name).
+        self.defined: set[tuple] = set()
         self.pending_labels: list[str] = []
+        self.pending_keys: list[tuple] = []
+        self.instr_keys: dict[int, list[tuple]] = {}   # id(instr) -> its label keys
+        self.ref_keys: dict[int, tuple] = {}           # id(LabelRef) -> key
         self.pending_pragmas: list[str] = []
         self.btargets: dict[str, list[Name]] = {}
         self.dbg = None
@@ -38,7 +41,8 @@ class FunctionBuilder:
                     self.args[var] = ir.Argument(p.type, p.name, p.name)
         self.walk(body, root)
         self.fn.scope = root
-        self.fn.attrs["btargets"] = {k: [n.text for n in v] for k, v in self.btargets.items()}
+        self.fn.attrs["btargets"] = {k: [n.text for n in v[0]] for k, v in self.btargets.items()}
+        self.trailing_keys = list(self.pending_keys)
         self.fn.attrs["trailing_labels"] = list(self.pending_labels)
         self.make_blocks()
         from .ssa import build_ssa
@@ -54,8 +58,7 @@ class FunctionBuilder:
             if kind == "instr":
                 self.instruction(st, scope)
             elif kind == "label":
-                self.pending_labels.append(st[1].text)
-                self.label_line[st[1].text] = (st[1].line, st[1].col)
+                self.define_label(st[1], scope)
             elif kind == "loc":
                 self.dbg = st[1]
             elif kind == "pragma":
@@ -68,13 +71,32 @@ class FunctionBuilder:
     def declare(self, st, scope: Scope) -> None:
         declare(self.b, st, scope)
 
+    def define_label(self, name: Name, scope: Scope) -> None:
+        key = (scope, name.text)
+        if key in self.defined:
+            raise self.b.error(f"label '{name.text}' defined twice in the same scope",
+                               name.line, name.col)
+        self.defined.add(key)
+        self.pending_labels.append(name.text)
+        self.pending_keys.append(key)
+
+    def resolve_label(self, name: str, scope) -> tuple | None:
+        """The key of the label ``name`` visible from ``scope`` (innermost first)."""
+        while scope is not None:
+            if (scope, name) in self.defined:
+                return (scope, name)
+            scope = scope.parent
+        return None
+
     def named_directive(self, st, scope: Scope) -> None:
         """`.callprototype` and `.branchtargets`, named by the label before them."""
         label = self.pending_labels.pop() if self.pending_labels else None
+        if self.pending_keys:
+            self.pending_keys.pop()
         if st[0] == "btargets":
             if label is None:
                 raise self.b.error(".branchtargets without a label", st[1][0].line)
-            self.btargets[label] = st[1]
+            self.btargets[label] = (st[1], scope)
             scope.decl_order.append(("btargets", label, [n.text for n in st[1]]))
         else:
             _, rets, name, params = st
@@ -104,9 +126,8 @@ class FunctionBuilder:
         ins.scope = scope
         ins.dbg = self.dbg
         ins.labels, self.pending_labels = self.pending_labels, []
+        self.instr_keys[id(ins)], self.pending_keys = self.pending_keys, []
         ins.pragmas, self.pending_pragmas = self.pending_pragmas, []
-        for label in ins.labels:
-            self.label_at[label] = len(self.instrs)
         self.instrs.append(ins)
 
     def reg(self, name: Name, scope: Scope):
@@ -189,78 +210,82 @@ class FunctionBuilder:
         raise self.b.error(f"invalid operand {op!r}", 1)
 
     # ------------------------------------------------------------ blocks
-    def branch_targets(self) -> set[str]:
+    def branch_targets(self) -> set[tuple]:
+        """Keys of every label some branch or branch table can reach."""
         targets = set()
         for ins in self.instrs:
             if ins.opcode == "bra":
                 for op in ins.srcs:
                     if isinstance(op, ir.LabelRef):
-                        targets.add(op.name)
+                        targets.add(self.target_key(op.name, ins.scope, ins))
+                        self.ref_keys[id(op)] = self.target_key(op.name, ins.scope, ins)
             elif ins.opcode == "brx":
-                table = ins.srcs[-1]
-                names = self.btargets.get(getattr(table, "name", None))
-                if names is None:
-                    raise self.b.error("brx.idx needs a .branchtargets label list", ins.loc.line,
-                                       ins.loc.col)
-                targets.update(n.text for n in names)
+                targets.update(self.table_keys(ins))
         return targets
+
+    def target_key(self, name: str, scope, ins: ir.Instr) -> tuple:
+        key = self.resolve_label(name, scope)
+        if key is None:
+            raise self.b.error(f"undefined label '{name}'", ins.loc.line, ins.loc.col)
+        return key
+
+    def table_keys(self, ins: ir.Instr) -> list[tuple]:
+        table = self.btargets.get(getattr(ins.srcs[-1], "name", None))
+        if table is None:
+            raise self.b.error("brx.idx needs a .branchtargets label list", ins.loc.line,
+                               ins.loc.col)
+        names, scope = table
+        return [self.target_key(n.text, scope, ins) for n in names]
 
     def make_blocks(self) -> None:
         fn, targets = self.fn, self.branch_targets()
-        for t in sorted(targets):
-            if t not in self.label_at and t not in self.fn.attrs["trailing_labels"]:
-                raise self.b.error(f"undefined label '{t}'", *self.use_of_label(t))
         blocks: list[ir.Block] = []
-        by_label: dict[str, ir.Block] = {}
+        by_key: dict[tuple, ir.Block] = {}
         cur = None
         for ins in self.instrs:
-            label = next((l for l in ins.labels if l in targets), None)
-            if cur is None or label is not None or (cur.instrs and cur.instrs[-1].info.terminator):
-                cur = self.new_block(blocks, label)
-            for l in ins.labels:
-                if l in targets:
-                    by_label[l] = cur
-            ins.labels = [l for l in ins.labels if l != cur.label]
+            keys = self.instr_keys[id(ins)]
+            key = next((k for k in keys if k in targets), None)
+            if cur is None or key is not None or (cur.instrs and cur.instrs[-1].info.terminator):
+                cur = self.new_block(blocks, key[1] if key else None)
+                cur.scope = key[0] if key else None
+            by_key.update((k, cur) for k in keys if k in targets)
+            if key is not None:
+                ins.labels = [n for n, k in zip(ins.labels, keys) if k != key]
             ins.block = cur
             cur.instrs.append(ins)
-        trailing = self.fn.attrs["trailing_labels"]
-        if any(t in targets for t in trailing) or not blocks:
-            end = self.new_block(blocks, next((t for t in trailing if t in targets), None))
-            for t in trailing:
-                if t in targets:
-                    by_label[t] = end
-            fn.attrs["trailing_labels"] = [t for t in trailing if t not in targets]
+        trailing = [k for k in self.trailing_keys if k in targets]
+        if trailing or not blocks:
+            end = self.new_block(blocks, trailing[0][1] if trailing else None)
+            end.scope = trailing[0][0] if trailing else None
+            by_key.update((k, end) for k in trailing)
+            fn.attrs["trailing_labels"] = [n for n, k in zip(fn.attrs["trailing_labels"],
+                                                             self.trailing_keys) if k not in targets]
         fn.blocks = blocks
-        self.link(blocks, by_label)
-
-    def use_of_label(self, name: str) -> tuple[int, int]:
-        for ins in self.instrs:
-            for op in ins.srcs:
-                if isinstance(op, ir.LabelRef) and op.name == name:
-                    return ins.loc.line, ins.loc.col
-        return self.fn.loc.line, 1
+        self.link(blocks, by_key)
 
     def new_block(self, blocks: list, label: str | None) -> ir.Block:
-        blk = ir.Block(label or f"bb{len(blocks)}", label)
+        name = label or f"bb{len(blocks)}"
+        if label is not None and any(b.name == name for b in blocks):
+            name = f"{label}.{sum(b.label == label for b in blocks)}"   # same label, other scope
+        blk = ir.Block(name, label)
         blk.function = self.fn
         blk.index = len(blocks)
         blocks.append(blk)
         return blk
 
-    def link(self, blocks: list[ir.Block], by_label: dict[str, ir.Block]) -> None:
+    def link(self, blocks: list[ir.Block], by_key: dict) -> None:
         for i, blk in enumerate(blocks):
             blk.fallthrough = blocks[i + 1] if i + 1 < len(blocks) else None
             last = blk.instrs[-1] if blk.instrs else None
             succs: list[ir.Block] = []
             if last is not None and last.opcode == "bra":
                 target = next(op for op in last.srcs if isinstance(op, ir.LabelRef))
-                target.block = by_label[target.name]
+                target.block = by_key[self.ref_keys[id(target)]]
                 succs.append(target.block)
                 if last.guard is not None and blk.fallthrough is not None:
                     succs.append(blk.fallthrough)
             elif last is not None and last.opcode == "brx":
-                names = self.btargets[last.srcs[-1].name]
-                succs.extend(by_label[n.text] for n in names)
+                succs.extend(by_key[k] for k in self.table_keys(last))
             elif last is not None and last.info.terminator:    # ret / exit / trap
                 if last.guard is not None and blk.fallthrough is not None:
                     succs.append(blk.fallthrough)

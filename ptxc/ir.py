@@ -293,7 +293,7 @@ class Block:
     ``fallthrough`` (the next block in layout order, None at function end).
     """
     __slots__ = ("name", "label", "instrs", "succs", "preds", "function",
-                 "fallthrough", "index", "__weakref__")
+                 "fallthrough", "index", "scope", "__weakref__")
 
     def __init__(self, name: str, label: str | None = None):
         self.name = name
@@ -304,6 +304,7 @@ class Block:
         self.function: Function | None = None
         self.fallthrough: Block | None = None
         self.index = -1          # position in function.blocks
+        self.scope = None        # the { } scope its label is declared in
 
     @property
     def phis(self) -> list[Instr]:

@@ -50,6 +50,7 @@ class SSABuilder:
     def __init__(self, fn: ir.Function, builder, args: dict | None = None):
         self.fn, self.builder = fn, builder
         self.args = args or {}                   # .reg parameter Var -> Argument
+        self.undefs: dict[Var, ir.Undef] = {}
         self.last: dict[int, dict[Var, ir.Value]] = {}
         self.entry: dict[tuple[int, Var], ir.Value] = {}
         self.phis: dict[int, list[ir.Instr]] = {}
@@ -159,9 +160,12 @@ class SSABuilder:
             phi.instr.phi_blocks = list(blk.preds)
 
     def undef(self, var: Var) -> ir.Undef:
-        u = self.fn.undefs.get(var.name)
+        """One Undef per register declaration (shadowing registers get their own)."""
+        u = self.undefs.get(var)
         if u is None:
-            u = self.fn.undefs[var.name] = ir.Undef(var.type, f"{var.name}.undef", var.name)
+            key = var.name if var.name not in self.fn.undefs else f"{var.name}#{len(self.undefs)}"
+            u = self.undefs[var] = self.fn.undefs[key] = ir.Undef(var.type, f"{var.name}.undef",
+                                                                   var.name)
         return u
 
     # ---------------------------------------------------------- phase 3
@@ -205,18 +209,30 @@ class SSABuilder:
 
     def warn_undefined(self) -> None:
         warned = set()
+        reachable = reachable_blocks(self.fn)
         for ins in self.fn.instructions():
-            if ins.is_phi:
+            if ins.is_phi or id(ins.block) not in reachable:
                 continue
             reads = [v for op in ins.srcs for v in ir.values_in(op)]
             if ins.guard is not None:
                 reads.append(ins.guard)
             for v in reads:
-                if isinstance(v, ir.Undef) and v.reg not in warned and v.reg != CC:
-                    warned.add(v.reg)
+                if isinstance(v, ir.Undef) and id(v) not in warned and v.reg != CC:
+                    warned.add(id(v))
                     self.fn.module.warnings.append(
                         f"{ins.loc}: warning: register {v.reg} may be read before it is "
                         f"written (in {self.fn.name})")
+
+
+def reachable_blocks(fn: ir.Function) -> set[int]:
+    """ids of the blocks reachable from the entry."""
+    seen, stack = {id(fn.blocks[0])}, [fn.blocks[0]]
+    while stack:
+        for s in stack.pop().succs:
+            if id(s) not in seen:
+                seen.add(id(s))
+                stack.append(s)
+    return seen
 
 
 def collect_uses(fn: ir.Function) -> None:
@@ -233,11 +249,12 @@ def resolve(v):
 
 
 def add_preentry(fn: ir.Function) -> None:
-    """If the entry block has predecessors, give the function an empty entry block."""
+    """If the entry block has predecessors, give the function an empty entry block
+    ('preentry'), so that phis at the old entry have one incoming edge per predecessor."""
     if not fn.blocks or not fn.blocks[0].preds:
         return
     old = fn.blocks[0]
-    entry = ir.Block("entry")
+    entry = ir.Block("preentry")
     entry.function = fn
     entry.succs, entry.fallthrough = [old], old
     old.preds.insert(0, entry)

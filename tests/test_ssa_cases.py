@@ -289,10 +289,6 @@ L1:
 """
 
 
-@pytest.mark.xfail(reason="labels are resolved per function, not per { } scope "
-                          "(function_builder.make_blocks); the emitter also writes a "
-                          "block's label outside the scope its first instruction opens",
-                   strict=False)
 def test_same_label_in_sibling_scopes():
     """Two sibling scopes each declare label L1 (legal PTX, the way inline asm
     is inlined twice; ptxas accepts DUP_LABELS): each `@p bra L1` must go

@@ -30,18 +30,24 @@ from .plan import Plan
 from .values import Values, ity
 
 WARP_FN = "run_warp"
-HEADER = (f"define i32 @{WARP_FN}(ptr noalias %ws, ptr noalias %cta, ptr noalias %L, "
-          "ptr noalias %segs, ptr noalias %cnt)")
+
+
+def header(name: str) -> str:
+    return (f"define i32 @{name}(ptr noalias %ws, ptr noalias %cta, ptr noalias %L, "
+            "ptr noalias %segs, ptr noalias %cnt)")
 
 
 class KernelCodegen(Values):
     """Generates the LLVM IR text of one kernel's ``run_warp``."""
 
-    def __init__(self, plan: Plan, mode: str):
+    def __init__(self, plan: Plan, mode: str, name: str = WARP_FN):
         from .ops import OPS
+        self.name = name
         self.ops = OPS
         self.plan, self.mode = plan, mode
-        self.f = Fn(HEADER)
+        self.f = Fn(header(name))
+        self.vcache: dict[int, str] = {}
+        self.f.on_label = self.vcache.clear
         self.slot_offsets: dict[int, int] = {}
         self.slot_names: dict[int, str] = {}
         self.frame_end = 0
@@ -62,6 +68,12 @@ class KernelCodegen(Values):
 
     # ------------------------------------------------------------ driver
     def generate(self) -> str:
+        """The LLVM module text of this kernel alone."""
+        self.generate_function()
+        return self.module_text()
+
+    def generate_function(self) -> None:
+        """Generate without assembling a module (for batches: codegen.module_text)."""
         f = self.f
         self.mask_a = f.alloca("i32", "mask.a", 4)
         self.rpc_a = f.alloca("i32", "rpc.a", 4)
@@ -75,7 +87,6 @@ class KernelCodegen(Values):
         for node in self.plan.nodes:
             self.gen_node(node)
         self.common_exits()
-        return self.module_text()
 
     def keep(self, ins: ir.Instr) -> bool:
         if self.mode == "full":
@@ -217,20 +228,13 @@ class KernelCodegen(Values):
         self.inst, self.node = node.inst, node
         f.label(f"N{node.id}")
         m = f.load("i32", self.mask_a, 4)
-        self.bump(2 * node.id, "1")
-        pc = self.popc(m)
-        self.bump(2 * node.id + 1, pc)
-        n = len(node.instrs)
-        if n:
-            self.cta_add(Lo.CTA_INST, str(n))
-            self.cta_add(Lo.CTA_TINST, f.val(f"mul i64 {pc}, {n}"))
-        s = f.val(f"add i64 {f.load('i64', self.steps_a, 8)}, 1")
-        f.store("i64", s, self.steps_a, 8)
+        over = f.call("i1", "ptxc_enter", [("ptr", "%cnt"), ("ptr", "%cta"), ("ptr", self.steps_a),
+                                           ("i64", str(2 * node.id)), ("i64", str(len(node.instrs))),
+                                           ("i32", m), ("i64", self.max_steps)])
         f.store("i32", str(node.id), self.cur_a, 4)
-        over = f.icmp("ugt", "i64", s, self.max_steps)
         body = f.fresh_label(f"N{node.id}.body")
         f.cbr(over, "steperr", body)
-        f.label(body)
+        f.label(body, dominated=True)
         self.set_mask(m)
         if node.prev is not None and node.prev.callee is not None:
             self.copy_returns(node.prev)
@@ -255,9 +259,10 @@ class KernelCodegen(Values):
         return self.f.cast("zext", "i32", v, "i64")
 
     def bump(self, idx: int, amount: str) -> None:
-        f = self.f
-        p = f.gep("%cnt", 8 * idx)
-        f.store("i64", f.val(f"add i64 {f.load('i64', p, 8)}, {amount}"), p, 8)
+        self.f.call("void", "ptxc_add", [("ptr", "%cnt"), ("i64", str(idx)), ("i64", amount)])
+
+    def bump_popc(self, idx: int, m_i32: str) -> None:
+        self.f.call("void", "ptxc_popc_add", [("ptr", "%cnt"), ("i64", str(idx)), ("i32", m_i32)])
 
     def cta_add(self, off: int, amount: str) -> None:
         f = self.f
@@ -280,7 +285,7 @@ class KernelCodegen(Values):
         if iid not in self.guard_ctr:
             self.guard_ctr[iid] = self.new_counters(1)
         effi = self.f.cast("bitcast", "<32 x i1>", eff, "i32")
-        self.bump(self.guard_ctr[iid], self.popc(effi))
+        self.bump_popc(self.guard_ctr[iid], effi)
         return eff
 
     def instr(self, ins) -> None:
@@ -322,7 +327,7 @@ class KernelCodegen(Values):
         f.call("void", "report", [("ptr", "%ws"), ("i32", str(code)), ("i32", str(self.iid())),
                                   ("i32", lane), ("i64", addr)])
         f.emit("ret i32 2")
-        f.label(ok)
+        f.label(ok, dominated=True)
 
     # ------------------------------------------------------- control flow
     def goto(self, pc: int) -> None:
@@ -386,7 +391,7 @@ class KernelCodegen(Values):
         rest = f.val(f"and i32 {self.m}, {f.val(f'xor i32 {effi}, -1')}")
         go = f.fresh_label("rest")
         f.cbr(f.icmp("eq", "i32", rest, "0"), "dispatch", go)
-        f.label(go)
+        f.label(go, dominated=True)
         f.store("i32", rest, self.mask_a, 4)
         self.goto(self.plan.node_of(inst, node.block.fallthrough).id)
 
@@ -400,19 +405,16 @@ class KernelCodegen(Values):
         base = None
         if counted:
             base = self.branch_counters(term)
-            self.bump(base, "1")
-            self.bump(base + 1, self.popc(m))
-            self.bump(base + 2, self.popc(taken))
-            self.bump(base + 3, self.popc(nt))
+            f.call("void", "ptxc_branch", [("ptr", "%cnt"), ("i64", str(base)), ("i32", m), ("i32", taken)])
         l_all, l_some, l_none, l_div = (f.fresh_label(x) for x in ("all", "some", "none", "div"))
         f.cbr(f.icmp("eq", "i32", taken, m), l_all, l_some)
-        f.label(l_all)
+        f.label(l_all, dominated=True)
         self.goto(t_pc)
-        f.label(l_some)
+        f.label(l_some, dominated=True)
         f.cbr(f.icmp("eq", "i32", taken, "0"), l_none, l_div)
-        f.label(l_none)
+        f.label(l_none, dominated=True)
         self.goto(f_pc)
-        f.label(l_div)
+        f.label(l_div, dominated=True)
         if counted:
             self.bump(base + 4, "1")
         rpc = self.plan.reconvergence_pc(node.inst, node.block)
@@ -427,6 +429,14 @@ class KernelCodegen(Values):
     def diverge(self, rpc: int, paths: list[tuple[int, str]]) -> None:
         """Push ``paths`` (pc, mask) with reconvergence pc ``rpc``; the last runs first."""
         f = self.f
+        if len(paths) == 2:
+            (pf, mf), (pt, mt) = paths
+            sp = f.call("i32", "ptxc_diverge", [
+                ("ptr", "%ws"), ("i32", f.load("i32", self.sp_a, 4)), ("i32", f.load("i32", self.rpc_a, 4)),
+                ("i32", str(rpc)), ("i32", str(pf)), ("i32", mf), ("i32", str(pt)), ("i32", mt),
+                ("i32", str(self.stack_depth))])
+            f.store("i32", sp, self.sp_a, 4)
+            return f.cbr(f.icmp("slt", "i32", sp, "0"), "stackerr", "dispatch")
         sp = f.load("i32", self.sp_a, 4)
         top = self.stack_entry(f.val(f"sub i32 {sp}, 1"))
         cur_rpc = f.load("i32", self.rpc_a, 4)
@@ -435,7 +445,7 @@ class KernelCodegen(Values):
         sp = f.select("i1", same, "i32", f.val(f"sub i32 {sp}, 1"), sp)
         room = f.fresh_label("room")
         f.cbr(f.icmp("ugt", "i32", sp, str(self.stack_depth - len(paths))), "stackerr", room)
-        f.label(room)
+        f.label(room, dominated=True)
         for pc, mask in paths:
             if pc == rpc:
                 continue
@@ -495,7 +505,7 @@ class KernelCodegen(Values):
         self.has_barrier = True
         go, skip = f.fresh_label("bar"), f.fresh_label("barskip")
         f.cbr(f.icmp("ne", "i32", self.emi, "0"), go, skip)
-        f.label(go)
+        f.label(go, dominated=True)
         if self.keep(ins):
             barrier_arrive(self, ins)
         k = len(self.resume_labels)
@@ -565,16 +575,18 @@ class KernelCodegen(Values):
         f.set_field("i64", f.load("i64", self.steps_a, 8), "%ws", Lo.WS_STEPS, 8)
 
     # ---------------------------------------------------------- assembly
-    def module_text(self) -> str:
+    def function_text(self) -> str:
+        """The text of ``run_warp`` alone (helpers and declarations apart)."""
         f = self.f
         f.lines.insert(self.dispatch_at, self.switch_text())
         init = self.slot_init_lines()
         self.ws_size = (self.frame_base + self.frame_end + 255) // 256 * 256
         body = "\n".join(f.lines)
-        text = "\n".join([HEADER + " {", "entry:", *f.entry, *self.pro, *init, body, "}"])
-        from .runtime_ir import REPORT
-        parts = [text, *self.helpers.values(), REPORT, *sorted(self.decls)]
-        return "\n\n".join(parts) + "\n"
+        return "\n".join([header(self.name) + " {", "entry:", *f.entry, *self.pro, *init, body, "}"])
+
+    def module_text(self) -> str:
+        return module_text([self])
+
 
     # ------------------------------------------------------ special regs
     def special(self, name: str) -> tuple[str, str]:
@@ -630,3 +642,14 @@ class KernelCodegen(Values):
         if p.space == "global":
             return (p.seg << 32) | off
         return off
+
+
+def module_text(gens: list) -> str:
+    """One LLVM module holding the ``run_warp`` of each generator."""
+    from .runtime_ir import PRELUDE, PRELUDE_DECLS, REPORT, RESOLVE
+    funcs = [g.function_text() for g in gens]
+    helpers, decls = {}, set(PRELUDE_DECLS)
+    for g in gens:
+        helpers.update(g.helpers)
+        decls.update(g.decls)
+    return "\n\n".join([*funcs, *helpers.values(), PRELUDE, RESOLVE, REPORT, *sorted(decls)]) + "\n"

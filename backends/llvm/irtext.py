@@ -46,6 +46,7 @@ class Fn:
         self.lines: list[str] = []
         self.n = 0
         self.cur_label = None
+        self.on_label = None
 
     def tmp(self, hint: str = "t") -> str:
         self.n += 1
@@ -64,9 +65,13 @@ class Fn:
         self.lines.append(f"  {name} = {text}")
         return name
 
-    def label(self, name: str) -> None:
+    def label(self, name: str, dominated: bool = False) -> None:
+        """Start block ``name``. Unless ``dominated`` (only reachable from the
+        code just emitted), values cached by the code generator are dropped."""
         self.lines.append(f"{name}:")
         self.cur_label = name
+        if not dominated and self.on_label is not None:
+            self.on_label()
 
     def alloca(self, t: str, hint: str = "a", align: int = 64) -> str:
         name = self.tmp(hint)

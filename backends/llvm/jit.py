@@ -1,15 +1,21 @@
-"""Compile a kernel (plan + code generator) to native code with llvmlite, and
-cache the result per (module, kernel, mode) in ``module.attrs`` (so it lives
-as long as the module).
+"""Compile kernels (plan + code generator) to native code with llvmlite, and
+cache the results per (kernel, mode, optimisation level) in ``module.attrs``
+(so they live as long as the module).
 
-Only the launched kernel and the functions it calls are compiled. The LLVM
-pipeline is the new pass manager's default pipeline at ``OPT_LEVEL`` (chosen
-by measurement, docs/executor.md) and the host CPU's features, so the 32-lane
-vectors map onto AVX-512/AVX2 registers.
+Only the launched kernel and the functions it calls are compiled. Several
+kernels of one module can be compiled together into one LLVM module
+(``compile_many``): an LLVM module costs ~4 ms of fixed overhead, which
+dominates when a whole module of small kernels is analysed (the hybrid runs
+of an XLA module). The optimisation level is chosen per launch by
+``choose_level`` (measurements in docs/executor.md): small launches are
+dominated by compile time and use no IR optimisation; big full-mode launches
+use LLVM's O2 pipeline. The CTA loop (runtime_ir.py) is compiled once per
+process.
 """
 from __future__ import annotations
 
 import ctypes
+import itertools
 import os
 import threading
 import time
@@ -17,9 +23,12 @@ from dataclasses import dataclass, field
 
 from ptxc.errors import PtxcError
 
-OPT_LEVEL = int(os.environ.get("PTXC_OPT", "2"))
-_lock = threading.Lock()
+ENV_LEVEL = os.environ.get("PTXC_OPT")      # force a level (0-3) for experiments
+BIG_LAUNCH = 1 << 16                        # threads from which O2 pays off (full mode)
+BIG_KERNEL = 4000                           # instructions above which O2 costs seconds
+_lock = threading.RLock()
 _llvm = None
+_names = itertools.count()
 
 
 @dataclass
@@ -27,6 +36,7 @@ class Compiled:
     """A compiled kernel: the plan, the counter layout and the entry point."""
     plan: object
     mode: str
+    level: int
     n_counters: int
     branch_ctr: dict
     guard_ctr: dict
@@ -55,7 +65,7 @@ _tm = None
 _host = None
 
 
-def new_target_machine(opt: int | None = None):
+def new_target_machine(opt: int = 2):
     """A fresh host TargetMachine: an execution engine takes ownership of
     (and frees) the one it is given, so engines never share one."""
     global _host
@@ -64,8 +74,7 @@ def new_target_machine(opt: int | None = None):
         _host = (b.Target.from_default_triple(), b.get_host_cpu_name(),
                  b.get_host_cpu_features().flatten())
     target, cpu, features = _host
-    return target.create_target_machine(cpu=cpu, features=features,
-                                        opt=min(OPT_LEVEL if opt is None else opt, 3),
+    return target.create_target_machine(cpu=cpu, features=features, opt=min(opt, 3),
                                         codemodel="jitdefault", jit=True)
 
 
@@ -77,44 +86,85 @@ def target_machine():
     return _tm
 
 
-def compile_kernel(module, kernel, mode: str, keep_ir: bool = False) -> Compiled:
+# ------------------------------------------------------------- policy
+def choose_level(kernel, mode: str, threads: int) -> int:
+    """0 (no IR optimisation) or 2 (LLVM O2) for a launch of ``threads`` threads."""
+    if ENV_LEVEL is not None:
+        return int(ENV_LEVEL)
+    if mode != "full" or threads < BIG_LAUNCH:
+        return 0
+    size = sum(len(b.instrs) for b in kernel.blocks)
+    return 2 if size <= BIG_KERNEL else 0
+
+
+# -------------------------------------------------------------- caching
+def _cache(module) -> dict:
+    return module.attrs.setdefault("llvm_jit_cache", {})
+
+
+def _key(kernel, mode: str, level: int):
+    stamp = id(kernel.attrs.get("slice_report")) if mode == "hybrid" and kernel.attrs.get("sliced") else None
+    return (kernel.name, mode, level, stamp)
+
+
+def compile_kernel(module, kernel, mode: str, level: int = 0, keep_ir: bool = False) -> Compiled:
     """The compiled kernel, from the cache when possible."""
-    key = (kernel.name, mode, _slice_stamp(kernel, mode))
     with _lock:
-        per_module = module.attrs.setdefault("llvm_jit_cache", {})
-        hit = per_module.get(key)
-        if hit is not None:
-            return hit
-        c = _compile(module, kernel, mode, keep_ir)
-        per_module[key] = c
-        return c
+        hit = _cache(module).get(_key(kernel, mode, level))
+        if hit is None:
+            hit = compile_many(module, [kernel], mode, level, keep_ir)[0]
+        return hit
 
 
-def _slice_stamp(kernel, mode):
-    """Hybrid code depends on the slice marks: key the cache on them."""
-    if mode != "hybrid":
-        return None
-    return id(kernel.attrs.get("slice_report")) if kernel.attrs.get("sliced") else None
-
-
-def _compile(module, kernel, mode: str, keep_ir: bool) -> Compiled:
-    from .codegen import KernelCodegen
+def compile_many(module, kernels, mode: str, level: int = 0, keep_ir: bool = False,
+                 skip_errors: bool = False) -> list:
+    """Compile several kernels of ``module`` into one LLVM module (cached).
+    With ``skip_errors``, kernels that cannot be compiled are left out (and
+    None is returned for them)."""
+    from .codegen import KernelCodegen, module_text
     from .plan import Plan
-    t0 = time.perf_counter()
-    plan = Plan(module, kernel)
-    cg = KernelCodegen(plan, mode)
-    text = cg.generate()
-    t1 = time.perf_counter()
-    engine, warp = _native(text, kernel.name)
-    t2 = time.perf_counter()
-    return Compiled(plan=plan, mode=mode, n_counters=cg.next_ctr, branch_ctr=cg.branch_ctr,
-                    guard_ctr=cg.guard_ctr, ws_size=cg.ws_size,
-                    uses_global_atomics=cg.uses_global_atomics,
-                    unsupported=getattr(cg, "unsupported_ids", {}), run_ctas=runtime(),
-                    warp_fn=warp, engine=engine,
-                    ir_text=text if keep_ir else "", timings={"codegen": t1 - t0, "llvm": t2 - t1})
+    with _lock:
+        cache = _cache(module)
+        todo = [k for k in kernels if _key(k, mode, level) not in cache]
+        if todo:
+            t0 = time.perf_counter()
+            gens, ok = [], []
+            for k in todo:
+                try:
+                    g = KernelCodegen(Plan(module, k), mode, name=f"run_warp_{next(_names)}")
+                    g.generate_function()
+                except PtxcError:
+                    if not skip_errors:
+                        raise
+                    continue
+                gens.append(g)
+                ok.append(k)
+            todo = ok
+            if not todo:
+                return [cache.get(_key(k, mode, level)) for k in kernels]
+            text = module_text(gens)
+            t1 = time.perf_counter()
+            engine = _native(text, level, ", ".join(k.name for k in todo))
+            t2 = time.perf_counter()
+            share = 1.0 / len(todo)
+            for k, g in zip(todo, gens):
+                cache[_key(k, mode, level)] = Compiled(
+                    plan=g.plan, mode=mode, level=level, n_counters=g.next_ctr,
+                    branch_ctr=g.branch_ctr, guard_ctr=g.guard_ctr, ws_size=g.ws_size,
+                    uses_global_atomics=g.uses_global_atomics,
+                    unsupported=getattr(g, "unsupported_ids", {}), run_ctas=runtime(),
+                    warp_fn=engine.get_function_address(g.name), engine=engine,
+                    ir_text=text if keep_ir else "",
+                    timings={"codegen": (t1 - t0) * share, "llvm": (t2 - t1) * share,
+                             "batch": len(todo)})
+        return [cache.get(_key(k, mode, level)) for k in kernels]
 
 
+def is_compiled(module, kernel, mode: str, level: int) -> bool:
+    return _key(kernel, mode, level) in _cache(module)
+
+
+# -------------------------------------------------------------- native
 RUN_CTAS = ctypes.CFUNCTYPE(ctypes.c_int32, ctypes.c_void_p, ctypes.c_void_p,
                             ctypes.c_int64, ctypes.c_int64, ctypes.c_void_p)
 _runtime = None
@@ -137,28 +187,27 @@ def runtime():
 
 def _optimise(mod, level: int) -> None:
     b = llvm()
-    tm = target_machine()
     pto = b.create_pipeline_tuning_options(speed_level=level)
     pto.loop_vectorization = False
-    pto.slp_vectorization = level >= 2
-    pb = b.create_pass_builder(tm, pto)
+    pto.slp_vectorization = False
+    pb = b.create_pass_builder(target_machine(), pto)
     pb.getModulePassManager().run(mod, pb)
 
 
-def _native(text: str, name: str):
+def _native(text: str, level: int, names: str):
     b = llvm()
     try:
         mod = b.parse_assembly(text)
         mod.verify()
     except RuntimeError as e:          # a code generator bug, not bad input
-        path = os.path.join(os.environ.get("TMPDIR", "/tmp"), f"ptxc-{name}.ll")
+        path = os.path.join(os.environ.get("TMPDIR", "/tmp"), f"ptxc-{names.split(',')[0]}.ll")
         with open(path, "w") as fh:
             fh.write(text)
-        raise PtxcError(f"internal error: invalid LLVM IR for kernel {name} ({path}): "
-                        f"{str(e).splitlines()[0] if str(e) else e}")
-    if OPT_LEVEL > 0:
-        _optimise(mod, OPT_LEVEL)
-    engine = b.create_mcjit_compiler(mod, new_target_machine())
+        first = str(e).strip().splitlines()
+        raise PtxcError(f"internal error: invalid LLVM IR for kernel(s) {names} ({path}): "
+                        f"{first[-1] if first else e}")
+    if level > 0:
+        _optimise(mod, level)
+    engine = b.create_mcjit_compiler(mod, new_target_machine(level))
     engine.finalize_object()
-    from .codegen import WARP_FN
-    return engine, engine.get_function_address(WARP_FN)
+    return engine

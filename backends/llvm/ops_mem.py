@@ -106,25 +106,22 @@ def resolve(cg, space: str, addr, static, nbytes: int, align: int) -> str:
 
 
 def resolve_generic(cg, addr: str, nbytes: int, align: int) -> str:
-    """Segment-table lookup: seg = addr >> 32, offset = low 32 bits."""
+    """Segment-table lookup (seg = addr >> 32, offset = low 32 bits), done by
+    the out-of-line ``ptxc_resolve`` (runtime_ir.RESOLVE); alignment = size."""
     f = cg.f
-    seg = f.cast("trunc", "<32 x i64>", f.val(f"lshr <32 x i64> {addr}, {K64(32)}"), "<32 x i32>")
-    off = f.val(f"and <32 x i64> {addr}, {K64(0xFFFFFFFF)}")
-    inr = f.val(f"icmp ult <32 x i32> {seg}, {cg.bcast(cg.nsegs, 'i32')}")
-    segc = f.val(f"select <32 x i1> {inr}, <32 x i32> {seg}, <32 x i32> zeroinitializer")
-    eoff = f.val(f"mul <32 x i32> {segc}, {splat('i32', Lo.SEG_ENTRY_BYTES)}")
-    segsv = cg.bcast("%segs", "ptr")
-    ent = f.val(f"getelementptr i8, <32 x ptr> {segsv}, <32 x i32> {eoff}")
-    m = cg.em
-    base = gather(cg, "ptr", ent, 8, m)
-    size = gather(cg, "i64", f.val(f"getelementptr i8, <32 x ptr> {ent}, <32 x i64> {K64(8)}"), 8, m)
-    stride = gather(cg, "i64", f.val(f"getelementptr i8, <32 x ptr> {ent}, <32 x i64> {K64(16)}"), 8, m)
-    end = f.val(f"add <32 x i64> {off}, {K64(nbytes)}")
-    ok = f.val(f"icmp ule <32 x i64> {end}, {size}")
-    check(cg, ok, addr, align)
-    lane = f.cast("zext", "<32 x i32>", LANE_IDS, "<32 x i64>")
-    hoff = f.val(f"add <32 x i64> {off}, {f.val(f'mul <32 x i64> {lane}, {stride}')}")
-    return f.val(f"getelementptr i8, <32 x ptr> {base}, <32 x i64> {hoff}")
+    if not hasattr(cg, "resolve_tmp"):
+        cg.resolve_tmp = (f.alloca("<32 x i64>", "raddr", 64), f.alloca("<32 x ptr>", "rptr", 64))
+    a_tmp, p_tmp = cg.resolve_tmp
+    f.store("<32 x i64>", addr, a_tmp, 64)
+    r = f.call("i64", "ptxc_resolve", [("ptr", "%segs"), ("i32", cg.nsegs), ("ptr", a_tmp),
+                                        ("i32", cg.emi), ("i64", str(nbytes)), ("ptr", p_tmp)])
+    err, ok = f.fresh_label("merr"), f.fresh_label("mok")
+    f.cbr(f.icmp("ne", "i64", r, "0"), err, ok)
+    f.label(err, dominated=True)
+    f.call("void", "ptxc_mem_error", [("ptr", "%ws"), ("i64", r), ("i32", str(cg.iid())), ("ptr", a_tmp)])
+    f.emit(f"ret i32 {Lo.ST_ERROR}")
+    f.label(ok, dominated=True)
+    return f.load("<32 x ptr>", p_tmp, 64)
 
 
 def check(cg, ok: str, addr: str, align: int) -> None:
@@ -274,12 +271,12 @@ def lane_atomics(cg, lt: str, ptrs: str, b: str, c, rmw: str, align: int) -> str
     head, body, nxt, done = (f.fresh_label(x) for x in ("ahead", "abody", "anext", "adone"))
     pre = f.cur_label
     f.br(head)
-    f.label(head)
+    f.label(head, dominated=True)
     i = f.tmp("i")
     f.lines.append(f"  {i} = phi i32 [ 0, %{pre} ], [ %{i[1:]}n, %{nxt} ]")
     bit = f.val(f"and i32 {f.val(f'lshr i32 {mask}, {i}')}, 1")
     f.cbr(f.icmp("ne", "i32", bit, "0"), body, nxt)
-    f.label(body)
+    f.label(body, dominated=True)
     p = f.val(f"extractelement <32 x ptr> {ptrs}, i32 {i}")
     x = f.val(f"extractelement {V} {b}, i32 {i}")
     if rmw == "cas":
@@ -297,10 +294,10 @@ def lane_atomics(cg, lt: str, ptrs: str, b: str, c, rmw: str, align: int) -> str
     slot = f.val(f"getelementptr [32 x {lt}], ptr {out}, i32 0, i32 {i}")
     f.store(lt, old, slot, align)
     f.br(nxt)
-    f.label(nxt)
+    f.label(nxt, dominated=True)
     f.lines.append(f"  {i}n = add i32 {i}, 1")
     f.cbr(f.icmp("ult", "i32", f"{i}n", "32"), head, done)
-    f.label(done)
+    f.label(done, dominated=True)
     return f.load(V, out, 64)
 
 

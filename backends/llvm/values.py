@@ -108,8 +108,7 @@ class Values:
             slot = self.plan.slot(self.inst, op)
             if slot is None:
                 return self.const_vec(0, t)
-            raw = f.load(vt(ity(slot.bits)), self.slot_ptr(slot), 8)
-            return self.adjust(raw, "b%d" % slot.bits if slot.bits > 1 else "pred", t)
+            return self.adjust(self.load_slot(slot), "b%d" % slot.bits if slot.bits > 1 else "pred", t)
         raise PtxcError(f"unsupported operand {op!r} at line {self.cur.loc.line}", self.cur.loc)
 
     def adjust(self, v: str, have: str, want: str) -> str:
@@ -181,11 +180,12 @@ class Values:
         if slot.bits > 1 and bits_of(t) < slot.bits and is_signed(t):
             st = "s%d" % slot.bits
         new = self.adjust(v, t, st)
-        ptr = self.slot_ptr(slot)
         vty = vt(ity(slot.bits))
-        old = f.load(vty, ptr, 8)
+        old = self.load_slot(slot)
         m = mask or self.em
-        f.store(vty, f.select("<32 x i1>", m, vty, new, old), ptr, 8)
+        v = f.select("<32 x i1>", m, vty, new, old)
+        f.store(vty, v, self.slot_ptr(slot), 8)
+        self.vcache[slot.index] = v
 
     def write_unpacked(self, vec: ir.Vec, v: str, t: str, mask) -> None:
         """``mov.b64 {lo, hi}, x``: split a wide value into its parts."""
@@ -202,10 +202,17 @@ class Values:
             part = self.f.cast("trunc", vt(ity(tb)), part, vt(ity(eb)))
             self.write(item, part, "b%d" % eb, mask)
 
+    def load_slot(self, slot) -> str:
+        """The slot's current 32 lanes (cached while the block lasts: values
+        defined earlier in code that dominates this point)."""
+        v = self.vcache.get(slot.index)
+        if v is None:
+            v = self.vcache[slot.index] = self.f.load(vt(ity(slot.bits)), self.slot_ptr(slot), 8)
+        return v
+
     def read_var(self, var, t: str) -> str:
         slot = self.plan.var_slot(self.inst, var)
-        raw = self.f.load(vt(ity(slot.bits)), self.slot_ptr(slot), 8)
-        return self.adjust(raw, "b%d" % slot.bits if slot.bits > 1 else "pred", t)
+        return self.adjust(self.load_slot(slot), "b%d" % slot.bits if slot.bits > 1 else "pred", t)
 
     def write_var(self, var, v: str, t: str) -> None:
         slot = self.plan.var_slot(self.inst, var)

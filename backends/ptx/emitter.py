@@ -157,6 +157,7 @@ def function_text(fn: ir.Function, keep=None) -> str:
     w.decls(fn.scope)
     for blk in fn.blocks:
         if blk.label is not None:
+            w.enter(blk.scope or fn.scope)    # a label is visible only in its { } scope
             w.label(blk.label)
         for ins in blk.instrs:
             if ins.is_phi or (keep is not None and not keep(ins)):
