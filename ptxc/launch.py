@@ -221,7 +221,7 @@ def pack_param(fn, p, i, v, buffers, arrays) -> bytes:
     if isinstance(v, np.ndarray):
         if v.dtype.kind in "OUSVc" or v.dtype.kind not in "biuf":
             raise arg_error(fn, f"{where}: unsupported array dtype {v.dtype}")
-        buf = np.ascontiguousarray(v).view(np.uint8).reshape(-1).copy()
+        buf = np.ascontiguousarray(v).reshape(-1).view(np.uint8)    # no copy when contiguous
         seg = SEG_FIRST_BUFFER + len(buffers)
         buffers.append(buf)
         arrays.append((buf, v))
@@ -327,19 +327,35 @@ def execute(module, fn, grid, block, params, buffers, arrays, mode, shared_bytes
     level = jit.choose_level(fn, mode, grid[0] * grid[1] * grid[2] * block[0] * block[1] * block[2])
     c = compile_for_launch(module, fn, mode, level)
     t1 = time.perf_counter()
+    buffers = private_buffers(c, mode, buffers, arrays)
     run = Launch(c, grid, block, params, buffers, shared_bytes, max_steps, threads)
     try:
         counts = run.run()
     except RunError as e:
-        raise run_error(c, fn, grid, block, e, max_steps) from None
+        raise run_error(c, fn, grid, block, e, max_steps, space_sizes(run, fn)) from None
     t2 = time.perf_counter()
     if mode == "full":
-        for buf, orig in arrays:
-            if orig.flags.writeable:
+        for buf, orig in zip(buffers, (o for _, o in arrays)):
+            if not np.shares_memory(buf, orig) and orig.flags.writeable:
                 np.copyto(orig, buf.view(orig.dtype).reshape(orig.shape), casting="no")
     prof = build_profile(c, counts, run.per_cta, fn, mode, grid, block)
     prof.timings = {"compile": t1 - t0, "run": t2 - t1, **c.timings}
     return prof
+
+
+def private_buffers(c, mode: str, buffers: list, arrays: list) -> list:
+    """The byte buffers the kernel runs on. A full run works in place on
+    contiguous writeable arrays (what a GPU does); a hybrid run never changes
+    the caller's arrays: it copies a buffer only when the slice may store to
+    global memory."""
+    out = []
+    for buf, (_, orig) in zip(buffers, arrays):
+        shared = np.shares_memory(buf, orig)
+        if shared and ((mode == "hybrid" and c.writes_global) or
+                       (mode == "full" and not orig.flags.writeable)):
+            buf = buf.copy()
+        out.append(buf)
+    return out
 
 
 def compile_for_launch(module, fn, mode: str, level: int):
@@ -364,7 +380,7 @@ ERR_TEXT = {1: "out-of-bounds access", 2: "misaligned access", 5: "trap",
             6: "not supported yet", 4: "reconvergence stack overflow"}
 
 
-def run_error(c, fn, grid, block, e, max_steps) -> PtxcError:
+def run_error(c, fn, grid, block, e, max_steps, run_sizes=None) -> PtxcError:
     from .backends.llvm import layout as Lo
     from .errors import SrcLoc
     plan = c.plan
@@ -394,21 +410,41 @@ def run_error(c, fn, grid, block, e, max_steps) -> PtxcError:
     else:
         text += f" at line {loc.line} ({ins.full_opcode})"
     if e.code in (Lo.ERR_OOB, Lo.ERR_MISALIGNED):
-        text += f", address 0x{e.addr:x}{describe_address(e.addr)}"
+        text += f", address 0x{e.addr:x}{describe_address(e.addr, ins, run_sizes)}"
     if inst.parent is not None:
         text += f" in {inst.fn.name} called from line {inst.call.loc.line}"
     return PtxcError(text, SrcLoc(loc.file, loc.line, loc.col) if loc else None)
 
 
-def describe_address(addr: int) -> str:
+def space_sizes(run, fn) -> dict:
+    """Sizes of the state spaces and the parameter owning each buffer (messages)."""
     from .backends.llvm import layout as Lo
+    owners = [p.name for p in fn.params if is_pointer_param(p)]
+    return {"shared": run.shared_total, "local": run.local_size, "const": run.c.plan.const_size,
+            "param": run.c.plan.param_size,
+            "buffers": {Lo.SEG_FIRST_BUFFER + k: (owners[k] if k < len(owners) else f"buffer {k}",
+                                                  b.nbytes) for k, b in enumerate(run.buffers)}}
+
+
+def describe_address(addr: int, ins=None, sizes=None) -> str:
+    """' (what the address points into)' for an error message."""
+    from .backends.llvm import layout as Lo
+    from .backends.llvm.ops_mem import space_of
+    sizes = sizes or {}
+    space = space_of(ins) if ins is not None else "generic"
+    if space in ("shared", "local", "const", "param"):
+        return f" (offset {addr} in .{space} memory of {sizes.get(space, '?')} bytes)"
     seg, off = addr >> 32, addr & 0xFFFFFFFF
-    names = {Lo.SEG_NULL: "no buffer (null or wild pointer)", Lo.SEG_SHARED: "shared window",
-             Lo.SEG_LOCAL: "local window", Lo.SEG_PARAM: "parameter space",
-             Lo.SEG_CONST: ".const variables", Lo.SEG_GLOBALS: ".global variables"}
+    names = {Lo.SEG_NULL: "no buffer: a null or wild pointer", Lo.SEG_SHARED: "the shared window",
+             Lo.SEG_LOCAL: "the local window", Lo.SEG_PARAM: "the parameter space",
+             Lo.SEG_CONST: "the .const variables", Lo.SEG_GLOBALS: "the .global variables"}
+    buffers = sizes.get("buffers", {})
+    if seg in buffers:
+        name, n = buffers[seg]
+        return f" (buffer of parameter {name} + {off}; its size is {n} bytes)"
     if seg >= Lo.SEG_FIRST_BUFFER:
         return f" (buffer {seg - Lo.SEG_FIRST_BUFFER} + {off})"
-    return f" ({names.get(seg, 'segment %d' % seg)} + {off})" if seg else ""
+    return f" ({names.get(seg, 'segment %d' % seg)}{' + %d' % off if seg else ''})"
 
 
 # ``ptxc.launch`` is both this module and the public function of the package

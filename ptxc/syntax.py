@@ -65,6 +65,8 @@ class Name:
         return n
 
 
+_REGDECL_PARTS = re.compile(r"\.reg[ \t]+(\.[a-z0-9]+)[ \t]+")
+_REGDECL_NAME = re.compile(r"([%$A-Za-z_][\w$]*)(?:<(\d+)>)?")
 _INSTR_PARTS = re.compile(r"(?:@(!?)([^ \t]+)[ \t]+)?([^ \t;]+)[ \t]*")
 _OPERAND_SPLIT = re.compile(r"[ \t]*([^,;]+?)[ \t]*[,;]")
 
@@ -195,6 +197,17 @@ class ToTuples(Transformer):
 
     def init_generic_off(self, fn, name, num):
         return ("generic", ir.Sym(str(name), _int(num)))
+
+    def regdecl_token(self, tok):
+        """A REGDECL token (``.reg .type a, b<N>;``) -> the same tuple as ``decl``."""
+        text, line, col = str(tok), tok.line, tok.column
+        m = _REGDECL_PARTS.match(text)
+        decls = []
+        for d in _REGDECL_NAME.finditer(text, m.end()):
+            name = Name.at(d.group(1), line, col + d.start(1))
+            decls.append(("range", name, int(d.group(2))) if d.group(2) else ("var", name, None, None))
+        return ("decl", [(".reg", None, line, col), (m.group(1), None, line, col + m.start(1))],
+                decls, line)
 
     def decl(self, *items):
         attrs = [i for i in items if i[0] not in ("var", "range")]

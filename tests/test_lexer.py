@@ -1,5 +1,6 @@
-"""The fast lexer's INSTR shortcut (a whole simple instruction as one token)
-must give exactly the IR that the full grammar gives."""
+"""The fast lexer's shortcuts (a whole simple instruction, or a whole simple
+.reg declaration, as one token) must give exactly the IR that the full
+grammar gives."""
 from __future__ import annotations
 
 import re
@@ -16,20 +17,21 @@ FILES = sorted((Path(__file__).parent / "cuda").glob("*.ptx"))
 
 def ir_or_error(path) -> str:
     try:
-        return ptxc.load(str(path)).print_ir()
+        module = ptxc.load(str(path))
+        return module.print_ir() + module.to_ptx()
     except ptxc.PtxcError as e:
         return "error: " + e.render()
 
 
-@pytest.fixture
 def grammar_only(monkeypatch):
-    """Turn the INSTR shortcut off: every instruction goes through the grammar."""
+    """Turn the shortcuts off: every statement goes through the grammar."""
     monkeypatch.setattr(lexer, "_INSTR_RE", re.compile(r"(?!)"))
+    monkeypatch.setattr(lexer, "_REGDECL_RE", re.compile(r"(?!)"))
 
 
 def test_shortcut_matches_grammar_on_test_kernels(monkeypatch):
     fast = [ir_or_error(f) for f in FILES]
-    monkeypatch.setattr(lexer, "_INSTR_RE", re.compile(r"(?!)"))
+    grammar_only(monkeypatch)
     assert [ir_or_error(f) for f in FILES] == fast
 
 
@@ -38,7 +40,7 @@ def test_shortcut_matches_grammar_on_corpus_sample(monkeypatch):
     if not files:
         pytest.skip("shared PTX corpus not found")
     fast = [ir_or_error(f) for f in files]
-    monkeypatch.setattr(lexer, "_INSTR_RE", re.compile(r"(?!)"))
+    grammar_only(monkeypatch)
     assert [ir_or_error(f) for f in files] == fast
 
 
@@ -69,3 +71,13 @@ def test_column_of_operand_error_inside_shortcut():
     with pytest.raises(ptxc.PtxcError) as err:
         ptxc.parse(text, "c.ptx")
     assert err.value.loc.line == 5 and err.value.loc.col == 11
+
+
+@pytest.mark.parametrize("line, simple", [
+    (".reg .u64 %r0;", True),
+    (".reg .b32 %r<12>, %x;", True),
+    (".reg .v4 .f32 %v;", False),
+    (".reg .align 8 .b8 %a;", False),
+])
+def test_register_declaration_shortcut(line, simple):
+    assert (lexer._REGDECL_RE.fullmatch(line) is not None) == simple

@@ -42,6 +42,7 @@ class Compiled:
     guard_ctr: dict
     ws_size: int
     uses_global_atomics: bool
+    writes_global: bool
     unsupported: dict
     run_ctas: object
     warp_fn: int
@@ -151,7 +152,7 @@ def compile_many(module, kernels, mode: str, level: int = 0, keep_ir: bool = Fal
                 cache[_key(k, mode, level)] = Compiled(
                     plan=g.plan, mode=mode, level=level, n_counters=g.next_ctr,
                     branch_ctr=g.branch_ctr, guard_ctr=g.guard_ctr, ws_size=g.ws_size,
-                    uses_global_atomics=g.uses_global_atomics,
+                    uses_global_atomics=g.uses_global_atomics, writes_global=g.writes_global,
                     unsupported=getattr(g, "unsupported_ids", {}), run_ctas=runtime(),
                     warp_fn=engine.get_function_address(g.name), engine=engine,
                     ir_text=text if keep_ir else "",

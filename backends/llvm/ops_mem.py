@@ -187,8 +187,7 @@ def load_kernel_param(cg, static, t: str, n: int, dsts) -> None:
     es = bits_of(t) // 8
     addr = static_address(cg, placed, off)
     if addr + es * n > cg.plan.param_size:
-        raise PtxcError(f"ld.param beyond the parameter '{placed.var.name}' at line {cg.cur.loc.line}",
-                        cg.cur.loc)
+        raise PtxcError(f"reads beyond the kernel parameters ('{placed.var.name}')", cg.cur.loc)
     lt = lty(t)
     for i in range(n):
         p = cg.f.gep(cg.params, addr + i * es)
@@ -209,6 +208,8 @@ def op_st(cg, ins):
     addr, static = address(cg, addr_op, space)
     if static is not None and static[0].seg == Lo.SEG_PARAM and static[0].space == "param":
         return cg.unsupported(ins, "st to a kernel parameter")
+    if space in ("global", "generic") and static is None:
+        cg.writes_global = True
     ptrs = resolve(cg, space, addr, static, es * n, es * n)
     items = val_op.items if isinstance(val_op, ir.Vec) else [val_op]
     lt = lty(t)
@@ -231,6 +232,7 @@ def atomic(cg, ins, has_result: bool):
     space = space_of(ins)
     if space in ("global", "generic"):
         cg.uses_global_atomics = True
+        cg.writes_global = True
     es = bits_of(t) // 8
     a_idx = 0 if not has_result else 0
     addr, static = address(cg, ins.srcs[a_idx], space)
@@ -345,6 +347,20 @@ def op_isspacep(cg, ins):
 
 def op_nop(cg, ins):
     return None
+
+
+def builtin_return_zero(cg, call_node) -> None:
+    """A builtin call (vprintf) whose only effect is a 0 return value."""
+    rets, _, _ = decode_call(call_node.call)
+    saved = cg.cur
+    cg.cur = call_node.call
+    for r in rets:
+        if isinstance(r, ir.Sym):
+            placed = cg.plan.resolve(cg.inst, cg.cur, r.name)
+            store_static(cg, placed, "zeroinitializer", "b32")
+        elif isinstance(r, ir.Value):
+            cg.write(r, "zeroinitializer", "b32")
+    cg.cur = saved
 
 
 # ---------------------------------------------------- call parameters

@@ -29,6 +29,8 @@ def K(v) -> str:
 # ------------------------------------------------------------ moves
 def op_mov(cg, ins):
     t = itype(ins)
+    if any(m in ("v2", "v4", "v8") for m in ins.mods):
+        return cg.unsupported(ins, "mov of vector registers")
     dst = ins.dsts[0] if ins.dsts else None
     if isinstance(dst, ir.Vec):
         v = cg.read(ins.srcs[0], t)
@@ -131,6 +133,8 @@ def op_set(cg, ins):
         elif dt in ("f16", "bf16", "f16x2", "bf16x2"):
             one = 0x3C00 if dt.startswith("f16") else 0x3F80
             outs.append(sel(cg, p, "b16", splat("i16", one), "zeroinitializer"))
+        elif len(rs) == 2:                  # integer result of a packed compare: 0xFFFF per half
+            outs.append(cg.f.cast("sext", "<32 x i1>", p, "<32 x i16>"))
         else:
             outs.append(cg.f.cast("sext", "<32 x i1>", p, T(dt)))
     if len(outs) == 2:

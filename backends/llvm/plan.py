@@ -32,6 +32,9 @@ from ptxc.types import TYPE_SIZES
 from .layout import EXIT_PC, SEG_CONST, SEG_GLOBALS, SEG_LOCAL, SEG_PARAM, SEG_SHARED
 
 CC_REG = "%cc"
+# external functions with a built-in meaning: vprintf prints nothing and returns 0,
+# __assertfail / __assert_fail trap (a failed device assertion)
+BUILTIN_CALLS = ("vprintf", "__assertfail", "__assert_fail")
 DYNAMIC = -1        # offset of extern unsized .shared arrays: plan.dyn_shared_base
 
 
@@ -125,7 +128,7 @@ class Plan:
         self.instr_node: list[Node] = []
         self.max_inline = max_inline
         self.max_recursion = max_recursion      # inlined copies of one function on a call chain
-        self.too_deep: set[int] = set()
+        self.no_callee: dict[int, str] = {}     # call -> why it is not inlined
         self._globals = {v.name: v for v in module.globals}
         self._funcs: dict[str, ir.Function] = {}
         for f in module.functions:
@@ -167,10 +170,13 @@ class Plan:
             node = self._new_node(inst, blk, seg, body[start:k + 1], prev)
             node.call = ins
             callee = self._callee(ins)
-            if stack.count(callee) < self.max_recursion and len(self.instances) < self.max_inline:
+            if isinstance(callee, str):
+                self.no_callee[id(ins)] = callee
+            elif stack.count(callee) < self.max_recursion and len(self.instances) < self.max_inline:
                 node.callee = self._instantiate(callee, inst, ins, stack)
             else:       # too deep: executing this call is a run-time error
-                self.too_deep.add(id(ins))
+                self.no_callee[id(ins)] = (f"call nested deeper than {self.max_recursion} levels of "
+                                           f"recursion (or {self.max_inline} inlined calls)")
             prev, seg, start = node, seg + 1, k + 1
         self._new_node(inst, blk, seg, body[start:], prev)   # the continuation (or whole block)
 
@@ -189,14 +195,17 @@ class Plan:
             self.instr_node.append(node)
         return node
 
-    def _callee(self, ins: ir.Instr) -> ir.Function:
+    def _callee(self, ins: ir.Instr):
+        """The called Function, or a string saying why the call cannot be
+        inlined (executing it is then a run-time error, or a builtin)."""
         _, target, _ = decode_call(ins)
         if not isinstance(target, ir.Sym):
-            raise PtxcError(f"not supported yet: indirect call at line {ins.loc.line}", ins.loc)
+            return "indirect call"
         fn = self._funcs.get(target.name)
         if fn is None or fn.is_decl or not fn.blocks:
-            raise PtxcError(f"not supported yet: call of external function '{target.name}' "
-                            f"at line {ins.loc.line}", ins.loc)
+            if target.name in BUILTIN_CALLS:
+                return f"builtin {target.name}"
+            return f"call of external function '{target.name}'"
         return fn
 
     # ------------------------------------------------------------ queries
