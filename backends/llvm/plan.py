@@ -23,7 +23,7 @@ a callee and "never" (EXIT_PC) in the kernel.
 """
 from __future__ import annotations
 
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 
 from ptxc import ir
 from ptxc.errors import PtxcError
@@ -118,6 +118,8 @@ class Plan:
     def __init__(self, module: ir.Module, kernel: ir.Function, max_inline: int = 2048,
                  max_recursion: int = 8):
         self.module, self.kernel = module, kernel
+        from .layout import seg_shift
+        self.shift = seg_shift(module)          # generic address = segment << shift | offset
         self.instances: list[Instance] = []
         self.nodes: list[Node] = []
         self.first_node: dict[tuple[int, int], Node] = {}
@@ -144,6 +146,7 @@ class Plan:
         self.shared_static = 0
         self.local_size = 0
         self.has_dynamic_shared = False
+        self.func_globals: list = []            # function-scope .global variables: (var, offset)
         root = self._instantiate(kernel, None, None, [])
         self.root = root
         self._place_all()
@@ -258,7 +261,7 @@ class Plan:
         if var is None and isinstance(v, ir.Result):
             scope = v.instr.scope
             var = scope.find(v.reg) if scope is not None and hasattr(scope, "find") else None
-        if var is None and isinstance(v, ir.Undef):     # a .reg parameter read before any write
+        if var is None and isinstance(v, (ir.Argument, ir.Undef)):   # a .reg parameter of a .func
             var = self.formal_var(inst.fn, v.reg)
         if var is None:
             if isinstance(v, ir.Result):
@@ -316,6 +319,7 @@ class Plan:
                 off = align_up(self.global_size, var_align(var))
                 self.global_size = off + max(var.size, 1)
                 self.global_layout[var.name + f"@{id(var)}"] = off
+                self.func_globals.append((var, off))
                 self._placed[key] = Placed("global", SEG_GLOBALS, off, var)
             return self._placed[key]
         raise PtxcError(f"not supported yet: variables in the .{space} space ('{var.name}')", var.loc)
