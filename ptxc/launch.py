@@ -118,8 +118,11 @@ def ensure_slice(module, fn) -> None:
 
 
 # ---------------------------------------------------------- arguments
-def is_pointer_param(p) -> bool:
-    return p.type in ("u64", "b64", "s64") and not p.dims
+def is_pointer_param(p, addr_bits: int = 64) -> bool:
+    """Can the parameter hold an address (so an array argument is a buffer)?"""
+    if p.dims:
+        return False
+    return p.type in (("u64", "b64", "s64") if addr_bits == 64 else ("u32", "b32"))
 
 
 def control_params(fn) -> set | None:
@@ -134,7 +137,7 @@ def control_params(fn) -> set | None:
         if mo:
             names.add(mo.group(1))
         elif m.split(":", 1)[0] in ("global", "generic") and m.endswith("?"):
-            names.update(p.name for p in fn.params if is_pointer_param(p))
+            names.update(p.name for p in fn.params if is_pointer_param(p, addr_bits(fn)))
     return names
 
 
@@ -167,7 +170,7 @@ def bind_args(fn, args, mode: str):
             if mode == "full" or ctl is None or p.name in ctl:
                 raise arg_error(fn, f"missing argument for parameter {i} '{p.name}'"
                                 + ("" if mode == "full" else " (a control input of the slice)"))
-            v = np.zeros(0, dtype=np.uint8) if is_pointer_param(p) else 0
+            v = np.zeros(0, dtype=np.uint8) if is_pointer_param(p, addr_bits(fn)) else 0
         out.extend(pack_param(fn, p, i, v, buffers, arrays))
     return bytes(out), buffers, arrays
 
@@ -205,12 +208,18 @@ def param_index(fn, key) -> int:
     raise arg_error(fn, f"no parameter named '{key}'" + (" (ambiguous)" if hits else ""))
 
 
+def addr_bits(fn) -> int:
+    from .backends.llvm.layout import address_bits
+    return address_bits(fn.module) if fn.module is not None else 64
+
+
 def pack_param(fn, p, i, v, buffers, arrays) -> bytes:
     """The bytes of one parameter value."""
-    from .backends.llvm.layout import SEG_FIRST_BUFFER
+    from .backends.llvm.layout import SEG_FIRST_BUFFER, seg_shift
     size = p.size
+    bits = addr_bits(fn)
     where = f"parameter {i} '{p.name}' (.{p.type})"
-    if isinstance(v, (bytes, bytearray)) or (isinstance(v, np.ndarray) and not is_pointer_param(p)):
+    if isinstance(v, (bytes, bytearray)) or (isinstance(v, np.ndarray) and not is_pointer_param(p, bits)):
         raw = v.tobytes() if isinstance(v, np.ndarray) else bytes(v)
         if isinstance(v, np.ndarray) and v.dtype.kind in "OUSVc":
             raise arg_error(fn, f"{where}: unsupported array dtype {v.dtype}")
@@ -223,9 +232,13 @@ def pack_param(fn, p, i, v, buffers, arrays) -> bytes:
             raise arg_error(fn, f"{where}: unsupported array dtype {v.dtype}")
         buf = np.ascontiguousarray(v).reshape(-1).view(np.uint8)    # no copy when contiguous
         seg = SEG_FIRST_BUFFER + len(buffers)
+        shift = seg_shift(fn.module)
+        if buf.nbytes > (1 << shift) or (bits == 32 and seg >= 256):
+            raise arg_error(fn, f"{where}: buffer too large ({buf.nbytes} bytes) or too many buffers "
+                                f"for {bits}-bit addresses")
         buffers.append(buf)
         arrays.append((buf, v))
-        return struct.pack("<Q", seg << 32)
+        return struct.pack("<Q" if bits == 64 else "<I", seg << shift)
     return pack_scalar(fn, p, where, v)
 
 
@@ -236,7 +249,7 @@ def pack_scalar(fn, p, where: str, v) -> bytes:
     if isinstance(v, bool):
         v = int(v)
     if not isinstance(v, (int, float)):
-        raise arg_error(fn, f"{where}: expects a number{' or an array' if is_pointer_param(p) else ''}, "
+        raise arg_error(fn, f"{where}: expects a number{' or an array' if is_pointer_param(p, addr_bits(fn)) else ''}, "
                             f"got {type(v).__name__}")
     if t in ("f32", "f64", "f16"):
         fmt = {"f32": "<f", "f64": "<d", "f16": "<e"}[t]
@@ -332,7 +345,9 @@ def execute(module, fn, grid, block, params, buffers, arrays, mode, shared_bytes
     try:
         counts = run.run()
     except RunError as e:
-        raise run_error(c, fn, grid, block, e, max_steps, space_sizes(run, fn)) from None
+        sizes = space_sizes(run, fn)
+        sizes["shift"] = c.plan.shift
+        raise run_error(c, fn, grid, block, e, max_steps, sizes) from None
     t2 = time.perf_counter()
     if mode == "full":
         for buf, orig in zip(buffers, (o for _, o in arrays)):
@@ -419,7 +434,7 @@ def run_error(c, fn, grid, block, e, max_steps, run_sizes=None) -> PtxcError:
 def space_sizes(run, fn) -> dict:
     """Sizes of the state spaces and the parameter owning each buffer (messages)."""
     from .backends.llvm import layout as Lo
-    owners = [p.name for p in fn.params if is_pointer_param(p)]
+    owners = [p.name for p in fn.params if is_pointer_param(p, addr_bits(fn))]
     return {"shared": run.shared_total, "local": run.local_size, "const": run.c.plan.const_size,
             "param": run.c.plan.param_size,
             "buffers": {Lo.SEG_FIRST_BUFFER + k: (owners[k] if k < len(owners) else f"buffer {k}",
@@ -434,7 +449,8 @@ def describe_address(addr: int, ins=None, sizes=None) -> str:
     space = space_of(ins) if ins is not None else "generic"
     if space in ("shared", "local", "const", "param"):
         return f" (offset {addr} in .{space} memory of {sizes.get(space, '?')} bytes)"
-    seg, off = addr >> 32, addr & 0xFFFFFFFF
+    shift = sizes.get("shift", 32)
+    seg, off = addr >> shift, addr & ((1 << shift) - 1)
     names = {Lo.SEG_NULL: "no buffer: a null or wild pointer", Lo.SEG_SHARED: "the shared window",
              Lo.SEG_LOCAL: "the local window", Lo.SEG_PARAM: "the parameter space",
              Lo.SEG_CONST: "the .const variables", Lo.SEG_GLOBALS: "the .global variables"}

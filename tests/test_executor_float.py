@@ -15,6 +15,8 @@ import pytest
 
 from executor_harness import run_op
 
+pytestmark = pytest.mark.filterwarnings("ignore:overflow encountered in cast")
+
 sys.path.insert(0, os.path.join(os.path.dirname(__file__), "cuda"))
 from reference_ops import _round_to  # noqa: E402  (exact rounding helper)
 

@@ -4,7 +4,6 @@ reductions, byval parameters (PTX ISA 5, 9.7.9)."""
 from __future__ import annotations
 
 import numpy as np
-import pytest
 
 from executor_harness import run_kernel
 

@@ -28,6 +28,7 @@ from ptxc.errors import PtxcError
 from . import layout as Lo
 from .irtext import Fn, LANE_IDS, splat, vt
 from .plan import Plan
+from .simt import SimtMixin
 from .values import Values, ity
 
 WARP_FN = "run_warp"
@@ -38,7 +39,7 @@ def header(name: str) -> str:
             "ptr noalias %segs, ptr noalias %cnt)")
 
 
-class KernelCodegen(Values):
+class KernelCodegen(SimtMixin, Values):
     """Generates the LLVM IR text of one kernel's ``run_warp``."""
 
     def __init__(self, plan: Plan, mode: str, name: str = WARP_FN):
@@ -182,48 +183,6 @@ class KernelCodegen(Values):
         lines, f.lines = f.lines, out_lines
         return lines
 
-    # -------------------------------------------------------- dispatcher
-    def stack_entry(self, sp_minus_1: str) -> str:
-        f = self.f
-        off = f.val(f"mul i32 {sp_minus_1}, {Lo.STACK_ENTRY}")
-        off64 = f.cast("zext", "i32", off, "i64")
-        base = f.gep("%ws", Lo.WS_STACK)
-        return f.gep(base, off64)
-
-    def dispatcher(self) -> None:
-        f = self.f
-        f.label("dispatch")
-        sp = f.load("i32", self.sp_a, 4)
-        f.cbr(f.icmp("eq", "i32", sp, "0"), "done", "dispatch.top")
-        f.label("dispatch.top")
-        i = f.val(f"sub i32 {sp}, 1")
-        e = self.stack_entry(i)
-        pc = f.load("i32", e, 4)
-        rpc = f.load("i32", f.gep(e, 4), 4)
-        em = f.load("i32", f.gep(e, 8), 4)
-        ex = f.load("i32", self.ex_a, 4)
-        m = f.val(f"and i32 {em}, {f.val(f'xor i32 {ex}, -1')}")
-        pop = f.val(f"or i1 {f.icmp('eq', 'i32', m, '0')}, {f.icmp('eq', 'i32', pc, rpc)}")
-        f.cbr(pop, "dispatch.pop", "dispatch.go")
-        f.label("dispatch.pop")
-        f.store("i32", i, self.sp_a, 4)
-        f.br("dispatch")
-        f.label("dispatch.go")
-        f.store("i32", m, self.mask_a, 4)
-        f.store("i32", rpc, self.rpc_a, 4)
-        self.dispatch_pc = pc
-        self.dispatch_at = len(f.lines)      # the switch is inserted here at the end
-        f.label("popdispatch")
-        sp2 = f.load("i32", self.sp_a, 4)
-        f.store("i32", f.val(f"sub i32 {sp2}, 1"), self.sp_a, 4)
-        f.br("dispatch")
-
-    def switch_text(self) -> str:
-        cases = [f"i32 {n.id}, label %N{n.id}" for n in self.plan.nodes]
-        cases += [f"i32 {self.n_nodes + k}, label %{lab}" for k, lab in enumerate(self.resume_labels)]
-        cases.append(f"i32 {Lo.EXIT_PC}, label %exitlanes")
-        return f"  switch i32 {self.dispatch_pc}, label %badpc [ " + " ".join(cases) + " ]"
-
     # ------------------------------------------------------------- nodes
     def gen_node(self, node) -> None:
         f = self.f
@@ -265,11 +224,6 @@ class KernelCodegen(Values):
 
     def bump_popc(self, idx: int, m_i32: str) -> None:
         self.f.call("void", "ptxc_popc_add", [("ptr", "%cnt"), ("i64", str(idx)), ("i32", m_i32)])
-
-    def cta_add(self, off: int, amount: str) -> None:
-        f = self.f
-        p = f.gep("%cta", off)
-        f.store("i64", f.val(f"add i64 {f.load('i64', p, 8)}, {amount}"), p, 8)
 
     def new_counters(self, n: int) -> int:
         base = self.next_ctr
@@ -318,9 +272,6 @@ class KernelCodegen(Values):
         except (KeyError, ValueError, IndexError, StopIteration, AttributeError) as e:
             self.unsupported(ins, f"{ins.full_opcode} (operand form not handled: {type(e).__name__} {e})")
 
-    def _unused(self):
-        self.em, self.emi = self.mv, self.m
-
     def iid(self, ins=None) -> int:
         return self.plan.instr_id(self.inst, ins or self.cur)
 
@@ -343,228 +294,6 @@ class KernelCodegen(Values):
                                   ("i32", lane), ("i64", addr)])
         f.emit("ret i32 2")
         f.label(ok, dominated=True)
-
-    # ------------------------------------------------------- control flow
-    def goto(self, pc: int) -> None:
-        """Continue at node ``pc`` with the current mask (pop at reconvergence)."""
-        f = self.f
-        if pc == Lo.EXIT_PC:
-            f.store("i32", self.m, self.mask_a, 4)
-            return f.br("exitlanes")
-        r = f.load("i32", self.rpc_a, 4)
-        f.cbr(f.icmp("eq", "i32", r, str(pc)), "popdispatch", f"N{pc}")
-
-    def end_block(self, node, term) -> None:
-        f, plan, blk, inst = self.f, self.plan, node.block, node.inst
-        if term is None:
-            if blk.fallthrough is not None:
-                return self.goto(plan.node_of(inst, blk.fallthrough).id)
-            return self.leave_function(node)
-        self.cur = term
-        op = term.opcode
-        if op == "bra":
-            target = next(o.block for o in term.srcs if isinstance(o, ir.LabelRef))
-            t_pc = plan.node_of(inst, target).id
-            if term.guard is None:
-                return self.goto(t_pc)
-            ft = blk.fallthrough
-            f_pc = plan.node_of(inst, ft).id if ft is not None else self.after_function(inst)
-            return self.cond_branch(term, t_pc, f_pc, node, counted=True)
-        if op == "brx":
-            return self.brx(term, node)
-        if op in ("ret", "exit", "trap"):
-            return self.exit_like(term, node)
-        return self.goto(plan.node_of(inst, blk.fallthrough).id)
-
-    def after_function(self, inst) -> int:
-        return inst.ret_node.id if inst.ret_node is not None else Lo.EXIT_PC
-
-    def leave_function(self, node) -> None:
-        """Falling off the end of a function body: like ``ret``."""
-        if node.inst.ret_node is not None:
-            return self.goto(node.inst.ret_node.id)
-        f = self.f
-        ex = f.load("i32", self.ex_a, 4)
-        f.store("i32", f.val(f"or i32 {ex}, {self.m}"), self.ex_a, 4)
-        f.br("dispatch")
-
-    def exit_like(self, term, node) -> None:
-        f, inst = self.f, node.inst
-        eff = self.guard_mask(term) if term.guard is not None else self.mv
-        effi = f.cast("bitcast", "<32 x i1>", eff, "i32")
-        if term.opcode == "trap":
-            self.fail_if(effi, Lo.ERR_TRAP, "zeroinitializer")
-        if term.opcode == "ret" and inst.ret_node is not None:
-            if term.guard is None:
-                return self.goto(inst.ret_node.id)
-            ft = self.plan.node_of(inst, node.block.fallthrough).id
-            return self.cond_branch(term, inst.ret_node.id, ft, node, counted=False, eff=eff)
-        ex = f.load("i32", self.ex_a, 4)
-        f.store("i32", f.val(f"or i32 {ex}, {effi}"), self.ex_a, 4)
-        if term.guard is None or node.block.fallthrough is None:
-            return f.br("dispatch")
-        rest = f.val(f"and i32 {self.m}, {f.val(f'xor i32 {effi}, -1')}")
-        go = f.fresh_label("rest")
-        f.cbr(f.icmp("eq", "i32", rest, "0"), "dispatch", go)
-        f.label(go, dominated=True)
-        f.store("i32", rest, self.mask_a, 4)
-        self.goto(self.plan.node_of(inst, node.block.fallthrough).id)
-
-    def cond_branch(self, term, t_pc: int, f_pc: int, node, counted: bool, eff=None) -> None:
-        f = self.f
-        if eff is None:
-            eff = self.guard_mask(term)
-        taken = f.cast("bitcast", "<32 x i1>", eff, "i32")
-        m = self.m
-        nt = f.val(f"and i32 {m}, {f.val(f'xor i32 {taken}, -1')}")
-        base = None
-        if counted:
-            base = self.branch_counters(term)
-            f.call("void", "ptxc_branch", [("ptr", "%cnt"), ("i64", str(base)), ("i32", m), ("i32", taken)])
-        l_all, l_some, l_none, l_div = (f.fresh_label(x) for x in ("all", "some", "none", "div"))
-        f.cbr(f.icmp("eq", "i32", taken, m), l_all, l_some)
-        f.label(l_all, dominated=True)
-        self.goto(t_pc)
-        f.label(l_some, dominated=True)
-        f.cbr(f.icmp("eq", "i32", taken, "0"), l_none, l_div)
-        f.label(l_none, dominated=True)
-        self.goto(f_pc)
-        f.label(l_div, dominated=True)
-        if counted:
-            self.bump(base + 4, "1")
-        rpc = self.plan.reconvergence_pc(node.inst, node.block)
-        self.diverge(rpc, [(f_pc, nt), (t_pc, taken)])
-
-    def branch_counters(self, term) -> int:
-        iid = self.plan.instr_id(self.inst, term)
-        if iid not in self.branch_ctr:
-            self.branch_ctr[iid] = self.new_counters(5)
-        return self.branch_ctr[iid]
-
-    def diverge(self, rpc: int, paths: list[tuple[int, str]]) -> None:
-        """Push ``paths`` (pc, mask) with reconvergence pc ``rpc``; the last runs first."""
-        f = self.f
-        if len(paths) == 2:
-            (pf, mf), (pt, mt) = paths
-            sp = f.call("i32", "ptxc_diverge", [
-                ("ptr", "%ws"), ("i32", f.load("i32", self.sp_a, 4)), ("i32", f.load("i32", self.rpc_a, 4)),
-                ("i32", str(rpc)), ("i32", str(pf)), ("i32", mf), ("i32", str(pt)), ("i32", mt),
-                ("i32", str(self.stack_depth))])
-            f.store("i32", sp, self.sp_a, 4)
-            return f.cbr(f.icmp("slt", "i32", sp, "0"), "stackerr", "dispatch")
-        sp = f.load("i32", self.sp_a, 4)
-        top = self.stack_entry(f.val(f"sub i32 {sp}, 1"))
-        cur_rpc = f.load("i32", self.rpc_a, 4)
-        same = f.icmp("eq", "i32", cur_rpc, str(rpc))
-        f.store("i32", f.select("i1", same, "i32", f.load("i32", top, 4), str(rpc)), top, 4)
-        sp = f.select("i1", same, "i32", f.val(f"sub i32 {sp}, 1"), sp)
-        room = f.fresh_label("room")
-        f.cbr(f.icmp("ugt", "i32", sp, str(self.stack_depth - len(paths))), "stackerr", room)
-        f.label(room, dominated=True)
-        for pc, mask in paths:
-            if pc == rpc:
-                continue
-            e = self.stack_entry(sp)
-            f.store("i32", str(pc), e, 4)
-            f.store("i32", str(rpc), f.gep(e, 4), 4)
-            f.store("i32", mask, f.gep(e, 8), 4)
-            if mask != "-1":
-                keep = f.icmp("ne", "i32", mask, "0")
-                sp = f.val(f"add i32 {sp}, {f.cast('zext', 'i1', keep, 'i32')}")
-            else:
-                sp = f.val(f"add i32 {sp}, 1")
-        f.store("i32", sp, self.sp_a, 4)
-        f.br("dispatch")
-
-    def brx(self, term, node) -> None:
-        f = self.f
-        eff = self.guard_mask(term) if term.guard is not None else self.mv
-        names = term.block.function.attrs.get("btargets", {}).get(term.srcs[-1].name, [])
-        targets = [self._label_block(node, n) for n in names]
-        idx = self.read(term.srcs[0], "u32")
-        base = self.branch_counters(term)
-        m = self.m
-        self.bump(base, "1")
-        self.bump(base + 1, self.popc(m))
-        self.bump(base + 2, self.popc(m))
-        bad = f.val(f"icmp uge <32 x i32> {idx}, {splat('i32', len(targets))}")
-        badm = f.val(f"and <32 x i1> {bad}, {eff}")
-        idx64 = f.cast("zext", "<32 x i32>", idx, "<32 x i64>")
-        self.fail_if(f.cast("bitcast", "<32 x i1>", badm, "i32"), Lo.ERR_OOB, idx64)
-        paths, nonempty = [], "0"
-        for k in reversed(range(len(targets))):
-            hit = f.val(f"icmp eq <32 x i32> {idx}, {splat('i32', k)}")
-            mk = f.cast("bitcast", "<32 x i1>", f.val(f"and <32 x i1> {hit}, {eff}"), "i32")
-            nz = f.cast("zext", "i1", f.icmp("ne", "i32", mk, "0"), "i32")
-            nonempty = f.val(f"add i32 {nonempty}, {nz}")
-            paths.append((self.plan.node_of(node.inst, targets[k]).id, mk))
-        div = f.icmp("ugt", "i32", nonempty, "1")
-        self.bump(base + 4, f.cast("zext", "i1", div, "i64"))
-        rpc = self.plan.reconvergence_pc(node.inst, node.block)
-        self.diverge(rpc, paths)
-
-    def _label_block(self, node, name: str):
-        for b in node.inst.fn.blocks:
-            if b.label == name:
-                return b
-        raise KeyError(name)
-
-    # ----------------------------------------------------------- barriers
-    def barrier(self, ins) -> None:
-        """CTA barrier: save the warp, return ST_BARRIER, resume here."""
-        from .ops_warp import barrier_arrive, barrier_resume
-        mods = ins.mods
-        if "arrive" in mods or "warp" in mods:
-            return
-        f = self.f
-        self.has_barrier = True
-        go, skip = f.fresh_label("bar"), f.fresh_label("barskip")
-        f.cbr(f.icmp("ne", "i32", self.emi, "0"), go, skip)
-        f.label(go, dominated=True)
-        if self.keep(ins):
-            barrier_arrive(self, ins)
-        k = len(self.resume_labels)
-        label = f"resume{k}"
-        self.resume_labels.append(label)
-        sp = f.load("i32", self.sp_a, 4)
-        top = self.stack_entry(f.val(f"sub i32 {sp}, 1"))
-        f.store("i32", str(self.n_nodes + k), top, 4)
-        f.br("save")
-        f.label(label)
-        self.set_mask(f.load("i32", self.mask_a, 4))
-        if self.keep(ins):
-            barrier_resume(self, ins)
-        f.br(skip)
-        f.label(skip)
-        self.set_mask(f.load("i32", self.mask_a, 4))
-
-    # -------------------------------------------------------------- calls
-    def enter_call(self, node) -> None:
-        from .ops_mem import copy_params
-        callee = node.callee
-        if callee is not None:
-            self.lower(node.call, lambda cg, n: copy_params(cg, n, into_callee=True), node)
-            self.inst = node.inst
-            return self.goto(self.plan.node_of(callee, callee.fn.blocks[0]).id)
-        if callee is None:
-            self.cur = node.call
-            why = self.plan.no_callee.get(id(node.call), "call")
-            if why in ("builtin __assertfail", "builtin __assert_fail"):
-                self.fail_if(self.emi, Lo.ERR_TRAP, "zeroinitializer")
-            elif why == "builtin vprintf":
-                from .ops_mem import builtin_return_zero
-                builtin_return_zero(self, node)
-            else:
-                self.unsupported(node.call, why)
-            return self.goto(node.next.id)
-        copy_params(self, node, into_callee=True)
-        self.inst = node.inst
-        self.goto(self.plan.node_of(callee, callee.fn.blocks[0]).id)
-
-    def copy_returns(self, call_node) -> None:
-        from .ops_mem import copy_params
-        if call_node is not None:
-            self.lower(call_node.call, lambda cg, n: copy_params(cg, n, into_callee=False), call_node)
 
     # ------------------------------------------------------ common exits
     def common_exits(self) -> None:
@@ -667,7 +396,7 @@ class KernelCodegen(Values):
         off = self.plan.dyn_shared_base if p.offset == DYNAMIC else p.offset
         off += sym.offset
         if p.space == "global":
-            return (p.seg << 32) | off
+            return (p.seg << self.plan.shift) | off
         return off
 
 

@@ -89,10 +89,11 @@ def target_machine():
 
 # ------------------------------------------------------------- policy
 def choose_level(kernel, mode: str, threads: int) -> int:
-    """0 (no IR optimisation) or 2 (LLVM O2) for a launch of ``threads`` threads."""
+    """0 (no IR optimisation) or 2 (LLVM O2) for a launch of ``threads`` threads
+    (either mode: a big hybrid launch also pays for the optimiser)."""
     if ENV_LEVEL is not None:
         return int(ENV_LEVEL)
-    if mode != "full" or threads < BIG_LAUNCH:
+    if threads < BIG_LAUNCH:
         return 0
     size = sum(len(b.instrs) for b in kernel.blocks)
     return 2 if size <= BIG_KERNEL else 0
@@ -195,6 +196,56 @@ def _optimise(mod, level: int) -> None:
     pb.getModulePassManager().run(mod, pb)
 
 
+def _cache_path(text: str, level: int) -> str | None:
+    """Where the object code of this IR text is cached on disk (None: off).
+
+    Keyed by a hash of the IR text, the optimisation level, the host CPU and
+    the LLVM version: compile time dominates a hybrid analysis of a module of
+    many small kernels, and the second analysis of the same module reuses the
+    native code. PTXC_CACHE=0 turns the cache off; PTXC_CACHE_DIR moves it."""
+    if os.environ.get("PTXC_CACHE", "1") == "0":
+        return None
+    import hashlib
+    b = llvm()
+    new_target_machine(level)          # fills _host
+    h = hashlib.sha256()
+    for part in (text, str(level), _host[1], _host[2], str(b.llvm_version_info), "ptxc-jit-1"):
+        h.update(part.encode())
+        h.update(b"\0")
+    base = os.environ.get("PTXC_CACHE_DIR") or os.path.join(
+        os.environ.get("XDG_CACHE_HOME") or os.path.join(os.path.expanduser("~"), ".cache"),
+        "ptxc", "objects")
+    return os.path.join(base, h.hexdigest()[:40] + ".o")
+
+
+def _read_object(path):
+    try:
+        with open(path, "rb") as fh:
+            return fh.read()
+    except OSError:
+        return None
+
+
+CACHE_FILES = 4000          # the oldest half is dropped beyond this
+
+
+def _write_object(path, buf: bytes) -> None:
+    try:
+        folder = os.path.dirname(path)
+        os.makedirs(folder, exist_ok=True)
+        tmp = f"{path}.{os.getpid()}.tmp"
+        with open(tmp, "wb") as fh:
+            fh.write(buf)
+        os.replace(tmp, path)
+        names = os.listdir(folder)
+        if len(names) > CACHE_FILES:
+            files = sorted((os.path.getmtime(os.path.join(folder, n)), n) for n in names)
+            for _, n in files[:len(files) // 2]:
+                os.remove(os.path.join(folder, n))
+    except OSError:
+        pass
+
+
 def _native(text: str, level: int, names: str):
     b = llvm()
     try:
@@ -207,8 +258,13 @@ def _native(text: str, level: int, names: str):
         first = str(e).strip().splitlines()
         raise PtxcError(f"internal error: invalid LLVM IR for kernel(s) {names} ({path}): "
                         f"{first[-1] if first else e}")
-    if level > 0:
+    path = _cache_path(text, level)
+    cached = _read_object(path) if path else None
+    if level > 0 and cached is None:
         _optimise(mod, level)
     engine = b.create_mcjit_compiler(mod, new_target_machine(level))
+    if path:
+        engine.set_object_cache(lambda m, buf: cached is None and _write_object(path, buf),
+                                lambda m: cached)
     engine.finalize_object()
     return engine

@@ -6,7 +6,8 @@ offset. See docs/executor.md for the picture.
 
 Address map (generic 64-bit addresses, as a PTX program sees them)
 ------------------------------------------------------------------
-An address is ``segment << 32 | offset``. The segment table (one per worker
+An address is ``segment << SHIFT | offset`` with SHIFT = 32 (or 24 in a
+module with ``.address_size 32``: 16 MiB per segment). The segment table (one per worker
 thread) holds, for each segment, a host base pointer, a size in bytes and a
 per-lane stride (non-zero only for per-thread memory). A load or store
 resolves ``host = base[seg] + offset + lane * stride[seg]`` after checking
@@ -20,6 +21,39 @@ the segment number.
 from __future__ import annotations
 
 LANES = 32
+
+
+def address_bits(module) -> int:
+    """32 or 64: the module's ``.address_size``; without the directive, 32 if
+    global/generic loads and stores take 32-bit address registers (old PTX
+    compiled for 32-bit hosts), else 64."""
+    size = getattr(module, "address_size", None)
+    if size in (32, 64):
+        return size
+    cached = module.attrs.get("address_bits")
+    if cached is None:
+        cached = module.attrs["address_bits"] = _guess_address_bits(module)
+    return cached
+
+
+def _guess_address_bits(module) -> int:
+    from ptxc import ir
+    from ptxc.types import TYPE_SIZES
+    for fn in module.functions:
+        for ins in fn.instructions():
+            if ins.opcode not in ("ld", "st", "atom", "red"):
+                continue
+            if any(m.split("::")[0] in ("shared", "local", "param", "const") for m in ins.mods):
+                continue
+            for op in list(ins.srcs) + list(ins.dsts):
+                if isinstance(op, ir.Addr) and isinstance(op.base, ir.Value):
+                    return 32 if TYPE_SIZES.get(op.base.type, 8) == 4 else 64
+    return 64
+
+
+def seg_shift(module) -> int:
+    """Bits of offset in a generic address of ``module``."""
+    return 24 if address_bits(module) == 32 else 32
 FULL_MASK = 0xFFFFFFFF
 
 # ------------------------------------------------------------- segments

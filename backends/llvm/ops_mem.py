@@ -106,7 +106,7 @@ def resolve(cg, space: str, addr, static, nbytes: int, align: int) -> str:
 
 
 def resolve_generic(cg, addr: str, nbytes: int, align: int) -> str:
-    """Segment-table lookup (seg = addr >> 32, offset = low 32 bits), done by
+    """Segment-table lookup (seg = addr >> shift, offset = the low bits), done by
     the out-of-line ``ptxc_resolve`` (runtime_ir.RESOLVE); alignment = size."""
     f = cg.f
     if not hasattr(cg, "resolve_tmp"):
@@ -114,7 +114,8 @@ def resolve_generic(cg, addr: str, nbytes: int, align: int) -> str:
     a_tmp, p_tmp = cg.resolve_tmp
     f.store("<32 x i64>", addr, a_tmp, 64)
     r = f.call("i64", "ptxc_resolve", [("ptr", "%segs"), ("i32", cg.nsegs), ("ptr", a_tmp),
-                                        ("i32", cg.emi), ("i64", str(nbytes)), ("ptr", p_tmp)])
+                                        ("i32", cg.emi), ("i64", str(nbytes)), ("ptr", p_tmp),
+                                        ("i64", str(cg.plan.shift))])
     err, ok = f.fresh_label("merr"), f.fresh_label("mok")
     f.cbr(f.icmp("ne", "i64", r, "0"), err, ok)
     f.label(err, dominated=True)
@@ -324,20 +325,22 @@ def op_cvta(cg, ins):
     if space == "global" or space not in CVTA_SEG:
         return cg.write(ins.results[0], a, t)
     seg = CVTA_SEG[space]
-    if bits_of(t) == 32:
+    if bits_of(t) == 32 and cg.plan.shift == 32:     # 32-bit conversions of a 64-bit module
         return cg.write(ins.results[0], a, t)
+    sh = cg.plan.shift
+    wide = f.cast("zext", "<32 x i32>", a, "<32 x i64>") if bits_of(t) == 32 else a
     if "to" in ins.mods:
-        r = f.val(f"and <32 x i64> {a}, {K64(0xFFFFFFFF)}")
+        r = f.val(f"and <32 x i64> {wide}, {K64((1 << sh) - 1)}")
     else:
-        r = f.val(f"or <32 x i64> {a}, {K64(seg << 32)}")
-    cg.write(ins.results[0], r, t)
+        r = f.val(f"or <32 x i64> {wide}, {K64(seg << sh)}")
+    cg.write(ins.results[0], r, "u64")        # narrowed to the register by write()
 
 
 def op_isspacep(cg, ins):
     space = next((m for m in ins.mods if m in SPACES), "global")
     a = cg.read(ins.srcs[0], "u64")
     f = cg.f
-    seg = f.val(f"lshr <32 x i64> {a}, {K64(32)}")
+    seg = f.val(f"lshr <32 x i64> {a}, {K64(cg.plan.shift)}")
     if space == "global":
         r = f.val(f"icmp uge <32 x i64> {seg}, {K64(Lo.SEG_GLOBALS)}")
     else:
@@ -347,6 +350,31 @@ def op_isspacep(cg, ins):
 
 def op_nop(cg, ins):
     return None
+
+
+def op_cp(cg, ins):
+    """cp.async (non-bulk): the copy happens at once (its completion is only
+    observable after cp.async.wait_*), zero-filling past src-size."""
+    if "async" not in ins.mods:
+        return cg.unsupported(ins)
+    if any(m in ins.mods for m in ("commit_group", "wait_group", "wait_all")):
+        return None
+    if "bulk" in ins.mods or len(ins.srcs) < 3 or not isinstance(ins.srcs[2], ir.Imm):
+        return cg.unsupported(ins)
+    f = cg.f
+    n = int(ins.srcs[2].value)
+    daddr, dstatic = address(cg, ins.srcs[0], "shared")
+    saddr, sstatic = address(cg, ins.srcs[1], "global")
+    src_size = cg.read(ins.srcs[3], "u32") if len(ins.srcs) > 3 and not isinstance(ins.srcs[3], ir.Not) else None
+    dp = resolve(cg, "shared", daddr, dstatic, n, n)
+    sp = resolve(cg, "global", saddr, sstatic, n, n)
+    for off in range(n):
+        m = cg.em
+        if src_size is not None:
+            inside = f.val(f"icmp ugt <32 x i32> {src_size}, {splat('i32', off)}")
+            m = f.val(f"and <32 x i1> {m}, {inside}")
+        v = gather(cg, "i8", elem_ptrs(cg, sp, off), 1, m)
+        scatter(cg, "i8", v, elem_ptrs(cg, dp, off), 1, cg.em)
 
 
 def builtin_return_zero(cg, call_node) -> None:
@@ -444,4 +472,4 @@ OPS = {"ld": op_ld, "ldu": op_ld, "st": op_st, "atom": op_atom, "red": op_red,
        "cvta": op_cvta, "isspacep": op_isspacep, "prefetch": op_nop, "prefetchu": op_nop,
        "membar": op_nop, "fence": op_nop, "nanosleep": op_nop, "pmevent": op_nop,
        "griddepcontrol": op_nop, "discard": op_nop, "applypriority": op_nop,
-       "brkpt": op_nop}
+       "brkpt": op_nop, "cp": op_cp}

@@ -17,10 +17,12 @@ import threading
 import numpy as np
 
 from ptxc import ir
-from ptxc.errors import PtxcError
 from ptxc.types import TYPE_SIZES
 
 from . import layout as Lo
+
+
+MAX_PER_CTA = 1 << 24          # larger grids report no per-CTA statistics (memory)
 
 
 def aligned(nbytes: int, align: int = 64) -> np.ndarray:
@@ -64,6 +66,7 @@ class Launch:
         init_module_vars(plan, self.consts, self.globals)
         self.buffers = buffers
         self.threads = max(1, int(threads))
+        per_cta = per_cta and self.nctas <= MAX_PER_CTA
         self.per_cta = np.zeros(2 * self.nctas, dtype=np.int64) if per_cta else None
         self.L = self._launch_state(dyn_shared, max_steps)
         self.seg_template = self._segments()
@@ -171,6 +174,9 @@ def init_module_vars(plan, consts: np.ndarray, globals_: np.ndarray) -> None:
             write_init(plan, consts, plan.const_layout[v.name], v)
         elif v.space == "global" and v.name in plan.global_layout:
             write_init(plan, globals_, plan.global_layout[v.name], v)
+    for v, off in plan.func_globals:
+        if v.init is not None:
+            write_init(plan, globals_, off, v)
 
 
 def flatten(init):
@@ -208,7 +214,7 @@ def init_bytes(plan, item, t: str, es: int) -> bytes:
 def symbol_value(plan, sym) -> int:
     name = sym.name
     if name in plan.global_layout:
-        return (Lo.SEG_GLOBALS << 32) | (plan.global_layout[name] + sym.offset)
+        return (Lo.SEG_GLOBALS << plan.shift) | (plan.global_layout[name] + sym.offset)
     if name in plan.const_layout:
-        return (Lo.SEG_CONST << 32) | (plan.const_layout[name] + sym.offset)
+        return (Lo.SEG_CONST << plan.shift) | (plan.const_layout[name] + sym.offset)
     return 0

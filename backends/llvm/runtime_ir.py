@@ -159,13 +159,19 @@ PRELUDE_DECLS = ("declare i32 @llvm.ctpop.i32(i32)", "declare i32 @llvm.cttz.i32
 # Generic (segment-table) address resolution, out of line: 32 addresses at
 # %addrs -> host pointers at %out. Returns the out-of-bounds lanes in the low
 # 32 bits and the misaligned lanes in the high 32 bits (executing lanes only).
-RESOLVE = f"""define internal i64 @ptxc_resolve(ptr %segs, i32 %nsegs, ptr %addrs, i32 %mask, i64 %n, ptr %out) inlinehint {{
+RESOLVE = f"""define internal i64 @ptxc_resolve(ptr %segs, i32 %nsegs, ptr %addrs, i32 %mask, i64 %n, ptr %out, i64 %shift) inlinehint {{
 entry:
   %addr = load <32 x i64>, ptr %addrs, align 8
   %mv = bitcast i32 %mask to <32 x i1>
-  %sh = lshr <32 x i64> %addr, splat (i64 32)
+  %shv0 = insertelement <32 x i64> poison, i64 %shift, i32 0
+  %shv = shufflevector <32 x i64> %shv0, <32 x i64> poison, <32 x i32> zeroinitializer
+  %sh = lshr <32 x i64> %addr, %shv
   %seg = trunc <32 x i64> %sh to <32 x i32>
-  %off = and <32 x i64> %addr, splat (i64 4294967295)
+  %one = shl i64 1, %shift
+  %lowm = sub i64 %one, 1
+  %lm0 = insertelement <32 x i64> poison, i64 %lowm, i32 0
+  %lmv = shufflevector <32 x i64> %lm0, <32 x i64> poison, <32 x i32> zeroinitializer
+  %off = and <32 x i64> %addr, %lmv
   %ns0 = insertelement <32 x i32> poison, i32 %nsegs, i32 0
   %ns = shufflevector <32 x i32> %ns0, <32 x i32> poison, <32 x i32> zeroinitializer
   %inr = icmp ult <32 x i32> %seg, %ns

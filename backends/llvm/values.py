@@ -17,7 +17,7 @@ from ptxc import ir
 from ptxc.errors import PtxcError
 from ptxc.types import TYPE_SIZES
 
-from .irtext import LANE_IDS, splat, vt
+from .irtext import splat, vt
 
 FLOAT_LLVM = {"f32": "float", "f64": "double"}
 
@@ -245,5 +245,3 @@ class Values:
 def _reg(d):
     return None if isinstance(d, ir.Sink) or not isinstance(d, ir.Value) else d
 
-
-LANE_VEC = LANE_IDS
