@@ -4,7 +4,7 @@ launch is configured, the dynamic counters of METRICS.md.
 Static counts: see count_static (classes of ptxc.opcodes, memory by state
 space, METRICS.md FLOP weights, branches). Dynamic counts: when
 ``am.options['launch']`` is a dict (the CLI's --kernel/--grid/--block/--arg),
-the kernel is run by the JIT executor (``ptxc.launch.launch_from_options``):
+the kernel is run by the JIT executor (``ptxc.launcher.launch_from_options``):
 in hybrid mode when the slice ran earlier in the pipeline (the functions
 carry ``attrs['sliced']``) unless the launch asks for ``mode: full``, else in
 full mode; the profile's ``to_dict()`` is reported under ``dynamic``. Without a
@@ -25,7 +25,7 @@ from .count_render import render_csv, render_text
 from .count_static import FP_CLASSES, module_counts
 
 STATIC_NOTE = "static counts only (no launch configuration: give --kernel/--grid/--block)"
-NO_JIT_NOTE = "static counts only: the JIT executor (ptxc.launch) is not available"
+NO_JIT_NOTE = "static counts only: the JIT executor (ptxc.launcher) is not available"
 
 
 def module_header(module) -> dict:
@@ -47,7 +47,7 @@ def launch_mode(module, opts: dict) -> str:
 def run_launch(module, opts: dict):
     """(profile dict, mode, seconds) or (None, note) when no executor exists."""
     try:
-        from ptxc.launch import launch_from_options
+        from ptxc.launcher import launch_from_options
     except ImportError:
         return None, NO_JIT_NOTE, None, None
     mode = launch_mode(module, opts)

@@ -10,7 +10,7 @@ import pytest
 import ptxc
 from ptxc.passes.slice import mark_slice
 
-launch_mod = pytest.importorskip("ptxc.launch", reason="the JIT executor is not available")
+launch_mod = pytest.importorskip("ptxc.launcher", reason="the JIT executor is not available")
 
 CUDA = Path(__file__).resolve().parent / "cuda"
 N = 256

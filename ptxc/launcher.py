@@ -461,14 +461,3 @@ def describe_address(addr: int, ins=None, sizes=None) -> str:
     if seg >= Lo.SEG_FIRST_BUFFER:
         return f" (buffer {seg - Lo.SEG_FIRST_BUFFER} + {off})"
     return f" ({names.get(seg, 'segment %d' % seg)}{' + %d' % off if seg else ''})"
-
-
-# ``ptxc.launch`` is both this module and the public function of the package
-# (importing the submodule rebinds the package attribute): make the module
-# callable so ``ptxc.launch(...)`` works either way.
-class _CallableModule(__import__("types").ModuleType):
-    def __call__(self, *args, **kwargs):
-        return launch(*args, **kwargs)
-
-
-__import__("sys").modules[__name__].__class__ = _CallableModule
