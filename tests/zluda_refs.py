@@ -831,16 +831,6 @@ TRAPS = ["trap", "noreturn"]
 # ------------------------------------------------------------- known executor bugs
 # (strict xfails: each turns into a failure once fixed, so the mark is removed then)
 BUGS = {
-    "cvt_pack": "cvt.pack.sat.{u8,s8}.s32.b32 d, a, b, c computes only sat(a) (b and c ignored, "
-                "s8 result sign-extended): [-257, 257, -130436883] gives [0x0, 0xffffff80], "
-                "expected [0xb0ed00ff, 0xb0ed807f] = c[15:0] << 16 | sat(a) << 8 | sat(b)",
-    "cvt_rn_satfinite_e4m3x2_f32": "cvt.rn.satfinite.e4m3x2.f32 d, a, b converts a to an integer instead of "
-                                   "packing e4m3(a) << 8 | e4m3(b): (1.0, 500.0) gives 0x1, expected 0x387e",
-    "cvt_rn_satfinite_e5m2x2_f32": "cvt.rn.satfinite.e5m2x2.f32 d, a, b converts a to an integer instead of "
-                                   "packing e5m2(a) << 8 | e5m2(b): (1.0, 1e6) gives 0x1, expected 0x3c7b",
-    "const_ident": "a .const initializer {x, y} holds generic addresses (0x4_0000_0000 + offset) while "
-                   "mov.u64 r, x gives the .const offset; the ISA makes both the state-space offset, "
-                   "so both xors should be 0 (got 0x400000000)",
 }
 for _c in CASES:
     if _c.name in BUGS:

@@ -554,6 +554,72 @@ def op_dp4a(cg, ins):
     cg.write(_dst(ins), acc, "b32")
 
 
+def op_dp2a(cg, ins):
+    """dp2a.{lo,hi}.atype.btype d, a, b, c: d = c + sum_i a.h[i] * b.byte[sel + i],
+    the halves of a and the bytes of b sign- or zero-extended by their type,
+    sel = 0 for .lo and 2 for .hi (PTX ISA dp2a)."""
+    ts = [m for m in ins.mods if m in ("u32", "s32")]
+    ta, tb = (ts + ts)[:2] if len(ts) < 2 else ts[:2]
+    a, b, c = (cg.read(o, "b32") for o in ins.srcs[:3])
+    f = cg.f
+    sel0 = 2 if "hi" in ins.mods else 0
+    acc = c
+    for i in range(2):
+        ha = f.cast("trunc", "<32 x i32>", f.val(f"lshr <32 x i32> {a}, {splat('i32', 16 * i)}"), "<32 x i16>")
+        xa = f.cast("sext" if ta == "s32" else "zext", "<32 x i16>", ha, "<32 x i32>")
+        bb = f.cast("trunc", "<32 x i32>", f.val(f"lshr <32 x i32> {b}, {splat('i32', 8 * (sel0 + i))}"), "<32 x i8>")
+        xb = f.cast("sext" if tb == "s32" else "zext", "<32 x i8>", bb, "<32 x i32>")
+        acc = f.val(f"add <32 x i32> {acc}, {f.val(f'mul <32 x i32> {xa}, {xb}')}")
+    cg.write(_dst(ins), acc, "b32")
+
+
+def _vshift(kind: str):
+    def h(cg, ins):
+        """vshl/vshr.dtype.atype.u32{.sat}.{clamp,wrap}{.op2} d, a, b{, c} (PTX ISA
+        scalar video instructions): tb = min(b, 32) (.clamp) or b & 31 (.wrap);
+        tmp = a << tb / a >> tb (arithmetic for .s32 a), computed in 64 bits,
+        optionally saturated to dtype, then the secondary op (.add/.min/.max) with c.
+        Byte/half selectors and the merge form are not supported."""
+        ts = [m for m in ins.mods if m in ("u32", "s32")]
+        if len(ts) != 3 or any(m in ins.mods for m in ("b0", "b1", "b2", "b3", "h0", "h1")) or \
+                len(ins.srcs) > 2 and not any(m in ins.mods for m in ("add", "min", "max")):
+            return cg.unsupported(ins)
+        dt, at = ts[0], ts[1]
+        f = cg.f
+        a, b = cg.read(ins.srcs[0], "b32"), cg.read(ins.srcs[1], "b32")
+        ta = f.cast("sext" if at == "s32" else "zext", "<32 x i32>", a, "<32 x i64>")
+        if "wrap" in ins.mods:
+            tb = f.val(f"and <32 x i32> {b}, {splat('i32', 31)}")
+        else:
+            tb = intr(cg, "llvm.umin.v32i32", "<32 x i32>", [("<32 x i32>", b), ("<32 x i32>", splat("i32", 32))])
+        tb = f.cast("zext", "<32 x i32>", tb, "<32 x i64>")
+        op = "shl" if kind == "shl" else ("ashr" if at == "s32" else "lshr")
+        tmp = f.val(f"{op} <32 x i64> {ta}, {tb}")
+        if "sat" in ins.mods:
+            lo, hi = (-(1 << 31), (1 << 31) - 1) if dt == "s32" else (0, (1 << 32) - 1)
+            V = "<32 x i64>"
+            tmp = intr(cg, "llvm.smax.v32i64", V, [(V, tmp), (V, splat("i64", lo))])
+            tmp = intr(cg, "llvm.smin.v32i64", V, [(V, tmp), (V, splat("i64", hi))])
+        r = f.cast("trunc", "<32 x i64>", tmp, "<32 x i32>")
+        if len(ins.srcs) > 2:
+            c = cg.read(ins.srcs[2], "b32")
+            V = "<32 x i32>"
+            if "add" in ins.mods:
+                r = f.val(f"add {V} {r}, {c}")
+            else:
+                s_ = "s" if dt == "s32" else "u"
+                m = "min" if "min" in ins.mods else "max"
+                r = intr(cg, f"llvm.{s_}{m}.v32i32", V, [(V, r), (V, c)])
+        cg.write(_dst(ins), r, "b32")
+    return h
+
+
+def op_createpolicy(cg, ins):
+    """createpolicy: an opaque 64-bit cache policy. Its only consumers are cache
+    hints, which the executor ignores, so any constant will do."""
+    cg.write(_dst(ins), splat("i64", 0), "b64")
+
+
 OPS = {
     "add": op_add, "sub": op_sub, "addc": op_addc, "subc": op_subc,
     "mul": op_mul, "mad": op_mad, "madc": op_madc, "mul24": op_mul24, "mad24": op_mad24,
@@ -563,4 +629,6 @@ OPS = {
     "cnot": op_cnot, "lop3": op_lop3, "shl": op_shl, "shr": op_shr, "shf": op_shf,
     "popc": op_popc, "clz": op_clz, "brev": op_brev, "bfind": op_bfind, "bfe": op_bfe,
     "bfi": op_bfi, "prmt": op_prmt, "bmsk": op_bmsk, "szext": op_szext, "dp4a": op_dp4a,
+    "dp2a": op_dp2a, "vshl": _vshift("shl"), "vshr": _vshift("shr"),
+    "createpolicy": op_createpolicy,
 }

@@ -30,7 +30,17 @@ def K(v) -> str:
 def op_mov(cg, ins):
     t = itype(ins)
     if any(m in ("v2", "v4", "v8") for m in ins.mods):
-        return cg.unsupported(ins, "mov of vector registers")
+        # mov.vN d, a: a vector register or {..} list per component; every
+        # source component is read before any destination component is written
+        dst, src = ins.dsts[0] if ins.dsts else None, ins.srcs[0]
+        if not (isinstance(dst, ir.Vec) and isinstance(src, ir.Vec)
+                and len(dst.items) == len(src.items)):
+            return cg.unsupported(ins, "mov of vector registers")
+        vals = [None if isinstance(o, ir.Sink) else cg.read(o, t) for o in src.items]
+        for d, v in zip(dst.items, vals):
+            if v is not None:
+                cg.write(d, v, t)
+        return
     dst = ins.dsts[0] if ins.dsts else None
     if isinstance(dst, ir.Vec):
         v = cg.read(ins.srcs[0], t)
@@ -151,6 +161,10 @@ def op_cvt(cg, ins):
     if len(ts) < 2:
         return cg.unsupported(ins)
     dt, at = ts[0], ts[1]
+    if "pack" in ins.mods:
+        return cvt_pack_int(cg, ins, dt)
+    if dt in FP8X2:
+        return cvt_fp8x2(cg, ins, dt, at)
     if dt in PACKED and len(ins.srcs) >= 2:
         return cvt_pack2(cg, ins, dt, at)
     if dt == "tf32":
@@ -308,6 +322,88 @@ def cvt_pack2(cg, ins, dt: str, at: str) -> None:
             v = saturate(cg, "float", v)
         halves.append(float_to_half(cg, v, base, rnd))
     cg.write(_dst(ins), join2(cg, halves[1], halves[0]), "b32")
+
+
+def cvt_pack_int(cg, ins, dt: str) -> None:
+    """cvt.pack.sat.{u16,s16}.s32 d, a, b and cvt.pack.sat.{u2..s8}.s32.b32 d, a, b, c
+    (PTX ISA 9.7.9.22): a and b clamped to dt; sat(a) in bits [2n-1:n], sat(b)
+    in [n-1:0] (n = width of dt) and, with c, c's low bits above them."""
+    f = cg.f
+    dt = next((m for m in ins.mods if m in ("u2", "s2", "u4", "s4", "u8", "s8", "u16", "s16")), dt)
+    n = int(dt[1:])
+    if dt[0] not in "us" or n not in (2, 4, 8, 16):
+        return cg.unsupported(ins)
+    lo, hi = (-(1 << (n - 1)), (1 << (n - 1)) - 1) if dt[0] == "s" else (0, (1 << n) - 1)
+    parts = []
+    for op in ins.srcs[:2]:
+        v = cg.read(op, "s32")
+        v = intr(cg, "llvm.smax.v32i32", T("s32"), [(T("s32"), v), (T("s32"), K(lo))])
+        v = intr(cg, "llvm.smin.v32i32", T("s32"), [(T("s32"), v), (T("s32"), K(hi))])
+        parts.append(f.val(f"and <32 x i32> {v}, {K((1 << n) - 1)}"))
+    ta = f.val(f"shl <32 x i32> {parts[0]}, {K(n)}")
+    d = f.val(f"or <32 x i32> {ta}, {parts[1]}")
+    if len(ins.srcs) > 2 and 2 * n < 32:
+        c = f.val(f"shl <32 x i32> {cg.read(ins.srcs[2], 'b32')}, {K(2 * n)}")
+        d = f.val(f"or <32 x i32> {d}, {c}")
+    cg.write(_dst(ins), d, "b32")
+
+
+# (exponent bits, mantissa bits, bias, largest finite value, NaN code)
+FP8X2 = {"e4m3x2": (4, 3, 7, 448.0, 0x7F), "e5m2x2": (5, 2, 15, 57344.0, 0x7F)}
+
+
+def f32_to_fp8(cg, ins, v: str, fmt: str) -> str:
+    """An f32 vector -> fp8 codes (<32 x i32>, low 8 bits), rounded to nearest
+    even; .satfinite clamps to the largest finite value (NaN stays NaN),
+    otherwise overflow gives Inf (e5m2) or NaN (e4m3, which has no Inf)."""
+    f = cg.f
+    E, M, bias, maxf, nan_code = FP8X2[fmt]
+    F = "<32 x float>"
+    if "relu" in ins.mods:
+        neg = f.val(f"fcmp olt {F} {v}, zeroinitializer")
+        v = f.val(f"select <32 x i1> {neg}, {F} zeroinitializer, {F} {v}")
+    bits = f.cast("bitcast", F, v, "<32 x i32>")
+    sign = f.val(f"and <32 x i32> {bits}, {K(-0x80000000)}")
+    sign = f.val(f"lshr <32 x i32> {sign}, {K(24)}")
+    absb = f.val(f"and <32 x i32> {bits}, {K(0x7FFFFFFF)}")
+    x = f.cast("bitcast", "<32 x i32>", absb, F)
+    # quantum 2^(max(e, 1 - bias) - M), e = the unbiased f32 exponent of |x|
+    e = f.val(f"lshr <32 x i32> {absb}, {K(23)}")
+    e = f.val(f"sub <32 x i32> {e}, {K(127)}")
+    e = intr(cg, "llvm.smax.v32i32", T("s32"), [(T("s32"), e), (T("s32"), K(1 - bias))])
+    e = intr(cg, "llvm.smin.v32i32", T("s32"), [(T("s32"), e), (T("s32"), K(127))])
+    qe = f.val(f"sub <32 x i32> {e}, {K(M)}")
+    q = f.cast("bitcast", "<32 x i32>", f.val(f"shl <32 x i32> {f.val(f'add <32 x i32> {qe}, {K(127)}')}, {K(23)}"), F)
+    rq = f.cast("bitcast", "<32 x i32>", f.val(f"shl <32 x i32> {f.val(f'sub <32 x i32> {K(127)}, {qe}')}, {K(23)}"), F)
+    n = f.val(f"fmul {F} {x}, {rq}")
+    n = intr(cg, "llvm.roundeven.v32f32", F, [(F, n)])
+    r = f.val(f"fmul {F} {n}, {q}")
+    over = f.val(f"fcmp ogt {F} {r}, {splat('float', repr(maxf))}")
+    r = f.val(f"select <32 x i1> {over}, {F} {splat('float', repr(maxf))}, {F} {r}")
+    # encode: subnormal -> r / 2^(1 - bias - M); normal -> f32 bits rebased
+    sub = f.val(f"fcmp olt {F} {r}, {splat('float', repr(2.0 ** (1 - bias)))}")
+    sc = f.val(f"fmul {F} {r}, {splat('float', repr(2.0 ** (bias - 1 + M)))}")
+    sc = f.cast("fptoui", F, sc, "<32 x i32>")
+    rb = f.cast("bitcast", F, r, "<32 x i32>")
+    nc = f.val(f"lshr <32 x i32> {rb}, {K(23 - M)}")
+    nc = f.val(f"sub <32 x i32> {nc}, {K((127 - bias) << M)}")
+    code = f.val(f"select <32 x i1> {sub}, <32 x i32> {sc}, <32 x i32> {nc}")
+    if "satfinite" not in ins.mods:
+        ovf = 0x7C if fmt == "e5m2x2" else nan_code
+        code = f.val(f"select <32 x i1> {over}, <32 x i32> {K(ovf)}, <32 x i32> {code}")
+    code = f.val(f"or <32 x i32> {code}, {sign}")
+    isnan = f.val(f"fcmp uno {F} {v}, zeroinitializer")
+    return f.val(f"select <32 x i1> {isnan}, <32 x i32> {K(nan_code)}, <32 x i32> {code}")
+
+
+def cvt_fp8x2(cg, ins, dt: str, at: str) -> None:
+    """cvt.rn{.satfinite}{.relu}.{e4m3x2,e5m2x2}.f32 d, a, b: d = fp8(a) << 8 | fp8(b)."""
+    if at != "f32" or len(ins.srcs) < 2:
+        return cg.unsupported(ins)
+    f = cg.f
+    hi, lo = (f32_to_fp8(cg, ins, cg.read(op, "f32"), dt) for op in ins.srcs[:2])
+    d = f.val(f"or <32 x i32> {f.val(f'shl <32 x i32> {hi}, {K(8)}')}, {lo}")
+    cg.write(_dst(ins), f.cast("trunc", "<32 x i32>", d, "<32 x i16>"), "b16")
 
 
 def cvt_tf32(cg, ins, at: str) -> None:

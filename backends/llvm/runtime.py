@@ -200,10 +200,11 @@ def write_init(plan, buf: np.ndarray, off: int, var) -> None:
 
 def init_bytes(plan, item, t: str, es: int) -> bytes:
     from .values import const_bits
+    generic = False
     if isinstance(item, tuple) and len(item) == 2:
-        item = item[1]
+        generic, item = item[0] == "generic", item[1]
     if isinstance(item, ir.Sym):
-        val = symbol_value(plan, item)
+        val = symbol_value(plan, item, generic)
         return (val & ((1 << (8 * es)) - 1)).to_bytes(es, "little")
     if isinstance(item, ir.Imm):
         bt = t if t in ("f32", "f64", "f16", "bf16") else f"b{es * 8}"
@@ -211,10 +212,14 @@ def init_bytes(plan, item, t: str, es: int) -> bytes:
     return bytes(es)
 
 
-def symbol_value(plan, sym) -> int:
+def symbol_value(plan, sym, generic: bool = False) -> int:
+    """The value of a symbol in an initializer: what ``mov r, sym`` gives (a
+    .global variable's address, a .const variable's offset in the .const
+    space), or its generic address for ``generic(sym)``."""
     name = sym.name
     if name in plan.global_layout:
         return (Lo.SEG_GLOBALS << plan.shift) | (plan.global_layout[name] + sym.offset)
     if name in plan.const_layout:
-        return (Lo.SEG_CONST << plan.shift) | (plan.const_layout[name] + sym.offset)
+        off = plan.const_layout[name] + sym.offset
+        return (Lo.SEG_CONST << plan.shift) | off if generic else off
     return 0
