@@ -35,10 +35,8 @@ class FunctionBuilder:
         root = Scope(self.b.module_scope)
         self.args = {}
         for p in self.fn.params + self.fn.rets:
-            if p.space == "reg":             # old-style .reg parameters
-                var = root.singles[p.name] = Var(p.name, p.type)
-                if p in self.fn.params:
-                    self.args[var] = ir.Argument(p.type, p.name, p.name)
+            if p.space == "reg":             # old-style .reg parameters (maybe vectors)
+                self.reg_param(p, root, is_input=p in self.fn.params)
         self.walk(body, root)
         self.fn.scope = root
         self.fn.attrs["btargets"] = {k: [n.text for n in v[0]] for k, v in self.btargets.items()}
@@ -47,6 +45,18 @@ class FunctionBuilder:
         self.make_blocks()
         from .ssa import build_ssa
         build_ssa(self.fn, self.b, self.args)
+
+    def reg_param(self, p: ir.Variable, root: Scope, is_input: bool) -> None:
+        """Declare a .reg parameter; an input enters the function as Argument values."""
+        if p.vec:
+            comps = [Var(f"{p.name}.{c}", p.type) for c in "xyzw"[:p.vec]]
+            root.vectors[p.name] = comps
+        else:
+            comps = [Var(p.name, p.type)]
+        for var in comps:
+            root.singles[var.name] = var
+            if is_input:
+                self.args[var] = ir.Argument(p.type, var.name, var.name)
 
     def walk(self, body, scope: Scope) -> None:
         stmts = body[1]

@@ -11,6 +11,7 @@ run on several threads).
 from __future__ import annotations
 
 from ptxc import ir
+from ptxc.errors import PtxcError
 
 from . import layout as Lo
 from .irtext import LANE_IDS, splat, vt
@@ -392,6 +393,36 @@ def builtin_return_zero(cg, call_node) -> None:
 
 
 # ---------------------------------------------------- call parameters
+def reg_param_pairs(cg, callee, actual, formal) -> list:
+    """(actual operand, callee register Var) pairs of a .reg parameter; a vector
+    parameter (.reg .v2 .u32 p) pairs component by component."""
+    if formal.vec:
+        scope = callee.fn.scope
+        comps = scope.find_vector(formal.name) if scope is not None else None
+        if comps is None or not isinstance(actual, ir.Vec) or len(actual.items) != len(comps):
+            raise PtxcError(f"vector .reg parameter '{formal.name}' bound to {type(actual).__name__}")
+        return list(zip(actual.items, comps))
+    var = cg.plan.formal_var(callee.fn, formal.name)
+    if var is None:
+        raise PtxcError(f".reg parameter '{formal.name}' has no register in {callee.fn.name}")
+    return [(actual, var)]
+
+
+def copy_reg(cg, caller, callee, actual, var, t: str, into_callee: bool) -> None:
+    if isinstance(actual, ir.Sym):
+        raise PtxcError(f"symbol '{actual.name}' passed for .reg parameter")
+    if into_callee:
+        cg.inst = caller
+        v = cg.read(actual, t)
+        cg.inst = callee
+        cg.write_var(var, v, t)
+    else:
+        cg.inst = callee
+        v = cg.read_var(var, t)
+        cg.inst = caller
+        cg.write(actual, v, t)
+
+
 def copy_params(cg, call_node, into_callee: bool) -> None:
     """Copy call arguments into the callee's parameters, or its return
     values back to the caller (masked by the executing lanes)."""
@@ -408,23 +439,9 @@ def copy_params(cg, call_node, into_callee: bool) -> None:
 
 def copy_one(cg, caller, callee, actual, formal, into_callee: bool) -> None:
     size = formal.size
-    if formal.space == "reg":            # register parameters: copy the value
-        t = formal.type
-        var = cg.plan.formal_var(callee.fn, formal.name)
-        if var is None:
-            return
-        if into_callee:
-            cg.inst = caller
-            v = cg.read(actual, t) if not isinstance(actual, ir.Sym) else None
-            if v is None:
-                return
-            cg.inst = callee
-            cg.write_var(var, v, t)
-        else:
-            cg.inst = callee
-            v = cg.read_var(var, t)
-            cg.inst = caller
-            cg.write(actual, v, t)
+    if formal.space == "reg":            # register parameters: copy the value(s)
+        for item, var in reg_param_pairs(cg, callee, actual, formal):
+            copy_reg(cg, caller, callee, item, var, formal.type, into_callee)
         return
     fplace = cg.plan._place(callee, formal)
     if isinstance(actual, ir.Sym):

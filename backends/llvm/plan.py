@@ -239,8 +239,12 @@ class Plan:
         return s
 
     def formal_var(self, fn, name: str):
-        """The register Var of a ``.reg`` parameter of ``fn`` (old-style PTX)."""
-        if not any(p.space == "reg" and p.name == name for p in list(fn.params) + list(fn.rets)):
+        """The register Var of a ``.reg`` parameter of ``fn`` (old-style PTX),
+        or of one component (``p.x``) of a vector parameter ``.reg .v2 .u32 p``."""
+        def is_formal(p):
+            return p.space == "reg" and (p.name == name or
+                                         (p.vec and name.startswith(p.name + ".")))
+        if not any(is_formal(p) for p in list(fn.params) + list(fn.rets)):
             return None
         scope = fn.scope
         return scope.find(name) if scope is not None and hasattr(scope, "find") else None
