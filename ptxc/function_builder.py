@@ -204,6 +204,9 @@ class FunctionBuilder:
         if kind == "not":
             return ir.Not(self.reg(op[1], scope))
         if kind == "symoff":
+            target = self.name(op[1], scope, False)
+            if isinstance(target, ir.Value):      # `%r + 1`: a register plus a constant
+                return ir.RegOffset(target, op[2])
             return ir.Sym(op[1].text, op[2])
         if kind == "pair":
             return ir.Pair(self.name(op[1], scope, False), self.name(op[2], scope, False))

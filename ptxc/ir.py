@@ -120,6 +120,14 @@ class Bracket:
         self.items = items
 
 
+class RegOffset:
+    """A register plus a constant as a source operand, ``%r + 1`` (ptxas accepts it)."""
+    __slots__ = ("value", "offset")
+
+    def __init__(self, value: Value, offset: int):
+        self.value, self.offset = value, offset
+
+
 class Pair:
     """A predicate pair destination ``p|q`` (setp, shfl); items Value or Sink."""
     __slots__ = ("first", "second")
@@ -176,7 +184,7 @@ def values_in(operand) -> Iterator[Value]:  # noqa: C901
     elif isinstance(operand, (ParenList, Bracket)):
         for item in operand.items:
             yield from values_in(item)
-    elif isinstance(operand, Not):
+    elif isinstance(operand, (Not, RegOffset)):
         yield operand.value
 
 
@@ -192,6 +200,8 @@ def map_values(operand, fn):
         return type(operand)([map_values(i, fn) for i in operand.items])
     if isinstance(operand, Not):
         return Not(fn(operand.value))
+    if isinstance(operand, RegOffset):
+        return RegOffset(fn(operand.value), operand.offset)
     return operand
 
 
@@ -476,7 +486,7 @@ class Module:
         return self.print_ir()
 
 
-_COMPOSITE = (Addr, Vec, ParenList, Bracket, Not)
+_COMPOSITE = (Addr, Vec, ParenList, Bracket, Not, RegOffset)
 
 
 def rebuild_uses(fn: Function) -> None:

@@ -45,6 +45,8 @@ def operand_text(op, name_of, whole_vectors: bool = False) -> str:
         return operand_text(op.first, name_of) + "|" + operand_text(op.second, name_of)
     if isinstance(op, ir.Not):
         return "!" + name_of(op.value)
+    if isinstance(op, ir.RegOffset):
+        return f"{name_of(op.value)}+{op.offset}"
     if isinstance(op, ir.Sink):
         return "_"
     if isinstance(op, ir.LabelRef):

@@ -176,3 +176,17 @@ def test_error_render_has_caret():
     text, caret = err.render().split("\n")[1:3]
     assert text.strip() == "frobnicate.u32 %r1;"
     assert caret.index("^") == text.index("frobnicate")
+
+
+def test_register_plus_constant_operand_reads_the_register():
+    # `st [x], temp + 1` (ZLUDA's reg_local; ptxas accepts it): the store must
+    # depend on temp, not on a symbol named temp.
+    fn = only_fn(kernel("""
+        .reg .b64 temp; .local .u64 x;
+        ld.param.u64 temp, [p0];
+        st.local.u64 [x], temp + 1;
+        ret;"""))
+    ld, st = fn.blocks[0].instrs[:2]
+    assert isinstance(st.srcs[1], ir.RegOffset) and st.srcs[1].offset == 1
+    assert list(st.operand_values()) == [ld.results[0]]
+    assert "temp+1" in fn.module.to_ptx()

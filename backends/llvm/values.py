@@ -104,6 +104,11 @@ class Values:
             return self.adjust(self.const_vec(self.sym_address(op), "u64"), "u64", t)
         if isinstance(op, ir.Vec):
             return self.read_packed(op, t)
+        if isinstance(op, ir.RegOffset):       # `%r + 1`: integer add of a constant
+            bits = bits_of(t)
+            v = self.read(op.value, "b%d" % bits)
+            k = splat(ity(bits), op.offset % (1 << bits))
+            return self.adjust(f.val(f"add {vt(ity(bits))} {v}, {k}"), "b%d" % bits, t)
         if isinstance(op, ir.Value):
             slot = self.plan.slot(self.inst, op)
             if slot is None:
