@@ -31,6 +31,14 @@ SPACES = (".reg", ".global", ".shared", ".const", ".local", ".param", ".tex",
 LINKAGE = (".visible", ".extern", ".weak", ".common")
 
 
+DIM_DIRECTIVES = (".reqntid", ".maxntid", ".reqnctapercluster")
+
+
+def dims3(nums: tuple) -> tuple:
+    """``.reqntid 256`` -> (256, 1, 1): missing dimensions are 1."""
+    return (tuple(nums) + (1, 1))[:3]
+
+
 class Var(ir.Value):
     """A declared register before SSA: one object per declaration."""
     __slots__ = ()
@@ -192,11 +200,7 @@ class Builder:
         fn.params = [self.param(p) for p in params]
         fn.rets = [self.param(p) for p in rets] if rets is not None else []
         fn.attrs["has_rets"] = rets is not None
-        for kw, nums in perfs:
-            fn.directives.append((kw, nums if kw in (".pragma",) else
-                                  (tuple(nums) + (1, 1))[:3] if kw in (".reqntid", ".maxntid",
-                                                                       ".reqnctapercluster")
-                                  else nums))
+        fn.directives = [(kw, dims3(nums) if kw in DIM_DIRECTIVES else nums) for kw, nums in perfs]
         if body is None:
             fn.is_decl = True
             return fn
