@@ -53,42 +53,39 @@ def fop(cg, op: str, lt: str, args: list[str], mode: str = "rn") -> str:
     return cg.f.call(V, directed_helper(cg, op, lt, len(args), mode), [(V, a) for a in args])
 
 
+CONSTRAINED_OPS = ("fadd", "fsub", "fmul", "fdiv", "fma", "sqrt")
+
+
+def define_rounded(cg, name: str, ret: str, arg_types: list[str], iname: str, mode: str) -> str:
+    """Define (once) a strictfp helper ``name`` that calls the constrained
+    intrinsic ``iname`` under static rounding ``mode``, then restores .rn."""
+    if name not in cg.helpers:
+        params = ", ".join(f"{t} %a{i}" for i, t in enumerate(arg_types))
+        md = 'metadata !"round.dynamic", metadata !"fpexcept.ignore"'
+        cg.decls.add(f"declare {ret} @{iname}({', '.join(arg_types)}, metadata, metadata)")
+        cg.decls.add("declare void @llvm.set.rounding(i32)")
+        cg.helpers[name] = (
+            f"define internal {ret} @{name}({params}) noinline strictfp {{\n"
+            f"entry:\n  call void @llvm.set.rounding(i32 {MODES[mode]}) strictfp\n"
+            f"  %r = call {ret} @{iname}({params}, {md}) strictfp\n"
+            f"  call void @llvm.set.rounding(i32 1) strictfp\n  ret {ret} %r\n}}")
+    return name
+
+
 def directed_helper(cg, op: str, lt: str, n: int, mode: str) -> str:
     """A strictfp helper computing ``op`` with the given static rounding."""
+    if op not in CONSTRAINED_OPS:
+        raise KeyError(op)
     V = vt(lt)
-    name = f"{op}_{mode}_{vname(lt)}"
-    if name in cg.helpers:
-        return name
-    cop = {"fadd": "fadd", "fsub": "fsub", "fmul": "fmul", "fdiv": "fdiv",
-           "fma": "fma", "sqrt": "sqrt"}[op]
-    iname = f"llvm.experimental.constrained.{cop}.{vname(lt)}"
-    params = ", ".join(f"{V} %a{i}" for i in range(n))
-    args = ", ".join(f"{V} %a{i}" for i in range(n))
-    md = 'metadata !"round.dynamic", metadata !"fpexcept.ignore"'
-    cg.decls.add(f"declare {V} @{iname}({', '.join([V] * n)}, metadata, metadata)")
-    cg.decls.add("declare void @llvm.set.rounding(i32)")
-    cg.helpers[name] = (
-        f"define internal {V} @{name}({params}) noinline strictfp {{\n"
-        f"entry:\n  call void @llvm.set.rounding(i32 {MODES[mode]}) strictfp\n"
-        f"  %r = call {V} @{iname}({args}, {md}) strictfp\n"
-        f"  call void @llvm.set.rounding(i32 1) strictfp\n  ret {V} %r\n}}")
-    return name
+    return define_rounded(cg, f"{op}_{mode}_{vname(lt)}", V, [V] * n,
+                          f"llvm.experimental.constrained.{op}.{vname(lt)}", mode)
 
 
 def directed_cast(cg, op: str, ft: str, tt: str, v: str, mode: str) -> str:
     """fptrunc / sitofp / uitofp with a static rounding mode."""
     F, Tt = vt(ft), vt(tt)
-    name = f"{op}_{mode}_{vname(ft)}_{vname(tt)}"
-    if name not in cg.helpers:
-        iname = f"llvm.experimental.constrained.{op}.{vname(tt)}.{vname(ft)}"
-        md = 'metadata !"round.dynamic", metadata !"fpexcept.ignore"'
-        cg.decls.add(f"declare {Tt} @{iname}({F}, metadata, metadata)")
-        cg.decls.add("declare void @llvm.set.rounding(i32)")
-        cg.helpers[name] = (
-            f"define internal {Tt} @{name}({F} %a) noinline strictfp {{\n"
-            f"entry:\n  call void @llvm.set.rounding(i32 {MODES[mode]}) strictfp\n"
-            f"  %r = call {Tt} @{iname}({F} %a, {md}) strictfp\n"
-            f"  call void @llvm.set.rounding(i32 1) strictfp\n  ret {Tt} %r\n}}")
+    name = define_rounded(cg, f"{op}_{mode}_{vname(ft)}_{vname(tt)}", Tt, [F],
+                          f"llvm.experimental.constrained.{op}.{vname(tt)}.{vname(ft)}", mode)
     return cg.f.call(Tt, name, [(F, v)])
 
 
