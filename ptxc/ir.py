@@ -499,6 +499,11 @@ def rebuild_uses(fn: Function) -> None:
             if id(v) not in seen:
                 seen.add(id(v))
                 v.uses = []
+    collect_uses(fn)
+
+
+def collect_uses(fn: Function) -> None:
+    """Append every read to its value's use list (use lists start empty)."""
     for ins in fn.instructions():
         for v in ins.operand_values():
             v.uses.append(ins)

@@ -82,8 +82,7 @@ class PtxLexer(Lexer):
                     regdecl(text, pos) if c == "." else None
                 if m is not None:
                     start, pos = pos, m.end()
-                    line = bisect_right(newlines, start - 1) + 1
-                    col = start - (newlines[line - 2] + 1 if line > 1 else 0) + 1
+                    line, col = line_col(newlines, start)
                     yield Token("INSTR" if c != "." else "REGDECL", m.group(), start, line, col)
                     continue
             m = match(text, pos)
@@ -98,8 +97,7 @@ class PtxLexer(Lexer):
                 kind = keywords.get(value, kind)
                 if kind == "PUNCT":
                     raise_bad_char(text, start, newlines)
-            line = bisect_right(newlines, start - 1) + 1
-            col = start - (newlines[line - 2] + 1 if line > 1 else 0) + 1
+            line, col = line_col(newlines, start)
             at_start = kind in STATEMENT_START
             yield Token(kind, value, start, line, col)
 
@@ -110,7 +108,12 @@ class BadCharacter(Exception):
         self.pos, self.line, self.column, self.char = pos, line, col, char
 
 
-def raise_bad_char(text: str, pos: int, newlines: list[int]):
+def line_col(newlines: list[int], pos: int) -> tuple[int, int]:
+    """1-based (line, column) of offset ``pos``, from the sorted newline offsets."""
     line = bisect_right(newlines, pos - 1) + 1
-    col = pos - (newlines[line - 2] + 1 if line > 1 else 0) + 1
+    return line, pos - (newlines[line - 2] + 1 if line > 1 else 0) + 1
+
+
+def raise_bad_char(text: str, pos: int, newlines: list[int]):
+    line, col = line_col(newlines, pos)
     raise BadCharacter(pos, line, col, text[pos])

@@ -67,19 +67,11 @@ def _parse(text, filename, error, lines):
     except BadCharacter as e:
         raise error(f"unexpected character {e.char!r}", e.line, e.column) from None
     except lark.exceptions.UnexpectedEOF:
-        last = len(lines)
-        while last > 1 and not lines[last - 1].strip():
-            last -= 1
-        raise error("unexpected end of file (truncated module?)", last,
-                    len(lines[last - 1]) + 1) from None
+        raise eof_error(error, lines) from None
     except lark.exceptions.UnexpectedToken as e:
         tok = e.token
         if tok.type == "$END":
-            last = len(lines)
-            while last > 1 and not lines[last - 1].strip():
-                last -= 1
-            raise error("unexpected end of file (truncated module?)", last,
-                        len(lines[last - 1]) + 1) from None
+            raise eof_error(error, lines) from None
         raise error(f"syntax error: unexpected '{tok}'", tok.line, tok.column) from None
     except lark.exceptions.VisitError as e:
         from .syntax import PtxcSyntax
@@ -91,6 +83,14 @@ def _parse(text, filename, error, lines):
         line = getattr(getattr(e, "obj", None), "line", 1) or 1
         raise error(f"malformed input: {orig}", line, 1) from None
     return Builder(filename, text).build(items)
+
+
+def eof_error(error, lines: list[str]) -> PtxcError:
+    """'unexpected end of file', placed just after the last non-blank line."""
+    last = len(lines)
+    while last > 1 and not lines[last - 1].strip():
+        last -= 1
+    return error("unexpected end of file (truncated module?)", last, len(lines[last - 1]) + 1)
 
 
 def load_module(path: str):

@@ -203,7 +203,7 @@ class SSABuilder:
             for ins in fn.instructions():
                 ins.replace_values(resolve)
         name_values(fn)
-        collect_uses(fn)
+        ir.collect_uses(fn)                  # every value here is new: no reset needed
         if fn.undefs:
             self.warn_undefined()
 
@@ -233,13 +233,6 @@ def reachable_blocks(fn: ir.Function) -> set[int]:
                 seen.add(id(s))
                 stack.append(s)
     return seen
-
-
-def collect_uses(fn: ir.Function) -> None:
-    """Fill use lists; every value of a freshly built function starts with none."""
-    for ins in fn.instructions():
-        for v in ins.operand_values():
-            v.uses.append(ins)
 
 
 def resolve(v):
