@@ -126,10 +126,11 @@ class FunctionBuilder:
         if len(operands) < ndst:
             raise self.b.error(f"'{text}' needs {ndst} destination operand(s)", line, col)
         ins = ir.Instr(opcode, mods, info=info, loc=self.b.loc(line, col))
-        is_branch = opcode in BRANCHES or opcode == "call"
+        srcs = operands[ndst:]
         ins.dsts = [self.dst(o, scope) for o in operands[:ndst]]
-        ins.srcs = [self.src(o, scope, is_branch and opcode != "call" and i == len(operands) - ndst - 1)
-                    for i, o in enumerate(operands[ndst:])]
+        # the last operand of bra / brx.idx names a label (or a branch table)
+        ins.srcs = [self.src(o, scope, opcode in BRANCHES and i == len(srcs) - 1)
+                    for i, o in enumerate(srcs)]
         if guard is not None:
             ins.guard = self.reg(guard[0], scope)
             ins.guard_neg = guard[1]

@@ -106,12 +106,10 @@ def scope_path(scope, root) -> list:
 class BodyWriter:
     """Writes instructions in layout order, opening and closing { } scopes."""
 
-    def __init__(self, root, keep=None):
+    def __init__(self, root):
         self.lines: list[str] = []
         self.open = [root]
         self.dbg = None
-        self.keep = keep
-        self.depth_indent = INDENT
 
     def decls(self, scope) -> None:
         pad = INDENT * (len(self.open))
@@ -153,7 +151,7 @@ def function_text(fn: ir.Function, keep=None) -> str:
     head = function_header(fn)
     if fn.is_decl:
         return head + ";\n"
-    w = BodyWriter(fn.scope, keep)
+    w = BodyWriter(fn.scope)
     w.decls(fn.scope)
     for blk in fn.blocks:
         if blk.label is not None:
