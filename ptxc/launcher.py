@@ -333,28 +333,76 @@ def generate(fn, parts):
 
 # ------------------------------------------------------------- running
 def execute(module, fn, grid, block, params, buffers, arrays, mode, shared_bytes, max_steps, threads):
+    """Run a launch whose buffers came from ``bind_args`` (one segment each,
+    named after the pointer parameter it was bound to); copy results back."""
+    from .backends.llvm.layout import SEG_FIRST_BUFFER
     from .backends.llvm import jit
-    from .backends.llvm.results import build_profile
-    from .backends.llvm.runtime import Launch, RunError
     t0 = time.perf_counter()
-    level = jit.choose_level(fn, mode, grid[0] * grid[1] * grid[2] * block[0] * block[1] * block[2])
+    level = jit.choose_level(fn, mode, count(grid) * count(block))
     c = compile_for_launch(module, fn, mode, level)
-    t1 = time.perf_counter()
+    compile_s = time.perf_counter() - t0
     buffers = private_buffers(c, mode, buffers, arrays)
-    run = Launch(c, grid, block, params, buffers, shared_bytes, max_steps, threads)
-    try:
-        counts = run.run()
-    except RunError as e:
-        sizes = space_sizes(run, fn)
-        sizes["shift"] = c.plan.shift
-        raise run_error(c, fn, grid, block, e, max_steps, sizes) from None
-    t2 = time.perf_counter()
+    owners = [p.name for p in fn.params if is_pointer_param(p, addr_bits(fn))]
+    segments, names = {}, {}
+    for k, buf in enumerate(buffers):
+        segments[SEG_FIRST_BUFFER + k] = buf
+        names[SEG_FIRST_BUFFER + k] = ("buffer of parameter " + owners[k]) if k < len(owners) else f"buffer {k}"
+    prof = run_compiled(c, fn, grid, block, params, segments, shared_bytes, max_steps, threads,
+                        segment_names=names, compile_s=compile_s)
     if mode == "full":
         for buf, orig in zip(buffers, (o for _, o in arrays)):
             if not np.shares_memory(buf, orig) and orig.flags.writeable:
                 np.copyto(orig, buf.view(orig.dtype).reshape(orig.shape), casting="no")
-    prof = build_profile(c, counts, run.per_cta, fn, mode, grid, block)
-    prof.timings = {"compile": t1 - t0, "run": t2 - t1, **c.timings}
+    return prof
+
+
+def launch_segments(module, kernel, grid, block, params: bytes, segments: dict, mode: str = "hybrid",
+                    shared_bytes: int = 0, max_steps: int | None = None, threads: int | None = None,
+                    memory=None, segment_names: dict | None = None):
+    """Run a launch on device memory the caller manages (the CUDA runtime):
+    ``params`` are the kernel parameter bytes as the kernel sees them (pointer
+    values are generic addresses ``segment << 32 | offset``), ``segments``
+    maps segment numbers (>= layout.SEG_FIRST_BUFFER) to uint8 arrays that are
+    used in place, ``memory`` is a runtime.ModuleMemory kept between launches,
+    and ``segment_names`` ({segment: text}) name segments in error messages."""
+    from .backends.llvm import jit
+    if mode not in MODES:
+        raise PtxcError(f"unknown mode '{mode}' (use 'hybrid' or 'full')")
+    fn = find_kernel(module, kernel)
+    grid = dim3(grid, "grid")
+    block = dim3(block if block is not None else default_block(fn), "block")
+    check_config(fn, grid, block, shared_bytes)
+    if mode == "hybrid":
+        ensure_slice(module, fn)
+    t0 = time.perf_counter()
+    level = jit.choose_level(fn, mode, count(grid) * count(block))
+    c = compile_for_launch(module, fn, mode, level)
+    return run_compiled(c, fn, grid, block, bytes(params), segments, shared_bytes,
+                        max_steps or DEFAULT_MAX_STEPS, threads or os.cpu_count() or 1,
+                        memory=memory, segment_names=segment_names,
+                        compile_s=time.perf_counter() - t0)
+
+
+def count(dims) -> int:
+    return dims[0] * dims[1] * dims[2]
+
+
+def run_compiled(c, fn, grid, block, params, segments, shared_bytes, max_steps, threads,
+                 memory=None, segment_names=None, compile_s: float = 0.0):
+    """Run compiled kernel ``c`` on ``segments``; the Profile (raises PtxcError)."""
+    from .backends.llvm.results import build_profile
+    from .backends.llvm.runtime import Launch, RunError
+    t1 = time.perf_counter()
+    run = Launch(c, grid, block, params, segments, shared_bytes, max_steps, threads, memory=memory)
+    try:
+        counts = run.run()
+    except RunError as e:
+        sizes = space_sizes(run, segment_names or {})
+        sizes["shift"] = c.plan.shift
+        raise run_error(c, fn, grid, block, e, max_steps, sizes) from None
+    t2 = time.perf_counter()
+    prof = build_profile(c, counts, run.per_cta, fn, c.mode, grid, block)
+    prof.timings = {"compile": compile_s, "run": t2 - t1, **c.timings}
     return prof
 
 
@@ -431,14 +479,12 @@ def run_error(c, fn, grid, block, e, max_steps, run_sizes=None) -> PtxcError:
     return PtxcError(text, SrcLoc(loc.file, loc.line, loc.col) if loc else None)
 
 
-def space_sizes(run, fn) -> dict:
-    """Sizes of the state spaces and the parameter owning each buffer (messages)."""
-    from .backends.llvm import layout as Lo
-    owners = [p.name for p in fn.params if is_pointer_param(p, addr_bits(fn))]
+def space_sizes(run, segment_names: dict) -> dict:
+    """Sizes of the state spaces and the name and size of each device segment (messages)."""
     return {"shared": run.shared_total, "local": run.local_size, "const": run.c.plan.const_size,
             "param": run.c.plan.param_size,
-            "buffers": {Lo.SEG_FIRST_BUFFER + k: (owners[k] if k < len(owners) else f"buffer {k}",
-                                                  b.nbytes) for k, b in enumerate(run.buffers)}}
+            "buffers": {seg: (segment_names.get(seg, f"segment {seg}"), b.nbytes)
+                        for seg, b in run.segments.items()}}
 
 
 def describe_address(addr: int, ins=None, sizes=None) -> str:
@@ -457,7 +503,7 @@ def describe_address(addr: int, ins=None, sizes=None) -> str:
     buffers = sizes.get("buffers", {})
     if seg in buffers:
         name, n = buffers[seg]
-        return f" (buffer of parameter {name} + {off}; its size is {n} bytes)"
+        return f" ({name} + {off}; its size is {n} bytes)"
     if seg >= Lo.SEG_FIRST_BUFFER:
         return f" (buffer {seg - Lo.SEG_FIRST_BUFFER} + {off})"
     return f" ({names.get(seg, 'segment %d' % seg)}{' + %d' % off if seg else ''})"

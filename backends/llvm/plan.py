@@ -140,8 +140,8 @@ class Plan:
         self._scope_vars: dict[int, dict] = {}
         self.param_layout = self._layout_params(kernel)
         self.param_size = align_up(max([o + v.size for v, o in self.param_layout.values()] + [0]), 8)
-        self.const_layout, self.const_size = self._layout_module("const")
-        self.global_layout, self.global_size = self._layout_module("global")
+        self.const_layout, self.const_size = module_space_layout(module, "const")
+        self.global_layout, self.global_size = module_space_layout(module, "global")
         self.shared_layout: dict[tuple, int] = {}
         self.shared_static = 0
         self.local_size = 0
@@ -363,15 +363,40 @@ class Plan:
             off += max(v.size, 1)
         return out
 
-    def _layout_module(self, space: str):
-        out, off = {}, 0
-        for v in self.module.globals:
-            if v.space != space:
-                continue
-            off = align_up(off, max(var_align(v), 8 if v.size >= 8 else 1))
-            out[v.name] = off
-            off += max(v.size, 1)
-        return out, align_up(off, 16)
+
+
+@dataclass
+class ModuleLayout:
+    """Where the module-level .const and .global variables live (the fields
+    Plan has too, so module memory can be initialised from either)."""
+    module: ir.Module
+    shift: int
+    const_layout: dict
+    const_size: int
+    global_layout: dict
+    global_size: int
+    func_globals: tuple = ()
+
+
+def module_layout(module) -> ModuleLayout:
+    from .layout import seg_shift
+    consts, const_size = module_space_layout(module, "const")
+    globals_, global_size = module_space_layout(module, "global")
+    return ModuleLayout(module, seg_shift(module), consts, const_size, globals_, global_size)
+
+
+def module_space_layout(module, space: str):
+    """({name: offset}, size) of the module-level variables of ``space``
+    ('const' or 'global'): the same for every kernel of the module, so module
+    memory can outlive one launch (ptxc.backends.llvm.runtime.ModuleMemory)."""
+    out, off = {}, 0
+    for v in module.globals:
+        if v.space != space:
+            continue
+        off = align_up(off, max(var_align(v), 8 if v.size >= 8 else 1))
+        out[v.name] = off
+        off += max(v.size, 1)
+    return out, align_up(off, 16)
 
 
 def _symbols(op):

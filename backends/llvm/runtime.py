@@ -45,11 +45,45 @@ class RunError(Exception):
         self.instr_id, self.addr = instr_id, addr
 
 
-class Launch:
-    """One launch of a compiled kernel."""
+class ModuleMemory:
+    """A module's .const and .global variables: created and initialised once,
+    then shared by every launch given it (a CUDA program's ``__device__`` and
+    ``__constant__`` variables keep their values between launches). ``alloc``
+    makes the byte arrays (the CUDA runtime passes memory the application
+    maps too)."""
 
-    def __init__(self, compiled, grid, block, params: bytes, buffers: list,
-                 dyn_shared: int, max_steps: int, threads: int, per_cta: bool = True):
+    def __init__(self, layout, alloc=None):
+        alloc = alloc or (lambda nbytes: aligned(nbytes))
+        self.layout = layout
+        self.consts = alloc(layout.const_size + 16)
+        self.globals = alloc(layout.global_size + 16)
+        init_module_vars(layout, self.consts, self.globals)
+
+    @classmethod
+    def for_module(cls, module, alloc=None) -> "ModuleMemory":
+        from .plan import module_layout
+        return cls(module_layout(module), alloc)
+
+    def check(self, plan) -> None:
+        """Refuse a plan whose variables do not fit (function-scope .global
+        variables are laid out per kernel, after the module's)."""
+        if plan.global_size + 16 > self.globals.size or plan.const_size + 16 > self.consts.size:
+            from ptxc.errors import PtxcError
+            raise PtxcError(f"kernel {plan.kernel.name}: not supported yet: function-scope "
+                            f".global variables with module memory kept between launches")
+
+
+class Launch:
+    """One launch of a compiled kernel.
+
+    ``segments`` maps segment numbers (>= layout.SEG_FIRST_BUFFER) to uint8
+    arrays: the device memory the kernel may reach through generic/global
+    addresses ``segment << shift | offset``. ``memory`` (a ModuleMemory) holds
+    the module's variables; without it the launch gets fresh ones."""
+
+    def __init__(self, compiled, grid, block, params: bytes, segments: dict,
+                 dyn_shared: int, max_steps: int, threads: int, per_cta: bool = True,
+                 memory: ModuleMemory | None = None):
         self.c = compiled
         plan = compiled.plan
         self.grid, self.block = grid, block
@@ -61,10 +95,14 @@ class Launch:
         self.local_size = plan.local_size
         self.params = aligned(max(plan.param_size, len(params)) + 16)
         self.params[:len(params)] = np.frombuffer(params, dtype=np.uint8)
-        self.consts = aligned(plan.const_size + 16)
-        self.globals = aligned(plan.global_size + 16)
-        init_module_vars(plan, self.consts, self.globals)
-        self.buffers = buffers
+        if memory is None:
+            memory = ModuleMemory(plan)
+        else:
+            memory.check(plan)
+        self.memory = memory
+        self.consts, self.globals = memory.consts, memory.globals
+        self.segments = segments
+        self.nsegs = max([Lo.SEG_FIRST_BUFFER - 1] + list(segments)) + 1
         self.threads = max(1, int(threads))
         per_cta = per_cta and self.nctas <= MAX_PER_CTA
         self.per_cta = np.zeros(2 * self.nctas, dtype=np.int64) if per_cta else None
@@ -77,20 +115,20 @@ class Launch:
         g, b = self.grid, self.block
         struct.pack_into("<4I4IQqIIIIQ", L, 0, b[0], b[1], b[2], self.nthreads,
                          g[0], g[1], g[2], self.nwarps, ptr(self.params), max_steps,
-                         self.shared_total, dyn_shared, self.local_size,
-                         Lo.SEG_FIRST_BUFFER + len(self.buffers),
+                         self.shared_total, dyn_shared, self.local_size, self.nsegs,
                          ptr(self.per_cta) if self.per_cta is not None else 0)
         return L
 
     def _segments(self) -> np.ndarray:
-        n = Lo.SEG_FIRST_BUFFER + len(self.buffers)
-        segs = np.zeros((n, 4), dtype=np.int64)
+        segs = np.zeros((self.nsegs, 4), dtype=np.int64)
         segs[:, 0] = ptr(self.params)          # a valid pointer everywhere (size 0 = no access)
         segs[Lo.SEG_PARAM] = (ptr(self.params), self.c.plan.param_size, 0, 0)
         segs[Lo.SEG_CONST] = (ptr(self.consts), self.c.plan.const_size, 0, 0)
         segs[Lo.SEG_GLOBALS] = (ptr(self.globals), self.c.plan.global_size, 0, 0)
-        for k, buf in enumerate(self.buffers):
-            segs[Lo.SEG_FIRST_BUFFER + k] = (ptr(buf) if buf.size else ptr(self.params), buf.nbytes, 0, 0)
+        for seg, buf in self.segments.items():
+            if seg < Lo.SEG_FIRST_BUFFER:
+                raise ValueError(f"segment {seg} is reserved")
+            segs[seg] = (ptr(buf) if buf.size else ptr(self.params), buf.nbytes, 0, 0)
         return segs
 
     # ------------------------------------------------------------- runs
