@@ -21,8 +21,10 @@ closure
 Marks: ``instr.attrs['slice']`` is True for kept instructions (phis included)
 and False for the others; ``fn.attrs['sliced'] = True`` and
 ``fn.attrs['slice_report']`` holds the report of docs/slice.md.
-``mark_slice(module, **options)`` does all of this (the JIT executor calls it
-before a hybrid run). With ``slice{emit=sliced}`` the pass also deletes every
+``mark_slice(module, **options)`` does all of this; ``select_slice(module,
+**options)`` does it once per set of options and afterwards only puts the
+remembered marks back (the JIT executor calls it before a hybrid run, and a
+run may need other options than the last one). With ``slice{emit=sliced}`` the pass also deletes every
 non-kept, non-terminator instruction, so ``--emit=ptx`` prints the sliced
 kernel.
 """
@@ -66,6 +68,50 @@ def mark_slice(module, memory: str = "conservative", criteria: str = "counters")
     finally:
         if enabled:
             gc.enable()
+
+
+def select_slice(module, **options) -> dict:
+    """The marks of ``mark_slice(module, **options)``, computed once per set of
+    options and module: a later call with the same options puts the
+    remembered marks back instead of slicing again. Returns the reports."""
+    key = variant_key(check_options(**options))
+    variants = module.attrs.setdefault("slice_variants", {})
+    if module.attrs.get("slice_variant") == key:
+        return variants[key].reports
+    if key not in variants:
+        return mark_slice(module, **options)
+    variants[key].apply(module)
+    return variants[key].reports
+
+
+def variant_key(options: dict) -> tuple:
+    return tuple(sorted(options.items()))
+
+
+class SliceVariant:
+    """The marks of one mark_slice run: kept instruction ids and reports."""
+
+    def __init__(self, functions, kept: set, reports: dict, options: dict):
+        self.functions = list(functions)
+        self.kept = kept
+        self.reports = reports
+        self.options = dict(options)
+
+    def apply(self, module) -> None:
+        self.apply_marks()
+        self.apply_reports(module)
+
+    def apply_marks(self) -> None:
+        for fn in self.functions:
+            for ins in fn.instructions():
+                ins.attrs["slice"] = id(ins) in self.kept
+
+    def apply_reports(self, module) -> None:
+        for fn in self.functions:
+            fn.attrs["sliced"] = True
+            fn.attrs["slice_report"] = self.reports[fn.name]
+        module.attrs["slice"] = dict(self.options)
+        module.attrs["slice_variant"] = variant_key(self.options)
 
 
 def _mark(module, options: dict) -> dict:
@@ -118,20 +164,20 @@ def _shares_functions(slicers) -> bool:
 
 
 def _apply_marks(module, program, kept, inputs, options) -> dict:
-    reports = {}
-    for fn in program.functions:
-        for ins in fn.instructions():
-            ins.attrs["slice"] = id(ins) in kept
-        report = function_report(fn, inputs[id(fn)], options)
-        fn.attrs["sliced"] = True
-        fn.attrs["slice_report"] = report
-        reports[fn.name] = report
-    module.attrs["slice"] = dict(options)
-    return reports
+    variant = SliceVariant(program.functions, kept, {}, options)
+    variant.apply_marks()
+    variant.reports.update((fn.name, function_report(fn, inputs[id(fn)], options))
+                           for fn in program.functions)
+    variant.apply_reports(module)
+    module.attrs.setdefault("slice_variants", {})[variant_key(options)] = variant
+    return variant.reports
 
 
 def remove_unkept(module) -> int:
-    """Delete non-kept, non-terminator instructions (``emit=sliced``)."""
+    """Delete non-kept, non-terminator instructions (``emit=sliced``). The
+    module changes, so remembered slice variants are dropped."""
+    module.attrs.pop("slice_variants", None)
+    module.attrs.pop("slice_variant", None)
     removed = 0
     for fn in module.functions:
         if fn.is_decl:

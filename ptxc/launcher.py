@@ -106,15 +106,19 @@ def check_config(fn, grid, block, shared_bytes) -> None:
         raise PtxcError("dynamic shared memory size must be >= 0")
 
 
-def ensure_slice(module, fn) -> None:
-    """Run the slice pass if the kernel is not marked yet."""
-    if fn.attrs.get("sliced"):
+def ensure_slice(module, fn, **options) -> None:
+    """Mark the branch slice for a hybrid run. Without ``options`` the marks
+    already on the module are used (a ``slice`` pass earlier in a pipeline
+    chose them), else the default slice is computed; with ``options``
+    (``mark_slice``'s keywords) that variant of the slice is put in place
+    (computed once per module and options: passes.slice.select_slice)."""
+    if not options and fn.attrs.get("sliced"):
         return
     try:
-        from ptxc.passes.slice import mark_slice
+        from ptxc.passes.slice import select_slice
     except ImportError:                 # no slice pass: a hybrid run executes everything
         return
-    mark_slice(module)
+    select_slice(module, **options)
 
 
 # ---------------------------------------------------------- arguments

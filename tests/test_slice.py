@@ -514,3 +514,26 @@ def test_corpus_slice_is_closed(path):
         assert check_module(m, memory=memory) == [], memory
         for name, r in reports.items():
             assert 0 <= r["slice_inst"] <= r["static_inst"], name
+
+
+def test_select_slice_remembers_each_variant():
+    """select_slice computes a variant once and later only re-applies its marks;
+    the marks and report objects are those of a fresh mark_slice."""
+    from ptxc.passes.slice import select_slice
+    src = (Path(__file__).parent / "cuda" / "data_branch.sm90.ptx").read_text()
+    fresh = {}
+    for memory in ("conservative", "noalias"):
+        m = ptxc.parse(src, "data_branch.ptx")
+        mark_slice(m, memory=memory)
+        fresh[memory] = [i.attrs["slice"] for f in m.functions for i in f.instructions()]
+    m = ptxc.parse(src, "data_branch.ptx")
+    reports = {}
+    for memory in ("conservative", "noalias", "conservative", "noalias"):
+        got = select_slice(m, memory=memory)
+        assert [i.attrs["slice"] for f in m.functions for i in f.instructions()] == fresh[memory]
+        assert m.attrs["slice"]["memory"] == memory
+        first = reports.setdefault(memory, got)
+        assert got is first                          # remembered, not recomputed
+        for f in m.functions:
+            assert f.attrs["slice_report"] is got[f.name]
+    assert fresh["conservative"] != fresh["noalias"]
