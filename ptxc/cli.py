@@ -383,3 +383,8 @@ def main(argv: list[str] | None = None) -> int:
 
 if __name__ == "__main__":  # python -m ptxc.cli
     sys.exit(main())
+
+
+from .cli_run import run_command  # noqa: E402 - `ptxc run` (docs/runtime.md)
+
+cli.add_command(run_command)
