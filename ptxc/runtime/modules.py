@@ -84,6 +84,7 @@ class Registry:
         self.override_path = ptx_override
         self._override: LoadedModule | None = None
         self.keep_ptx = keep_ptx
+        self.texts: dict[str, str] = {}          # module file name -> PTX text (messages)
 
     # ------------------------------------------------------ registration
     def register_fatbin(self, blob: bytes) -> int:
@@ -125,6 +126,7 @@ class Registry:
             with open(os.path.join(self.keep_ptx, name), "w") as f:
                 f.write(text)
             name = os.path.join(self.keep_ptx, name)
+        self.texts[name] = text
         return self._with_memory(ptxc.parse(text, name), label)
 
     def override(self) -> LoadedModule | None:
@@ -146,6 +148,15 @@ class Registry:
 
         lm.memory = ModuleMemory.for_module(module, alloc)
         return lm
+
+    def with_source_line(self, err: PtxcError) -> PtxcError:
+        """``err`` with the PTX line it points at (the module has no file)."""
+        if err.loc is None or err.source_line is not None or err.loc.file not in self.texts:
+            return err
+        lines = self.texts[err.loc.file].splitlines()
+        if not 1 <= err.loc.line <= len(lines):
+            return err
+        return PtxcError(err.message, err.loc, lines[err.loc.line - 1])
 
     # ------------------------------------------------------------ queries
     def kernel_info(self, k: Kernel) -> bytes:

@@ -96,7 +96,7 @@ class Session:
     def stop(self, err: PtxcError) -> None:
         """Stop the run: the shim exits the application with EXIT_STOPPED."""
         from ptxc.cli import render_error
-        self.stopped = render_error(err)
+        self.stopped = render_error(self.registry.with_source_line(err))
         self.channel.reply(P.ST_FATAL, struct.pack("<I", P.EXIT_STOPPED))
 
     def _close_pending(self) -> None:
