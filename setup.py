@@ -34,7 +34,7 @@ class BuildShim(build_ext):
         gen = _build_shim_module()
         stubs, vmap = gen.write_generated(os.path.join(self.build_temp, "ptxc_shim"))
         ext.sources = [os.path.relpath(p, HERE) for p in gen.sources()] + [stubs]
-        ext.extra_compile_args = list(gen.COMPILE_ARGS)
+        ext.extra_compile_args = gen.compile_args()
         ext.extra_link_args = gen.link_args(vmap)
         return super().build_extension(ext)
 

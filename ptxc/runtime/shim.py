@@ -2,14 +2,15 @@
 puts it in front of the real CUDA runtime.
 
 ``pip install`` builds the shim into this package as libptxc_cudart.so
-(setup.py). A source checkout without that file (or ``PTXC_SHIM_REBUILD=1``)
-gets it built by native/build_shim.py with the C compiler into
-``$XDG_CACHE_HOME/ptxc`` (~/.cache/ptxc), keyed by a hash of the sources.
+(setup.py). The library carries a hash of the sources it was built from;
+when it is missing or stale (an editable install whose C files changed
+since), native/build_shim.py builds the current sources with the C compiler
+into ``$XDG_CACHE_HOME/ptxc`` (~/.cache/ptxc), keyed by that hash.
 ``PTXC_SHIM=/path/to/lib.so`` names a shim explicitly.
 """
 from __future__ import annotations
 
-import hashlib
+import functools
 import importlib.util
 import os
 import subprocess
@@ -23,6 +24,7 @@ LIBRARY = "libptxc_cudart.so"
 SONAME = "libcudart.so.13"
 
 
+@functools.lru_cache(maxsize=None)
 def build_module():
     """native/build_shim.py, loaded by path (setup.py does the same)."""
     spec = importlib.util.spec_from_file_location("ptxc_build_shim",
@@ -32,15 +34,6 @@ def build_module():
     return mod
 
 
-def source_hash() -> str:
-    h = hashlib.sha256()
-    for name in sorted(os.listdir(NATIVE)):
-        if name.endswith((".c", ".h", ".txt", ".inc", ".py")):
-            with open(os.path.join(NATIVE, name), "rb") as f:
-                h.update(name.encode() + b"\0" + f.read())
-    return h.hexdigest()[:16]
-
-
 def library_path() -> str:
     explicit = os.environ.get("PTXC_SHIM")
     if explicit:
@@ -48,16 +41,22 @@ def library_path() -> str:
             raise PtxcError(f"PTXC_SHIM names '{explicit}', which does not exist")
         return explicit
     installed = os.path.join(HERE, LIBRARY)
-    if os.path.isfile(installed) and os.environ.get("PTXC_SHIM_REBUILD") != "1":
+    if os.path.isfile(installed) and (not os.path.isdir(NATIVE)
+                                      or build_module().is_current(installed)):
         return installed
-    return cached_build()
+    try:
+        return cached_build()
+    except PtxcError:
+        if os.path.isfile(installed):          # stale but usable: better than nothing
+            return installed
+        raise
 
 
 def cached_build() -> str:
     if not os.path.isdir(NATIVE):
         raise PtxcError("this ptxc installation has no CUDA runtime shim; reinstall it with pip")
     base = os.environ.get("XDG_CACHE_HOME") or os.path.join(os.path.expanduser("~"), ".cache")
-    out_dir = os.path.join(base, "ptxc", f"shim-{source_hash()}")
+    out_dir = os.path.join(base, "ptxc", f"shim-{build_module().source_hash()}")
     out = os.path.join(out_dir, LIBRARY)
     if os.path.isfile(out):
         return out

@@ -18,6 +18,7 @@ libcudart.so.13 exports, committed; gen_exports.py made it):
 """
 from __future__ import annotations
 
+import hashlib
 import os
 import subprocess
 
@@ -25,7 +26,32 @@ HERE = os.path.dirname(os.path.abspath(__file__))
 SOURCES = ("conn.c", "memory.c", "register.c", "device.c", "stream.c", "errors.c")
 SONAME = "libcudart.so.13"
 VERSION_NODE = "libcudart.so.13"
-COMPILE_ARGS = ["-O2", "-fvisibility=hidden", "-Wall", "-Wno-unused-parameter"]
+BASE_COMPILE_ARGS = ["-O2", "-fvisibility=hidden", "-Wall", "-Wno-unused-parameter"]
+TAG = "ptxc-shim-source:"
+
+
+def source_hash() -> str:
+    """A hash of everything the shim is built from: the built library carries
+    it (``ptxc-shim-source:HASH``), so ptxc can tell a stale build."""
+    h = hashlib.sha256()
+    for name in sorted(os.listdir(HERE)):
+        if name.endswith((".c", ".h", ".inc", ".txt")) or name == "build_shim.py":
+            with open(os.path.join(HERE, name), "rb") as f:
+                h.update(name.encode() + b"\0" + f.read())
+    return h.hexdigest()[:16]
+
+
+def compile_args() -> list[str]:
+    return BASE_COMPILE_ARGS + [f'-DPTXC_SOURCE_TAG="{TAG}{source_hash()}"']
+
+
+def is_current(library: str) -> bool:
+    """Was ``library`` built from the sources here?"""
+    try:
+        with open(library, "rb") as f:
+            return (TAG + source_hash()).encode() in f.read()
+    except OSError:
+        return False
 
 
 def export_names() -> list[str]:
@@ -65,6 +91,6 @@ def compile_shared(out: str, cc: str | None = None) -> str:
     cc = cc or os.environ.get("CC") or "cc"
     tmp = os.path.join(os.path.dirname(os.path.abspath(out)), "gen")
     stubs, vmap = write_generated(tmp)
-    cmd = [cc, "-shared", "-fPIC", *COMPILE_ARGS, "-o", out, *sources(), stubs, *link_args(vmap)]
+    cmd = [cc, "-shared", "-fPIC", *compile_args(), "-o", out, *sources(), stubs, *link_args(vmap)]
     subprocess.run(cmd, check=True, capture_output=True, text=True)
     return out

@@ -21,6 +21,11 @@
 
 pthread_mutex_t shim_lock = PTHREAD_RECURSIVE_MUTEX_INITIALIZER_NP;
 
+#ifdef PTXC_SOURCE_TAG
+/* which sources this library was built from (build_shim.is_current) */
+__attribute__((used)) static const char source_tag[] = PTXC_SOURCE_TAG;
+#endif
+
 static int conn_fd = -1;
 static int dead;                 /* set once the run is over */
 static uint64_t gpu[GPU_COUNT];
