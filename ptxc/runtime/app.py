@@ -112,15 +112,23 @@ def run_app(argv: list[str], options: Options, err=None) -> Result:
             "gpu": options.gpu.name, "exit_status": status, "stopped": session.stopped,
             "unsupported_call": session.unsupported, "elapsed_s": round(elapsed, 6),
             "launches": len(session.launches)}
-    explain(session, status, err)
+    explain(session, app_status, err)
     if session.stopped:
         status = EXIT_STOPPED_BY_PTXC
     session.devmem.close()
     return Result(status, app_status, session, meta)
 
 
-def explain(session: Session, status: int, err) -> None:
-    """Say what went wrong when the application did not reach ptxc."""
+def explain(session: Session, app_status: int, err) -> None:
+    """Say what went wrong when the application did not end normally or
+    never reached ptxc."""
+    if app_status < 0:
+        import signal
+        try:
+            name = signal.Signals(-app_status).name
+        except ValueError:
+            name = f"signal {-app_status}"
+        err.write(f"ptxc: the application was killed by {name}\n")
     if session.unsupported:
         err.write(f"ptxc: the application stopped at {session.unsupported}, a CUDA runtime call "
                   f"ptxc does not support (exit status {EXIT_UNSUPPORTED})\n")

@@ -63,6 +63,7 @@ class FatBinary:
     id: int
     blob: bytes
     registry: "Registry"
+    linked: bool = False           # linked by nvlink (-rdc=true): the objects' PTX is not in it
     kernels: dict = field(default_factory=dict)
     module: LoadedModule | None = None
 
@@ -87,8 +88,8 @@ class Registry:
         self.texts: dict[str, str] = {}          # module file name -> PTX text (messages)
 
     # ------------------------------------------------------ registration
-    def register_fatbin(self, blob: bytes) -> int:
-        fb = FatBinary(len(self.fatbins) + 1, blob, self)
+    def register_fatbin(self, blob: bytes, linked: bool = False) -> int:
+        fb = FatBinary(len(self.fatbins) + 1, blob, self, linked)
         self.fatbins.append(fb)
         return fb.id
 
@@ -118,7 +119,12 @@ class Registry:
         import ptxc
         label = f"fatbin{fb.id}"
         what = f"fat binary #{fb.id} (kernels: {', '.join(fb.kernels) or 'none'})"
-        entry = fatbin.choose_ptx(fatbin.parse(fb.blob, what), self.sm, what)
+        entries = fatbin.parse(fb.blob, what)
+        if fb.linked and not fatbin.ptx_entries(entries):
+            raise PtxcError(f"{what} was linked from relocatable device code (nvcc -rdc=true), "
+                            f"which ptxc does not support yet: build without -rdc, or pass one "
+                            f"PTX module holding every kernel and device function with --ptx")
+        entry = fatbin.choose_ptx(entries, self.sm, what)
         name = f"{label}.compute_{entry.arch}.ptx"
         text = entry.text()
         if self.keep_ptx:

@@ -122,7 +122,8 @@ class Session:
         self.channel.reply(0, self.options.gpu.info_bytes())
 
     def register_fatbin(self, payload: bytes) -> None:
-        fid = self.registry.register_fatbin(payload[8:])
+        _, version, _ = struct.unpack_from("<QII", payload)
+        fid = self.registry.register_fatbin(payload[16:], linked=version == 2)
         self.channel.reply(0, struct.pack("<I", fid))
 
     def register_function(self, payload: bytes) -> None:

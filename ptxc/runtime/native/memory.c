@@ -444,3 +444,18 @@ ALIAS(cudaMallocAsync_ptsz, cudaMallocAsync);
 ALIAS(cudaFreeAsync_ptsz, cudaFreeAsync);
 ALIAS(cudaMemPrefetchAsync_ptsz, cudaMemPrefetchAsync);
 ALIAS(cudaStreamAttachMemAsync_ptsz, cudaStreamAttachMemAsync);
+
+/* Page-locking is meaningless here; registered memory stays host memory that
+ * copies accept (any host pointer is fine for them). It is not mapped for
+ * kernels: cudaHostGetDevicePointer on it fails. */
+EXPORT cudaError_t cudaHostRegister(void *p, size_t size, unsigned flags)
+{
+    (void)flags;
+    if (!p || !size)
+        return set_error(cudaErrorInvalidValue);
+    return cudaSuccess;
+}
+EXPORT cudaError_t cudaHostUnregister(void *p)
+{
+    return p ? cudaSuccess : set_error(cudaErrorInvalidValue);
+}

@@ -73,8 +73,10 @@ EXPORT void **__cudaRegisterFatBinary(void *wrapper)
             size = hs + get64(data + 8);
         }
     }
-    char req[8];
+    char req[16];
     put64(req, (uint64_t)(uintptr_t)wrapper);
+    put32(req + 8, w && w[0] == FATBINC_MAGIC ? w[1] : 0);   /* 2: linked with -rdc=true */
+    put32(req + 12, 0);
     struct reply r;
     shim_call(OP_REGISTER_FATBIN, req, sizeof req, data, size, &r);
     m->id = r.len >= 4 ? get32(r.data) : 0;
