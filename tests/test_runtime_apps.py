@@ -157,3 +157,15 @@ def test_application_without_ptxc(apps, tmp_path):
     proc = subprocess.run([app], env=env, capture_output=True, text=True, timeout=60)
     assert proc.returncode == 88
     assert "run the application with `ptxc run" in proc.stderr
+
+
+def test_host_threads(apps):
+    """Four threads call the runtime concurrently; launches interleave in any
+    order, so the modes are compared as multisets of launches."""
+    app = apps.build("threads")
+    runs = [run_ptxc(app, mode=m) for m in ("full", "hybrid")]
+    for r in runs:
+        assert r.returncode == 0 and "PASS" in r.proc.stdout, r.proc.stderr
+    rows = [sorted(tuple(sorted((k, v) for k, v in d.items() if k != "stream"))
+                   for d in launch_counters(r)) for r in runs]     # streams: in creation order
+    assert len(rows[0]) == 12 and rows[0] == rows[1]
