@@ -3,8 +3,9 @@
 Every launch is a server.LaunchRecord holding its Profile. The columns are
 driven by ptxc.profile.TOTALS (summed over launches) and
 ptxc.profile.DERIVED (computed per launch, and for a kernel from the summed
-totals by the Profile's own properties), so a counter added to the Profile
-becomes a column of every table here without editing this file.
+totals by the Profile's own properties), read when a report is made, so a
+counter added to the Profile becomes a column of every table here without
+editing this file.
 
 SQLite tables (docs/runtime.md has the schema): ``meta`` (key, value),
 ``launches`` (one row per launch), ``kernels`` (aggregated per kernel),
@@ -17,7 +18,7 @@ import io
 import json
 import sqlite3
 
-from ptxc.profile import DERIVED, TOTALS, Profile
+from ptxc import profile
 
 TIME_COLUMNS = ("wall_s", "compile_s", "run_s")
 
@@ -29,8 +30,8 @@ def launch_row(r) -> dict:
            "grid_x": r.grid[0], "grid_y": r.grid[1], "grid_z": r.grid[2],
            "block_x": r.block[0], "block_y": r.block[1], "block_z": r.block[2],
            "shared_bytes": r.shared_bytes, "stream": r.stream, "mode": r.mode}
-    row.update((k, getattr(p, k)) for k in TOTALS)
-    row.update((k, float(getattr(p, k))) for k in DERIVED)
+    row.update((k, getattr(p, k)) for k in profile.TOTALS)
+    row.update((k, float(getattr(p, k))) for k in profile.DERIVED)
     row["static_inst"] = p.static_inst
     row["slice_fraction"] = p.slice_fraction
     row["wall_s"] = r.wall_s
@@ -46,13 +47,13 @@ def kernel_rows(launches) -> list[dict]:
         groups.setdefault((r.kernel, r.module), []).append(r)
     rows = []
     for (kernel, module), rs in groups.items():
-        total = Profile(kernel=kernel, mode=rs[0].mode, grid=(0, 0, 0), block=(0, 0, 0))
-        for k in TOTALS:
+        total = profile.Profile(kernel=kernel, mode=rs[0].mode, grid=(0, 0, 0), block=(0, 0, 0))
+        for k in profile.TOTALS:
             setattr(total, k, sum(getattr(r.profile, k) for r in rs))
         walls = [r.wall_s for r in rs]
         row = {"kernel": kernel, "module": module, "launches": len(rs)}
-        row.update((k, getattr(total, k)) for k in TOTALS)
-        row.update((k, float(getattr(total, k))) for k in DERIVED)
+        row.update((k, getattr(total, k)) for k in profile.TOTALS)
+        row.update((k, float(getattr(total, k))) for k in profile.DERIVED)
         row.update({"wall_s": sum(walls), "wall_avg_s": sum(walls) / len(walls),
                     "wall_min_s": min(walls), "wall_max_s": max(walls),
                     "compile_s": sum(r.compile_s for r in rs)})
@@ -96,8 +97,8 @@ def _table(db, name: str, rows: list[dict], template: dict, key: str | None = No
 def _template_launch() -> dict:
     t = {"id": 0, "kernel": "", "module": "", "grid_x": 0, "grid_y": 0, "grid_z": 0,
          "block_x": 0, "block_y": 0, "block_z": 0, "shared_bytes": 0, "stream": 0, "mode": ""}
-    t.update((k, 0) for k in TOTALS)
-    t.update((k, 0.0) for k in DERIVED)
+    t.update((k, 0) for k in profile.TOTALS)
+    t.update((k, 0.0) for k in profile.DERIVED)
     t.update({"static_inst": 0, "slice_fraction": 0.0})
     t.update((k, 0.0) for k in TIME_COLUMNS)
     return t
@@ -105,8 +106,8 @@ def _template_launch() -> dict:
 
 def _template_kernel() -> dict:
     t = {"kernel": "", "module": "", "launches": 0}
-    t.update((k, 0) for k in TOTALS)
-    t.update((k, 0.0) for k in DERIVED)
+    t.update((k, 0) for k in profile.TOTALS)
+    t.update((k, 0.0) for k in profile.DERIVED)
     t.update({"wall_s": 0.0, "wall_avg_s": 0.0, "wall_min_s": 0.0, "wall_max_s": 0.0,
               "compile_s": 0.0})
     return t
@@ -167,10 +168,10 @@ def summary_text(launches, meta: dict) -> str:
     for k in kernels:
         rs = [r for r in launches if r.kernel == k["kernel"] and r.module == k["module"]]
         lines.append(f"Kernel: {k['kernel']}")
-        for name in TOTALS + DERIVED:
+        for name in profile.TOTALS + profile.DERIVED:
             vals = [getattr(r.profile, name) for r in rs]
             avg = sum(vals) / len(vals)
-            avg_text = f"{avg:.2f}%" if name in DERIVED else (
+            avg_text = f"{avg:.2f}%" if name in profile.DERIVED else (
                 str(int(avg)) if float(avg).is_integer() else f"{avg:.2f}")
             lines.append(f"{len(rs):>11}  {name:<32}  {_num(min(vals)):>14}  {_num(max(vals)):>14}  "
                          f"{avg_text:>16}")
