@@ -136,6 +136,22 @@ def write_sqlite(path: str, launches, meta: dict) -> None:
 
 
 # ----------------------------------------------------------- summary
+def demangle(names) -> dict:
+    """{mangled: readable} with c++filt when it is installed (else as is)."""
+    import shutil
+    import subprocess
+    names = list(dict.fromkeys(names))
+    tool = shutil.which("c++filt")
+    if not tool or not names:
+        return {n: n for n in names}
+    try:
+        out = subprocess.run([tool], input="\n".join(names) + "\n", capture_output=True,
+                             text=True, timeout=30).stdout.splitlines()
+    except (OSError, subprocess.SubprocessError):
+        return {n: n for n in names}
+    return dict(zip(names, out)) if len(out) == len(names) else {n: n for n in names}
+
+
 def _time(s: float) -> str:
     if s >= 1:
         return f"{s:.4f}s"
@@ -157,17 +173,19 @@ def summary_text(launches, meta: dict) -> str:
         lines.append(f"{tag} no kernel was launched")
         return "\n".join(lines) + "\n"
     total = sum(k["wall_s"] for k in kernels) or 1.0
+    readable = demangle(k["kernel"] for k in kernels)
     lines.append(f"{'Time(%)':>8}  {'Time':>11}  {'Calls':>6}  {'Avg':>11}  {'Min':>11}  "
                  f"{'Max':>11}  Name")
     for k in sorted(kernels, key=lambda k: -k["wall_s"]):
         lines.append(f"{100 * k['wall_s'] / total:7.2f}%  {_time(k['wall_s']):>11}  "
                      f"{k['launches']:>6}  {_time(k['wall_avg_s']):>11}  "
-                     f"{_time(k['wall_min_s']):>11}  {_time(k['wall_max_s']):>11}  {k['kernel']}")
+                     f"{_time(k['wall_min_s']):>11}  {_time(k['wall_max_s']):>11}  "
+                     f"{readable[k['kernel']]}")
     lines.append(f"{tag} Metric result:")
     lines.append(f"{'Invocations':>11}  {'Metric Name':<32}  {'Min':>14}  {'Max':>14}  {'Avg':>16}")
     for k in kernels:
         rs = [r for r in launches if r.kernel == k["kernel"] and r.module == k["module"]]
-        lines.append(f"Kernel: {k['kernel']}")
+        lines.append(f"Kernel: {readable[k['kernel']]}")
         for name in profile.TOTALS + profile.DERIVED:
             vals = [getattr(r.profile, name) for r in rs]
             avg = sum(vals) / len(vals)
