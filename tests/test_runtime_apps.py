@@ -169,3 +169,19 @@ def test_host_threads(apps):
     rows = [sorted(tuple(sorted((k, v) for k, v in d.items() if k != "stream"))
                    for d in launch_counters(r)) for r in runs]     # streams: in creation order
     assert len(rows[0]) == 12 and rows[0] == rows[1]
+
+
+def test_rpath_to_the_real_runtime(apps, tmp_path):
+    """A DT_RPATH is searched before LD_LIBRARY_PATH: ptxc refuses an
+    application whose rpath holds a libcudart.so.13 (here a stand-in file)
+    and accepts the same rpath as a DT_RUNPATH."""
+    (tmp_path / "libcudart.so.13").write_bytes(b"")
+    rpath = ("-Xlinker", "--disable-new-dtags", "-Xlinker", f"-rpath={tmp_path}")
+    app = apps.build("counts_rpath", ["counts.cu"], flags=("-cudart", "shared", "-arch=sm_90") + rpath)
+    r = run_ptxc(app)
+    assert r.returncode == 1 and f"DT_RPATH ({tmp_path})" in r.proc.stderr
+    runpath = ("-Xlinker", "--enable-new-dtags", "-Xlinker", f"-rpath={tmp_path}")
+    app = apps.build("counts_runpath", ["counts.cu"],
+                     flags=("-cudart", "shared", "-arch=sm_90") + runpath)
+    r = run_ptxc(app)
+    assert r.returncode == 0 and "PASS" in r.proc.stdout, r.proc.stderr

@@ -46,12 +46,22 @@ def find_program(argv0: str) -> str:
 
 
 def check_linkage(path: str) -> None:
-    """Refuse an application whose CUDA runtime is linked in statically."""
+    """Refuse an application whose CUDA runtime is linked in statically, or
+    whose DT_RPATH would load the real libcudart.so.13 before ptxc's."""
     info = elfinfo.read(path)
-    if info is not None and info.has_fatbin and not info.dynamic_cudart:
+    if info is None or not info.has_fatbin:
+        return
+    if not info.dynamic_cudart:
         raise PtxcError(f"{path} has the CUDA runtime linked in statically (nvcc's default), so "
                         f"ptxc cannot replace it; rebuild the application with "
                         f"`nvcc -cudart shared ...` (docs/runtime.md)")
+    origin = os.path.dirname(os.path.abspath(path))
+    for d in info.rpath:
+        d = d.replace("$ORIGIN", origin).replace("${ORIGIN}", origin)
+        if os.path.exists(os.path.join(d, shim.SONAME)):
+            raise PtxcError(f"{path} has a DT_RPATH ({d}) holding the real {shim.SONAME}, which "
+                            f"the loader would take before ptxc's; relink it without that rpath "
+                            f"or with -Wl,--enable-new-dtags (a DT_RUNPATH)")
 
 
 class Progress:

@@ -2,7 +2,9 @@
 does it embed a fat binary (section ``.nv_fatbin``), and does it load
 libcudart.so dynamically (a DT_NEEDED entry)? An application linked with
 nvcc's default ``-cudart static`` has the first and not the second: ptxc
-cannot replace its runtime, and says so before running it.
+cannot replace its runtime, and says so before running it. A DT_RPATH
+(unlike DT_RUNPATH) is searched before LD_LIBRARY_PATH, so one that holds a
+real libcudart.so.13 would win over ptxc's.
 
 ELF-64 little-endian only (what nvcc makes on x86-64 and aarch64 Linux);
 anything else is "not an ELF executable we know" and is run as it is.
@@ -12,13 +14,14 @@ from __future__ import annotations
 import struct
 from dataclasses import dataclass
 
-DT_NEEDED, DT_STRTAB, SHT_DYNAMIC = 1, 5, 6
+DT_NEEDED, DT_RPATH, SHT_DYNAMIC = 1, 15, 6
 
 
 @dataclass
 class ElfInfo:
     sections: list
     needed: list
+    rpath: list            # DT_RPATH directories: searched before LD_LIBRARY_PATH
 
     @property
     def has_fatbin(self) -> bool:
@@ -54,7 +57,7 @@ def _parse(data: bytes) -> ElfInfo:
         return data[start:data.index(b"\0", start)].decode()
 
     names = [name_at(strtab, h[0]) for h in heads]
-    needed = []
+    needed, rpath = [], []
     for h in heads:
         if h[1] != SHT_DYNAMIC:
             continue
@@ -65,4 +68,6 @@ def _parse(data: bytes) -> ElfInfo:
                 break
             if tag == DT_NEEDED:
                 needed.append(name_at(dynstr, val))
-    return ElfInfo(names, needed)
+            elif tag == DT_RPATH:
+                rpath += [d for d in name_at(dynstr, val).split(":") if d]
+    return ElfInfo(names, needed, rpath)
