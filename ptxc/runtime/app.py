@@ -65,18 +65,27 @@ def check_linkage(path: str) -> None:
 
 
 class Progress:
-    """The one-line progress report on a terminal's stderr."""
+    """The one-line progress report on a terminal's stderr, shown while a
+    launch runs (at most ten times a second) and erased when it ends, so the
+    application's own output (flushed by the shim before each launch) starts
+    on a clean line."""
 
     def __init__(self, stream):
         self.stream = stream
         self.enabled = stream.isatty()
         self.shown = False
+        self.last = 0.0
 
-    def __call__(self, kernel: str, done: int) -> None:
-        if self.enabled:
+    def begin(self, kernel: str, done: int) -> None:
+        now = time.monotonic()
+        if self.enabled and now - self.last >= 0.1:
+            self.last = now
             self.stream.write(f"\r\033[Kptxc: {done} launches done, running {kernel}")
             self.stream.flush()
             self.shown = True
+
+    def end(self) -> None:
+        self.clear()
 
     def clear(self) -> None:
         if self.shown:
@@ -105,7 +114,7 @@ def run_app(argv: list[str], options: Options, err=None) -> Result:
         except OSError as e:
             raise PtxcError(f"cannot run '{argv[0]}': {e.strerror}")
         child.close()
-        session = Session(options, Channel(parent), on_launch=progress)
+        session = Session(options, Channel(parent), progress=progress)
         try:
             session.serve()
         finally:

@@ -113,7 +113,7 @@ class DeviceMemory:
         a.freed = True
         self.freed[seg] = a
         self.bytes_live -= a.size
-        self._close_fd(a)
+        self.close_fd(a)
         a.array = None               # the mapping goes when no launch holds the array
         a.map = None
         return True
@@ -129,11 +129,11 @@ class DeviceMemory:
         return out
 
     @staticmethod
-    def _close_fd(a: Allocation) -> None:
+    def close_fd(a: Allocation) -> None:
         if a.fd >= 0:
             os.close(a.fd)
             a.fd = -1
 
     def close(self) -> None:
         for a in self.by_seg.values():
-            self._close_fd(a)
+            self.close_fd(a)

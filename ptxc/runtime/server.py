@@ -55,7 +55,7 @@ class LaunchRecord:
 class Session:
     options: Options
     channel: P.Channel
-    on_launch: object = None          # callback(kernel name, launches done) for the progress line
+    progress: object = None           # .begin(kernel name, launches done), .end() (app.Progress)
     devmem: DeviceMemory = field(default_factory=DeviceMemory)
     launches: list = field(default_factory=list)
     connected: bool = False
@@ -104,7 +104,7 @@ class Session:
         (OP_REMAP) in its very next request: after any other request the
         descriptors it was sent are no longer needed here."""
         for a in self._pending:
-            self.devmem._close_fd(a)
+            self.devmem.close_fd(a)
         self._pending.clear()
 
     def _mapping_reply(self, allocations, head: bytes = b"") -> None:
@@ -195,9 +195,13 @@ class Session:
         if err:
             self.channel.reply(err)
             return
-        if self.on_launch:
-            self.on_launch(k.name, len(self.launches))
-        record = self.run_launch(k, fn, grid, block, shared, stream, params)
+        if self.progress:
+            self.progress.begin(k.name, len(self.launches))
+        try:
+            record = self.run_launch(k, fn, grid, block, shared, stream, params)
+        finally:
+            if self.progress:
+                self.progress.end()
         self.launches.append(record)
         self.channel.reply(0)
 
