@@ -38,7 +38,7 @@ FORMAT_CHOICES = ("text", "csv", "json")
               help="Step budget per warp and launch (block executions).")
 @click.option("--threads", type=click.IntRange(min=1), default=None, metavar="N",
               help="Worker threads per launch (default: all cores).")
-@click.argument("argv", nargs=-1, type=click.UNPROCESSED, required=True)
+@click.argument("argv", nargs=-1, type=click.UNPROCESSED, required=True, metavar="-- APP [ARGS]...")
 def run_command(mode, gpu, report_path, fmt, output, ptx, keep_ptx, max_steps, threads, argv):
     """Run a CUDA application (built with `nvcc -cudart shared`) on the CPU
     and profile every kernel launch."""
