@@ -194,7 +194,8 @@ def remove_unkept(module) -> int:
 @dataclass(frozen=True)
 class SlicePass(Pass):
     name = "slice"
-    summary = "mark the backward slice of branches and guards (memory=conservative|refined|noalias)"
+    summary = ("mark the backward slice of branches and guards (memory=conservative|refined|noalias, "
+               "criteria=counters|branches|effects)")
     memory: str = "conservative"
     criteria: str = "counters"
     emit: str = "marked"

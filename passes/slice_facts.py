@@ -11,22 +11,30 @@ from __future__ import annotations
 
 from ptxc import ir
 
-from .slice_access import reads
+from .slice_access import GENERIC, reads, writes
 from .slice_memory import FunctionWrites
 from .slice_regions import Regions
 
-CRITERIA = ("counters", "branches")
+CRITERIA = ("counters", "branches", "effects")
+HOST_VISIBLE = ("global", GENERIC)     # spaces a write may reach host-visible memory through
 
 
 def criterion(ins: ir.Instr, criteria: str) -> tuple[bool, bool]:
-    """(keep the instruction, keep its guard's definition) for a seed."""
+    """(keep the instruction, keep its guard's definition) for a seed.
+
+    ``effects`` is ``counters`` plus every instruction that may write memory
+    the host can observe (global or generic stores, atomics, reductions,
+    copies to global, surface writes; calls are kept by every criterion),
+    so a hybrid run also produces the full run's output buffers."""
     if ins.is_phi:
         return False, False
     info = ins.info
     if info is None:
         return True, True
     keep = info.terminator or info.barrier or ins.opcode == "call"
-    guard = ins.guard is not None and (criteria == "counters" or keep or info.warp)
+    if criteria == "effects" and not keep and info.writes_mem:
+        keep = any(a.space in HOST_VISIBLE for a in writes(ins))
+    guard = ins.guard is not None and (criteria != "branches" or keep or info.warp)
     return keep, guard
 
 

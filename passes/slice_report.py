@@ -87,7 +87,8 @@ def render_text(reports: dict) -> str:
         lines.append(f"slice {kind} @{name}: {r['slice_inst']}/{r['static_inst']} instructions "
                      f"({100 * r['slice_fraction']:.1f}%), memory={r['memory']}, "
                      f"criteria={r['criteria']}")
-        subject = "control flow" if r["criteria"] == "branches" else "control flow and guards"
+        subject = {"branches": "control flow", "effects": "control flow, guards and stores"}.get(
+            r["criteria"], "control flow and guards")
         lines.append(f"  {subject} depend only on: {inputs_sentence(r['control_inputs'])}")
         if r["control_inputs"]["functions"]:
             lines.append(f"  through functions: {', '.join(r['control_inputs']['functions'])}")

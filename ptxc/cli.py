@@ -370,6 +370,13 @@ def _field_default(f):
     return None
 
 
+# ------------------------------------------------------------------- run
+
+from .cli_run import run_command  # noqa: E402 - `ptxc run` (docs/runtime.md)
+
+cli.add_command(run_command)
+
+
 # ------------------------------------------------------------------ main
 
 def main(argv: list[str] | None = None) -> int:
@@ -383,3 +390,4 @@ def main(argv: list[str] | None = None) -> int:
 
 if __name__ == "__main__":  # python -m ptxc.cli
     sys.exit(main())
+

@@ -362,13 +362,16 @@ def execute(module, fn, grid, block, params, buffers, arrays, mode, shared_bytes
 
 def launch_segments(module, kernel, grid, block, params: bytes, segments: dict, mode: str = "hybrid",
                     shared_bytes: int = 0, max_steps: int | None = None, threads: int | None = None,
-                    memory=None, segment_names: dict | None = None):
+                    memory=None, segment_names: dict | None = None, slice_options: dict | None = None):
     """Run a launch on device memory the caller manages (the CUDA runtime):
     ``params`` are the kernel parameter bytes as the kernel sees them (pointer
     values are generic addresses ``segment << 32 | offset``), ``segments``
     maps segment numbers (>= layout.SEG_FIRST_BUFFER) to uint8 arrays that are
     used in place, ``memory`` is a runtime.ModuleMemory kept between launches,
-    and ``segment_names`` ({segment: text}) name segments in error messages."""
+    and ``segment_names`` ({segment: text}) name segments in error messages
+    (also segments not in ``segments``, such as freed ones; the key None
+    names any other segment). ``slice_options`` (mark_slice's keywords,
+    e.g. ``{"criteria": "effects"}``) choose the slice of a hybrid run."""
     from .backends.llvm import jit
     if mode not in MODES:
         raise PtxcError(f"unknown mode '{mode}' (use 'hybrid' or 'full')")
@@ -377,7 +380,7 @@ def launch_segments(module, kernel, grid, block, params: bytes, segments: dict, 
     block = dim3(block if block is not None else default_block(fn), "block")
     check_config(fn, grid, block, shared_bytes)
     if mode == "hybrid":
-        ensure_slice(module, fn)
+        ensure_slice(module, fn, **(slice_options or {}))
     t0 = time.perf_counter()
     level = jit.choose_level(fn, mode, count(grid) * count(block))
     c = compile_for_launch(module, fn, mode, level)
@@ -488,7 +491,8 @@ def space_sizes(run, segment_names: dict) -> dict:
     return {"shared": run.shared_total, "local": run.local_size, "const": run.c.plan.const_size,
             "param": run.c.plan.param_size,
             "buffers": {seg: (segment_names.get(seg, f"segment {seg}"), b.nbytes)
-                        for seg, b in run.segments.items()}}
+                        for seg, b in run.segments.items()},
+            "names": segment_names}
 
 
 def describe_address(addr: int, ins=None, sizes=None) -> str:
@@ -508,6 +512,9 @@ def describe_address(addr: int, ins=None, sizes=None) -> str:
     if seg in buffers:
         name, n = buffers[seg]
         return f" ({name} + {off}; its size is {n} bytes)"
+    others = sizes.get("names", {})
+    if seg >= Lo.SEG_FIRST_BUFFER and (seg in others or None in others):
+        return f" ({others[seg] if seg in others else others[None]}{' + %d' % off if seg in others else ''})"
     if seg >= Lo.SEG_FIRST_BUFFER:
         return f" (buffer {seg - Lo.SEG_FIRST_BUFFER} + {off})"
     return f" ({names.get(seg, 'segment %d' % seg)}{' + %d' % off if seg else ''})"

@@ -149,6 +149,9 @@ class ToTuples(Transformer):
     def attr_num(self, tok, num):
         return (str(tok), _int(num), tok.line, tok.column)
 
+    def attr_paren(self, tok, *words):
+        return (f"{tok}({','.join(str(w) for w in words)})", None, tok.line, tok.column)
+
     def attr_reg(self):
         return (".reg", None, 0, 0)
 

@@ -1,0 +1,67 @@
+"""``ptxc run``: run an unmodified CUDA application on ptxc (docs/runtime.md).
+
+    ptxc run [--mode hybrid|full] [--gpu MODEL] [--report FILE.sqlite]
+             [--format text|csv|json] [-o FILE] [--ptx FILE] [--keep-ptx DIR]
+             [--max-steps N] [--threads N] -- ./app args...
+
+The application's output is its own; ptxc's summary goes to stderr (or to
+``-o FILE``). Exit status: the application's, or 1 when ptxc stopped it.
+"""
+from __future__ import annotations
+
+import sys
+
+import click
+
+MODE_CHOICES = ("hybrid", "full")
+FORMAT_CHOICES = ("text", "csv", "json")
+
+
+@click.command("run", context_settings={"ignore_unknown_options": True,
+                                        "allow_interspersed_args": False})
+@click.option("--mode", type=click.Choice(MODE_CHOICES), default="hybrid", show_default=True,
+              help="hybrid: skip what reaches neither a branch nor host-visible memory; "
+                   "full: execute every instruction.")
+@click.option("--gpu", default="h100", show_default=True, metavar="MODEL",
+              help="GPU model the application sees: h100, a100, v100, t4.")
+@click.option("--report", "report_path", type=click.Path(dir_okay=False), default=None,
+              metavar="FILE", help="Write every launch to this SQLite file.")
+@click.option("--format", "fmt", type=click.Choice(FORMAT_CHOICES), default="text",
+              show_default=True, help="Format of the per-kernel summary.")
+@click.option("-o", "--output", type=click.Path(dir_okay=False, allow_dash=True), default=None,
+              help="Write the summary to this file ('-' = stdout) instead of stderr.")
+@click.option("--ptx", type=click.Path(exists=True, dir_okay=False), default=None,
+              help="Use this PTX module instead of the PTX in the application's fat binary.")
+@click.option("--keep-ptx", type=click.Path(file_okay=False), default=None, metavar="DIR",
+              help="Write the PTX of each fat binary into DIR (run-time errors cite its lines).")
+@click.option("--max-steps", type=click.IntRange(min=1), default=None, metavar="N",
+              help="Step budget per warp and launch (block executions).")
+@click.option("--threads", type=click.IntRange(min=1), default=None, metavar="N",
+              help="Worker threads per launch (default: all cores).")
+@click.argument("argv", nargs=-1, type=click.UNPROCESSED, required=True, metavar="-- APP [ARGS]...")
+def run_command(mode, gpu, report_path, fmt, output, ptx, keep_ptx, max_steps, threads, argv):
+    """Run a CUDA application (built with `nvcc -cudart shared`) on the CPU
+    and profile every kernel launch."""
+    from .runtime import gpus, report
+    from .runtime.app import run_app
+    from .runtime.server import Options
+    argv = list(argv)
+    if argv and argv[0] == "--":
+        argv = argv[1:]
+    if not argv:
+        raise click.UsageError("give the application to run: ptxc run [OPTIONS] -- ./app ARGS...")
+    options = Options(mode=mode, gpu=gpus.model(gpu), max_steps=max_steps, threads=threads,
+                      ptx=ptx, keep_ptx=keep_ptx)
+    result = run_app(argv, options)
+    launches = result.session.launches
+    if report_path:
+        report.write_sqlite(report_path, launches, result.meta)
+    text = report.FORMATS[fmt](launches, result.meta)
+    if output in (None, ""):
+        sys.stderr.write(text)
+    elif output == "-":
+        sys.stdout.write(text)
+    else:
+        with open(output, "w") as f:
+            f.write(text)
+    sys.exit(result.status)

@@ -1,0 +1,17 @@
+"""Running unmodified CUDA applications on ptxc (``ptxc run -- ./app``).
+
+A small native library (native/, built by ``pip install``) replaces
+libcudart.so.13 in the application and talks to the ptxc process over a
+socket; device memory is shared memory mapped in both processes at the
+same addresses. docs/runtime.md describes the design.
+
+* fatbin.py, lz4.py: the fat binary container and its compressed entries
+* protocol.py: the messages (mirrors native/protocol.h)
+* devmem.py: the allocation table (one memfd segment per allocation)
+* modules.py: registered fat binaries -> PTX modules, kernels, variables
+* gpus.py: the GPU models an application can be shown
+* server.py: answering the shim's requests; launches
+* report.py: the per-kernel summary and the SQLite report
+* app.py: starting the application and the whole `ptxc run`
+* shim.py: finding (or building) the native library
+"""

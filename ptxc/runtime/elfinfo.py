@@ -1,0 +1,73 @@
+"""Just enough ELF reading to tell how an executable uses the CUDA runtime:
+does it embed a fat binary (section ``.nv_fatbin``), and does it load
+libcudart.so dynamically (a DT_NEEDED entry)? An application linked with
+nvcc's default ``-cudart static`` has the first and not the second: ptxc
+cannot replace its runtime, and says so before running it. A DT_RPATH
+(unlike DT_RUNPATH) is searched before LD_LIBRARY_PATH, so one that holds a
+real libcudart.so.13 would win over ptxc's.
+
+ELF-64 little-endian only (what nvcc makes on x86-64 and aarch64 Linux);
+anything else is "not an ELF executable we know" and is run as it is.
+"""
+from __future__ import annotations
+
+import struct
+from dataclasses import dataclass
+
+DT_NEEDED, DT_RPATH, SHT_DYNAMIC = 1, 15, 6
+
+
+@dataclass
+class ElfInfo:
+    sections: list
+    needed: list
+    rpath: list            # DT_RPATH directories: searched before LD_LIBRARY_PATH
+
+    @property
+    def has_fatbin(self) -> bool:
+        return ".nv_fatbin" in self.sections or ".nvFatBinSegment" in self.sections
+
+    @property
+    def dynamic_cudart(self) -> bool:
+        return any(n.startswith("libcudart.so") for n in self.needed)
+
+
+def read(path: str) -> ElfInfo | None:
+    try:
+        with open(path, "rb") as f:
+            data = f.read()
+    except OSError:
+        return None
+    if data[:4] != b"\x7fELF" or data[4] != 2 or data[5] != 1:
+        return None
+    try:
+        return _parse(data)
+    except (struct.error, IndexError, UnicodeDecodeError):
+        return None
+
+
+def _parse(data: bytes) -> ElfInfo:
+    shoff, = struct.unpack_from("<Q", data, 0x28)
+    shentsize, shnum, shstrndx = struct.unpack_from("<HHH", data, 0x3A)
+    heads = [struct.unpack_from("<IIQQQQIIQQ", data, shoff + i * shentsize) for i in range(shnum)]
+    strtab = heads[shstrndx]
+
+    def name_at(table, off: int) -> str:
+        start = table[4] + off
+        return data[start:data.index(b"\0", start)].decode()
+
+    names = [name_at(strtab, h[0]) for h in heads]
+    needed, rpath = [], []
+    for h in heads:
+        if h[1] != SHT_DYNAMIC:
+            continue
+        dynstr = heads[h[6]]                  # sh_link: the string table
+        for off in range(h[4], h[4] + h[5], 16):
+            tag, val = struct.unpack_from("<qQ", data, off)
+            if tag == 0:
+                break
+            if tag == DT_NEEDED:
+                needed.append(name_at(dynstr, val))
+            elif tag == DT_RPATH:
+                rpath += [d for d in name_at(dynstr, val).split(":") if d]
+    return ElfInfo(names, needed, rpath)

@@ -1,0 +1,216 @@
+"""The application's fat binaries as ptxc modules: kernels and variables.
+
+Each ``__cudaRegisterFatBinary`` (one per .cu file) becomes a FatBinary;
+its PTX is decoded and parsed when one of its kernels or variables is
+first used, so a large library that registers many kernels costs nothing
+until it launches one. Every module gets a ModuleMemory whose .const and
+.global arrays are device allocations (devmem.py): kernels address them
+through the reserved segments 4 and 5, the application through the
+allocation's own segment (cudaMemcpyToSymbol, cudaGetSymbolAddress,
+``__managed__`` variables); both views are the same bytes.
+
+With ``--ptx FILE`` the given module replaces the PTX of every fat binary
+that registers one of its kernels (one module and one ModuleMemory shared
+by all of them).
+"""
+from __future__ import annotations
+
+import os
+import struct
+from dataclasses import dataclass, field
+
+from ptxc.errors import PtxcError
+
+from . import fatbin
+from .protocol import KATTR_COUNT, KIND_MODULE
+
+NUM_REGS = 32      # ptxc allocates no registers: what cudaFuncGetAttributes reports
+
+
+@dataclass
+class Kernel:
+    id: int
+    fatbin: "FatBinary"
+    name: str
+    host_address: int
+    info: bytes | None = None
+
+    @property
+    def function(self):
+        return self.fatbin.loaded().function(self.name)
+
+
+@dataclass
+class LoadedModule:
+    """A parsed PTX module with its variables' memory."""
+    module: object
+    label: str
+    memory: object = None
+    allocations: list = field(default_factory=list)
+    mapped: set = field(default_factory=set)     # segments the shim has mapped
+
+    def function(self, name: str):
+        for k in self.module.kernels:
+            if k.name == name:
+                return k
+        raise PtxcError(f"{self.label}: the application registered kernel '{name}' but the PTX "
+                        f"has no such kernel (kernels: "
+                        f"{', '.join(k.name for k in self.module.kernels) or 'none'})")
+
+
+@dataclass
+class FatBinary:
+    id: int
+    blob: bytes
+    registry: "Registry"
+    linked: bool = False           # linked by nvlink (-rdc=true): the objects' PTX is not in it
+    kernels: dict = field(default_factory=dict)
+    module: LoadedModule | None = None
+
+    def loaded(self) -> LoadedModule:
+        if self.module is None:
+            self.module = self.registry.load(self)
+        return self.module
+
+
+class Registry:
+    """Fat binaries and kernels of one run, by the ids the shim uses."""
+
+    def __init__(self, devmem, sm: int, ptx_override: str | None = None,
+                 keep_ptx: str | None = None):
+        self.devmem = devmem
+        self.sm = sm
+        self.fatbins: list[FatBinary] = []
+        self.kernels: list[Kernel] = []
+        self.override_path = ptx_override
+        self._override: LoadedModule | None = None
+        self.keep_ptx = keep_ptx
+        self.texts: dict[str, str] = {}          # module file name -> PTX text (messages)
+
+    # ------------------------------------------------------ registration
+    def register_fatbin(self, blob: bytes, linked: bool = False) -> int:
+        fb = FatBinary(len(self.fatbins) + 1, blob, self, linked)
+        self.fatbins.append(fb)
+        return fb.id
+
+    def register_function(self, fatbin_id: int, host_address: int, name: str) -> int:
+        fb = self.fatbin(fatbin_id)
+        k = Kernel(len(self.kernels) + 1, fb, name, host_address)
+        self.kernels.append(k)
+        fb.kernels[name] = k
+        return k.id
+
+    def fatbin(self, fatbin_id: int) -> FatBinary:
+        if not 1 <= fatbin_id <= len(self.fatbins):
+            raise PtxcError(f"internal error: unknown fat binary {fatbin_id}")
+        return self.fatbins[fatbin_id - 1]
+
+    def kernel(self, kernel_id: int) -> Kernel:
+        if not 1 <= kernel_id <= len(self.kernels):
+            raise PtxcError(f"internal error: unknown kernel {kernel_id}")
+        return self.kernels[kernel_id - 1]
+
+    # ----------------------------------------------------------- loading
+    def load(self, fb: FatBinary) -> LoadedModule:
+        override = self.override()
+        if override is not None and (not fb.kernels or any(
+                k.name == n for k in override.module.kernels for n in fb.kernels)):
+            return override
+        import ptxc
+        label = f"fatbin{fb.id}"
+        what = f"fat binary #{fb.id} (kernels: {', '.join(fb.kernels) or 'none'})"
+        entries = fatbin.parse(fb.blob, what)
+        if fb.linked and not fatbin.ptx_entries(entries):
+            raise PtxcError(f"{what} was linked from relocatable device code (nvcc -rdc=true), "
+                            f"which ptxc does not support yet: build without -rdc, or pass one "
+                            f"PTX module holding every kernel and device function with --ptx")
+        entry = fatbin.choose_ptx(entries, self.sm, what)
+        name = f"{label}.compute_{entry.arch}.ptx"
+        text = entry.text()
+        if self.keep_ptx:
+            os.makedirs(self.keep_ptx, exist_ok=True)
+            with open(os.path.join(self.keep_ptx, name), "w") as f:
+                f.write(text)
+            name = os.path.join(self.keep_ptx, name)
+        self.texts[name] = text
+        return self._with_memory(ptxc.parse(text, name), label)
+
+    def override(self) -> LoadedModule | None:
+        if self.override_path and self._override is None:
+            import ptxc
+            self._override = self._with_memory(ptxc.load(self.override_path),
+                                               os.path.basename(self.override_path))
+        return self._override
+
+    def _with_memory(self, module, label: str) -> LoadedModule:
+        from ptxc.backends.llvm.runtime import ModuleMemory
+        lm = LoadedModule(module, label)
+        names = iter((f".const variables of {label}", f".global variables of {label}"))
+
+        def alloc(nbytes: int):
+            a = self.devmem.allocate(nbytes, KIND_MODULE, next(names, f"variables of {label}"))
+            lm.allocations.append(a)
+            return a.array
+
+        lm.memory = ModuleMemory.for_module(module, alloc)
+        return lm
+
+    def with_source_line(self, err: PtxcError) -> PtxcError:
+        """``err`` with the PTX line it points at (the module has no file)."""
+        if err.loc is None or err.source_line is not None or err.loc.file not in self.texts:
+            return err
+        lines = self.texts[err.loc.file].splitlines()
+        if not 1 <= err.loc.line <= len(lines):
+            return err
+        return PtxcError(err.message, err.loc, lines[err.loc.line - 1])
+
+    # ------------------------------------------------------------ queries
+    def kernel_info(self, k: Kernel) -> bytes:
+        """Parameter layout and attributes (the OP_KERNEL_INFO reply)."""
+        if k.info is None:
+            from ptxc.backends.llvm.plan import align_up, var_align
+            fn = k.function
+            layout, off = [], 0
+            for p in fn.params:
+                off = align_up(off, var_align(p))
+                layout.append((off, p.size))
+                off += max(p.size, 1)
+            attrs = self._attributes(k.fatbin.loaded(), fn)
+            k.info = (struct.pack("<4I", len(layout), off, KATTR_COUNT, 0)
+                      + b"".join(struct.pack("<II", o, s) for o, s in layout)
+                      + struct.pack(f"<{KATTR_COUNT}q", *attrs))
+        return k.info
+
+    def _attributes(self, lm: LoadedModule, fn) -> list:
+        from ptxc.backends.llvm.plan import Plan
+        try:
+            plan = Plan(lm.module, fn)
+            shared, local = plan.shared_static, plan.local_size
+        except PtxcError:
+            shared = local = 0
+        limit = fn.maxntid or fn.reqntid
+        threads = 1024
+        if limit:
+            threads = 1
+            for d in limit:
+                threads *= d
+        major, _, minor = (lm.module.version or "0.0").partition(".")
+        target = next((t for t in lm.module.target if t.startswith("sm_")), f"sm_{self.sm}")
+        sm = int("".join(c for c in target[3:] if c.isdigit()) or self.sm)
+        const = lm.memory.layout.const_size if lm.memory is not None else 0
+        return [shared, const, local, threads, NUM_REGS, int(major or 0) * 10 + int(minor or 0), sm]
+
+    def symbol(self, fatbin_id: int, name: str):
+        """(address, size, LoadedModule) of a module variable; raises KeyError."""
+        lm = self.fatbin(fatbin_id).loaded()
+        layout = lm.memory.layout
+        var = next((v for v in lm.module.globals if v.name == name), None)
+        if var is None:
+            raise KeyError(name)
+        if name in layout.const_layout:
+            a, off = lm.allocations[0], layout.const_layout[name]
+        elif name in layout.global_layout:
+            a, off = lm.allocations[1], layout.global_layout[name]
+        else:
+            raise KeyError(name)
+        return (a.seg << 32) | off, var.size, lm

@@ -1,0 +1,67 @@
+/* Errors: the last error of each host thread (cudaGetLastError resets it,
+ * cudaPeekAtLastError does not) and the names and descriptions of codes. */
+#include <stddef.h>
+
+#include "shim.h"
+
+static __thread cudaError_t last_error;
+
+cudaError_t set_error(cudaError_t e)
+{
+    if (e != cudaSuccess)
+        last_error = e;
+    return e;
+}
+
+EXPORT cudaError_t cudaGetLastError(void)
+{
+    cudaError_t e = last_error;
+    last_error = cudaSuccess;
+    return e;
+}
+
+EXPORT cudaError_t cudaPeekAtLastError(void) { return last_error; }
+
+static const struct { int code; const char *name; } names[] = {
+#include "cuda_error_names.inc"
+};
+
+/* descriptions of the codes the shim returns (the others: their name) */
+static const struct { int code; const char *text; } texts[] = {
+    { cudaSuccess, "no error" },
+    { cudaErrorInvalidValue, "invalid argument" },
+    { cudaErrorMemoryAllocation, "out of memory" },
+    { cudaErrorInitializationError, "initialization error" },
+    { cudaErrorCudartUnloading, "driver shutting down" },
+    { cudaErrorInvalidConfiguration, "invalid configuration argument" },
+    { cudaErrorInvalidPitchValue, "invalid pitch argument" },
+    { cudaErrorInvalidSymbol, "invalid device symbol" },
+    { cudaErrorInvalidHostPointer, "invalid host pointer" },
+    { cudaErrorInvalidDevicePointer, "invalid device pointer" },
+    { cudaErrorInvalidMemcpyDirection, "invalid copy direction for memcpy" },
+    { cudaErrorMissingConfiguration, "__global__ function call is not configured" },
+    { cudaErrorInvalidDeviceFunction, "invalid device function" },
+    { cudaErrorNoDevice, "no CUDA-capable device is detected" },
+    { cudaErrorInvalidDevice, "invalid device ordinal" },
+    { cudaErrorNoKernelImageForDevice, "no kernel image is available for execution on the device" },
+    { cudaErrorInvalidResourceHandle, "invalid resource handle" },
+    { cudaErrorNotReady, "device not ready" },
+    { cudaErrorNotSupported, "operation not supported" },
+    { cudaErrorUnknown, "unknown error" },
+};
+
+EXPORT const char *cudaGetErrorName(cudaError_t e)
+{
+    for (size_t i = 0; i < sizeof names / sizeof names[0]; i++)
+        if (names[i].code == e)
+            return names[i].name;
+    return "cudaErrorUnknown";
+}
+
+EXPORT const char *cudaGetErrorString(cudaError_t e)
+{
+    for (size_t i = 0; i < sizeof texts / sizeof texts[0]; i++)
+        if (texts[i].code == e)
+            return texts[i].text;
+    return cudaGetErrorName(e);
+}

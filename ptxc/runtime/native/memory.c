@@ -1,0 +1,461 @@
+/* Device memory in the application: one mapping per allocation.
+ *
+ * ptxc owns the allocation table and picks a segment number s for every
+ * allocation; the memory is a memfd that both processes map, here at address
+ * s << 32 (so a device pointer is the same number in the application and in
+ * kernels). The shim keeps a mirror of the table (size, kind, live or freed)
+ * to check copies and sets itself: an invalid pointer or range returns
+ * cudaErrorInvalidValue, as CUDA does, instead of crashing.
+ */
+#define _GNU_SOURCE
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/mman.h>
+#include <unistd.h>
+
+#include "shim.h"
+
+#ifndef MAP_FIXED_NOREPLACE
+#define MAP_FIXED_NOREPLACE 0x100000
+#endif
+
+#define SEG_SHIFT 32
+#define SEG_MASK ((1ull << SEG_SHIFT) - 1)
+enum { SEG_NONE = 0, SEG_LIVE = 1, SEG_FREED = 2 };
+
+struct seg { uint64_t size; uint64_t mapped; int kind; int state; unsigned flags; };
+static struct seg *segs;
+static uint32_t nsegs;
+static uint64_t device_bytes;         /* live cudaMalloc-like bytes (cudaMemGetInfo) */
+
+static struct seg *seg_at(uint32_t s)
+{
+    if (s >= nsegs) {
+        uint32_t n = nsegs ? nsegs : 64;
+        while (n <= s)
+            n *= 2;
+        struct seg *t = realloc(segs, n * sizeof *t);
+        if (!t)
+            return NULL;
+        memset(t + nsegs, 0, (n - nsegs) * sizeof *t);
+        segs = t;
+        nsegs = n;
+    }
+    return &segs[s];
+}
+
+/* the live segment holding p (NULL if none) */
+static struct seg *live_seg(const void *p)
+{
+    uint64_t s = (uint64_t)(uintptr_t)p >> SEG_SHIFT;
+    return s < nsegs && segs[s].state == SEG_LIVE ? &segs[s] : NULL;
+}
+
+/* does p lie in a segment ptxc handed out (live or freed)? */
+int in_device_space(const void *p)
+{
+    uint64_t s = (uint64_t)(uintptr_t)p >> SEG_SHIFT;
+    return s < nsegs && segs[s].state != SEG_NONE;
+}
+
+int is_mapped_range(const void *p, size_t n)
+{
+    struct seg *g = live_seg(p);
+    uint64_t off = (uint64_t)(uintptr_t)p & SEG_MASK;
+    return g && off <= g->size && n <= g->size - off;
+}
+
+static uint64_t page_round(uint64_t n)
+{
+    uint64_t pg = (uint64_t)sysconf(_SC_PAGESIZE);
+    return (n + pg - 1) / pg * pg;
+}
+
+static int try_map(uint32_t s, uint64_t size, int fd)
+{
+    void *want = (void *)((uintptr_t)s << SEG_SHIFT);
+    uint64_t len = page_round(size ? size : 1);
+    void *got = mmap(want, len, PROT_READ | PROT_WRITE, MAP_SHARED | MAP_FIXED_NOREPLACE, fd, 0);
+    if (got == MAP_FAILED)
+        return 0;
+    if (got != want) {            /* a kernel without MAP_FIXED_NOREPLACE took it as a hint */
+        munmap(got, len);
+        return 0;
+    }
+    struct seg *g = seg_at(s);
+    if (!g) {
+        munmap(got, len);
+        return 0;
+    }
+    g->size = size;
+    g->mapped = len;
+    g->state = SEG_LIVE;
+    return 1;
+}
+
+/* Map the `count` mappings of reply r (at byte `at` of its payload, one
+ * descriptor each); when an address range is taken, ask ptxc for another
+ * segment. The final segment numbers go to segs_out. 0 or a cudaError_t. */
+int map_reply_mappings(struct reply *r, size_t at, int count, uint32_t *segs_out)
+{
+    for (int i = 0; i < count; i++) {
+        const char *m = r->data + at + MAPPING_BYTES * i;
+        uint32_t s = get32(m), kind = get32(m + 4);
+        uint64_t size = get64(m + 8);
+        int fd = i < r->nfds ? r->fds[i] : -1;
+        if (fd < 0)
+            return cudaErrorUnknown;
+        for (int tries = 0; !try_map(s, size, fd); tries++) {
+            if (tries > 64)
+                return cudaErrorMemoryAllocation;
+            char req[4];
+            put32(req, s);
+            struct reply n;
+            shim_call(OP_REMAP, req, 4, NULL, 0, &n);
+            if (n.status || n.len < MAPPING_BYTES || n.nfds < 1) {
+                int st = n.status ? n.status : cudaErrorMemoryAllocation;
+                reply_free(&n);
+                return st;
+            }
+            s = get32(n.data);
+            close(fd);
+            fd = n.fds[0];
+            n.fds[0] = -1;
+            reply_free(&n);
+        }
+        close(fd);
+        if (i < r->nfds)
+            r->fds[i] = -1;
+        segs[s].kind = (int)kind;
+        if (kind != KIND_MODULE && kind != KIND_HOST)
+            device_bytes += size;
+        segs_out[i] = s;
+    }
+    return 0;
+}
+
+static cudaError_t alloc(void **p, size_t size, int kind, unsigned flags)
+{
+    if (!p)
+        return cudaErrorInvalidValue;
+    *p = NULL;
+    if (size == 0)
+        return cudaSuccess;
+    if (shim_dead())
+        return cudaErrorCudartUnloading;
+    LOCK();
+    char req[12];
+    put64(req, size);
+    put32(req + 8, (uint32_t)kind);
+    struct reply r;
+    shim_call(OP_MALLOC, req, sizeof req, NULL, 0, &r);
+    int st = r.status;
+    uint32_t s = 0;
+    if (!st)
+        st = r.len >= MAPPING_BYTES ? map_reply_mappings(&r, 0, 1, &s) : cudaErrorUnknown;
+    reply_free(&r);
+    if (!st) {
+        segs[s].flags = flags;
+        *p = (void *)((uintptr_t)s << SEG_SHIFT);
+    }
+    UNLOCK();
+    return st;
+}
+
+static cudaError_t release(void *p, int host)
+{
+    if (!p)
+        return cudaSuccess;
+    if (shim_dead())
+        return cudaErrorCudartUnloading;
+    LOCK();
+    struct seg *g = live_seg(p);
+    cudaError_t st = cudaSuccess;
+    if (!g || ((uintptr_t)p & SEG_MASK) || g->kind == KIND_MODULE
+        || (g->kind == KIND_HOST) != host) {
+        st = cudaErrorInvalidValue;
+    } else {
+        munmap(p, g->mapped);
+        g->state = SEG_FREED;
+        if (g->kind != KIND_HOST)
+            device_bytes -= g->size;
+        char req[4];
+        put32(req, (uint32_t)((uintptr_t)p >> SEG_SHIFT));
+        struct reply r;
+        shim_call(OP_FREE, req, 4, NULL, 0, &r);
+        reply_free(&r);
+    }
+    UNLOCK();
+    return st;
+}
+
+EXPORT cudaError_t cudaMalloc(void **p, size_t size) { return set_error(alloc(p, size, KIND_DEVICE, 0)); }
+EXPORT cudaError_t cudaMallocManaged(void **p, size_t size, unsigned flags)
+{
+    return set_error(alloc(p, size, KIND_MANAGED, flags));
+}
+EXPORT cudaError_t cudaMallocHost(void **p, size_t size) { return set_error(alloc(p, size, KIND_HOST, 0)); }
+EXPORT cudaError_t cudaHostAlloc(void **p, size_t size, unsigned flags)
+{
+    return set_error(alloc(p, size, KIND_HOST, flags));
+}
+EXPORT cudaError_t cudaMallocAsync(void **p, size_t size, cudaStream_t s)
+{
+    (void)s;
+    return set_error(alloc(p, size, KIND_DEVICE, 0));
+}
+EXPORT cudaError_t cudaFree(void *p) { return set_error(release(p, 0)); }
+EXPORT cudaError_t cudaFreeHost(void *p) { return set_error(release(p, 1)); }
+EXPORT cudaError_t cudaFreeAsync(void *p, cudaStream_t s) { (void)s; return set_error(release(p, 0)); }
+
+static size_t pitch_of(size_t width) { return (width + 511) / 512 * 512; }
+
+EXPORT cudaError_t cudaMallocPitch(void **p, size_t *pitch, size_t width, size_t height)
+{
+    if (!pitch)
+        return set_error(cudaErrorInvalidValue);
+    *pitch = pitch_of(width);
+    return set_error(alloc(p, *pitch * height, KIND_DEVICE, 0));
+}
+
+EXPORT cudaError_t cudaMalloc3D(struct cudaPitchedPtr *pp, struct cudaExtent e)
+{
+    if (!pp)
+        return set_error(cudaErrorInvalidValue);
+    size_t pitch = pitch_of(e.width);
+    void *p = NULL;
+    cudaError_t st = alloc(&p, pitch * e.height * e.depth, KIND_DEVICE, 0);
+    pp->ptr = p;
+    pp->pitch = pitch;
+    pp->xsize = e.width;
+    pp->ysize = e.height;
+    return set_error(st);
+}
+
+/* ------------------------------------------------------------ copies */
+/* may p..p+n be read or written as memory of the kind the copy says? */
+static int side_ok(const void *p, size_t n, int device)
+{
+    if (device)
+        return is_mapped_range(p, n);
+    /* a host pointer: anything but a bad range of ptxc's own segments */
+    return !in_device_space(p) || is_mapped_range(p, n);
+}
+
+/* the device sides of a copy of this kind: bit 0 dst, bit 1 src (-1: bad kind) */
+static int device_sides(const void *dst, const void *src, int kind)
+{
+    switch (kind) {
+    case cudaMemcpyHostToHost: return 0;
+    case cudaMemcpyHostToDevice: return 1;
+    case cudaMemcpyDeviceToHost: return 2;
+    case cudaMemcpyDeviceToDevice: return 3;
+    case cudaMemcpyDefault: return in_device_space(dst) | in_device_space(src) << 1;
+    default: return -1;
+    }
+}
+
+/* may dst..dst+dn be written and src..src+sn be read by a copy of this kind? */
+static cudaError_t check_copy(void *dst, size_t dn, const void *src, size_t sn, int kind)
+{
+    int sides = device_sides(dst, src, kind);
+    if (sides < 0)
+        return cudaErrorInvalidMemcpyDirection;
+    if (dn == 0 && sn == 0)
+        return cudaSuccess;
+    if (!dst || !src)
+        return cudaErrorInvalidValue;
+    return side_ok(dst, dn, sides & 1) && side_ok(src, sn, sides & 2) ? cudaSuccess
+                                                                       : cudaErrorInvalidValue;
+}
+
+cudaError_t shim_copy(void *dst, const void *src, size_t n, int kind)
+{
+    LOCK();
+    cudaError_t st = check_copy(dst, n, src, n, kind);
+    if (!st && n)
+        memmove(dst, src, n);
+    UNLOCK();
+    return st;
+}
+
+EXPORT cudaError_t cudaMemcpy(void *dst, const void *src, size_t n, int kind)
+{
+    return set_error(shim_copy(dst, src, n, kind));
+}
+EXPORT cudaError_t cudaMemcpyAsync(void *dst, const void *src, size_t n, int kind, cudaStream_t s)
+{
+    (void)s;
+    return set_error(shim_copy(dst, src, n, kind));
+}
+
+static cudaError_t copy2d(void *dst, size_t dpitch, const void *src, size_t spitch,
+                          size_t width, size_t height, int kind)
+{
+    if (width > dpitch || width > spitch)
+        return cudaErrorInvalidPitchValue;
+    if (width == 0 || height == 0)
+        return cudaSuccess;
+    LOCK();
+    cudaError_t st = check_copy(dst, dpitch * (height - 1) + width, src,
+                                spitch * (height - 1) + width, kind);
+    if (!st)
+        for (size_t y = 0; y < height; y++)
+            memmove((char *)dst + y * dpitch, (const char *)src + y * spitch, width);
+    UNLOCK();
+    return st;
+}
+
+EXPORT cudaError_t cudaMemcpy2D(void *dst, size_t dpitch, const void *src, size_t spitch,
+                                size_t width, size_t height, int kind)
+{
+    return set_error(copy2d(dst, dpitch, src, spitch, width, height, kind));
+}
+EXPORT cudaError_t cudaMemcpy2DAsync(void *dst, size_t dpitch, const void *src, size_t spitch,
+                                     size_t width, size_t height, int kind, cudaStream_t s)
+{
+    (void)s;
+    return set_error(copy2d(dst, dpitch, src, spitch, width, height, kind));
+}
+
+/* ------------------------------------------------------------- sets */
+static cudaError_t set2d(void *p, size_t pitch, int value, size_t width, size_t height)
+{
+    if (width > pitch && height > 1)
+        return cudaErrorInvalidPitchValue;
+    if (width == 0 || height == 0)
+        return cudaSuccess;
+    LOCK();
+    cudaError_t st = is_mapped_range(p, pitch * (height - 1) + width) ? cudaSuccess
+                                                                       : cudaErrorInvalidValue;
+    if (!st)
+        for (size_t y = 0; y < height; y++)
+            memset((char *)p + y * pitch, value, width);
+    UNLOCK();
+    return st;
+}
+
+EXPORT cudaError_t cudaMemset(void *p, int value, size_t n) { return set_error(set2d(p, n, value, n, 1)); }
+EXPORT cudaError_t cudaMemsetAsync(void *p, int value, size_t n, cudaStream_t s)
+{
+    (void)s;
+    return set_error(set2d(p, n, value, n, 1));
+}
+EXPORT cudaError_t cudaMemset2D(void *p, size_t pitch, int value, size_t width, size_t height)
+{
+    return set_error(set2d(p, pitch, value, width, height));
+}
+EXPORT cudaError_t cudaMemset2DAsync(void *p, size_t pitch, int value, size_t width, size_t height,
+                                     cudaStream_t s)
+{
+    (void)s;
+    return set_error(set2d(p, pitch, value, width, height));
+}
+EXPORT cudaError_t cudaMemset3D(struct cudaPitchedPtr pp, int value, struct cudaExtent e)
+{
+    cudaError_t st = cudaSuccess;
+    for (size_t z = 0; z < e.depth && !st; z++)
+        st = set2d((char *)pp.ptr + z * pp.pitch * pp.ysize, pp.pitch, value, e.width, e.height);
+    return set_error(st);
+}
+EXPORT cudaError_t cudaMemset3DAsync(struct cudaPitchedPtr pp, int value, struct cudaExtent e,
+                                     cudaStream_t s)
+{
+    (void)s;
+    return cudaMemset3D(pp, value, e);
+}
+
+/* ------------------------------------------------------- information */
+EXPORT cudaError_t cudaMemGetInfo(size_t *free_bytes, size_t *total)
+{
+    uint64_t t = gpu_info()[GPU_TOTAL_MEM];
+    LOCK();
+    uint64_t used = device_bytes < t ? device_bytes : t;
+    UNLOCK();
+    if (free_bytes)
+        *free_bytes = t - used;
+    if (total)
+        *total = t;
+    return cudaSuccess;
+}
+
+EXPORT cudaError_t cudaPointerGetAttributes(struct cudaPointerAttributes *a, const void *p)
+{
+    if (!a)
+        return set_error(cudaErrorInvalidValue);
+    memset(a, 0, sizeof *a);
+    LOCK();
+    struct seg *g = live_seg(p);
+    a->device = g ? 0 : -2;
+    if (g) {
+        a->type = g->kind == KIND_HOST ? cudaMemoryTypeHost
+                : g->kind == KIND_MANAGED ? cudaMemoryTypeManaged : cudaMemoryTypeDevice;
+        a->devicePointer = (void *)p;
+        a->hostPointer = a->type == cudaMemoryTypeDevice ? NULL : (void *)p;
+    } else {
+        a->type = cudaMemoryTypeUnregistered;
+        a->hostPointer = (void *)p;
+    }
+    UNLOCK();
+    return cudaSuccess;
+}
+
+EXPORT cudaError_t cudaHostGetDevicePointer(void **d, void *h, unsigned flags)
+{
+    (void)flags;
+    LOCK();
+    struct seg *g = live_seg(h);
+    int ok = d && g && g->kind == KIND_HOST;
+    UNLOCK();
+    if (!ok)
+        return set_error(cudaErrorInvalidValue);
+    *d = h;
+    return cudaSuccess;
+}
+
+EXPORT cudaError_t cudaHostGetFlags(unsigned *flags, void *h)
+{
+    LOCK();
+    struct seg *g = live_seg(h);
+    int ok = flags && g && g->kind == KIND_HOST;
+    if (ok)
+        *flags = g->flags;
+    UNLOCK();
+    return ok ? cudaSuccess : set_error(cudaErrorInvalidValue);
+}
+
+/* managed memory is host memory here: hints and prefetches have nothing to do */
+EXPORT cudaError_t cudaMemPrefetchAsync(void) { return cudaSuccess; }
+EXPORT cudaError_t cudaMemAdvise(void) { return cudaSuccess; }
+EXPORT cudaError_t cudaStreamAttachMemAsync(void) { return cudaSuccess; }
+
+ALIAS(cudaMemcpy_ptds, cudaMemcpy);
+ALIAS(cudaMemcpyAsync_ptsz, cudaMemcpyAsync);
+ALIAS(cudaMemcpy2D_ptds, cudaMemcpy2D);
+ALIAS(cudaMemcpy2DAsync_ptsz, cudaMemcpy2DAsync);
+ALIAS(cudaMemset_ptds, cudaMemset);
+ALIAS(cudaMemsetAsync_ptsz, cudaMemsetAsync);
+ALIAS(cudaMemset2D_ptds, cudaMemset2D);
+ALIAS(cudaMemset2DAsync_ptsz, cudaMemset2DAsync);
+ALIAS(cudaMemset3D_ptds, cudaMemset3D);
+ALIAS(cudaMemset3DAsync_ptsz, cudaMemset3DAsync);
+ALIAS(cudaMallocAsync_ptsz, cudaMallocAsync);
+ALIAS(cudaFreeAsync_ptsz, cudaFreeAsync);
+ALIAS(cudaMemPrefetchAsync_ptsz, cudaMemPrefetchAsync);
+ALIAS(cudaStreamAttachMemAsync_ptsz, cudaStreamAttachMemAsync);
+
+/* Page-locking is meaningless here; registered memory stays host memory that
+ * copies accept (any host pointer is fine for them). It is not mapped for
+ * kernels: cudaHostGetDevicePointer on it fails. */
+EXPORT cudaError_t cudaHostRegister(void *p, size_t size, unsigned flags)
+{
+    (void)flags;
+    if (!p || !size)
+        return set_error(cudaErrorInvalidValue);
+    return cudaSuccess;
+}
+EXPORT cudaError_t cudaHostUnregister(void *p)
+{
+    return p ? cudaSuccess : set_error(cudaErrorInvalidValue);
+}

@@ -1,0 +1,188 @@
+/* Streams and events with synchronous semantics: every launch and copy is
+ * finished when its call returns, so a stream is only a name (its number
+ * goes into the launch report) and an event records the host time at which
+ * it was recorded; cudaEventElapsedTime is the difference, in milliseconds.
+ */
+#define _GNU_SOURCE
+#include <stdlib.h>
+#include <time.h>
+
+#include "shim.h"
+
+#define STREAM_MAGIC 0x5354524du
+#define EVENT_MAGIC 0x4556544eu
+
+struct CUstream_st { uint32_t magic; uint32_t flags; int priority; uint64_t id; };
+struct CUevent_st { uint32_t magic; uint32_t flags; int recorded; double t; };
+
+static uint64_t next_stream = 1;
+
+uint64_t stream_id(cudaStream_t s)
+{
+    /* 0, cudaStreamLegacy (1) and cudaStreamPerThread (2): the default stream */
+    if ((uintptr_t)s <= 2 || s->magic != STREAM_MAGIC)
+        return 0;
+    return s->id;
+}
+
+static int bad_stream(cudaStream_t s) { return (uintptr_t)s > 2 && s->magic != STREAM_MAGIC; }
+static int bad_event(cudaEvent_t e) { return !e || e->magic != EVENT_MAGIC; }
+
+EXPORT cudaError_t cudaStreamCreateWithPriority(cudaStream_t *s, unsigned flags, int priority)
+{
+    if (!s)
+        return set_error(cudaErrorInvalidValue);
+    struct CUstream_st *t = calloc(1, sizeof *t);
+    if (!t)
+        return set_error(cudaErrorMemoryAllocation);
+    t->magic = STREAM_MAGIC;
+    t->flags = flags;
+    t->priority = priority;
+    LOCK();
+    t->id = next_stream++;
+    UNLOCK();
+    *s = t;
+    return cudaSuccess;
+}
+EXPORT cudaError_t cudaStreamCreateWithFlags(cudaStream_t *s, unsigned flags)
+{
+    return cudaStreamCreateWithPriority(s, flags, 0);
+}
+EXPORT cudaError_t cudaStreamCreate(cudaStream_t *s) { return cudaStreamCreateWithPriority(s, 0, 0); }
+
+EXPORT cudaError_t cudaStreamDestroy(cudaStream_t s)
+{
+    if ((uintptr_t)s <= 2)
+        return cudaSuccess;
+    if (bad_stream(s))
+        return set_error(cudaErrorInvalidResourceHandle);
+    s->magic = 0;
+    free(s);
+    return cudaSuccess;
+}
+
+static cudaError_t stream_ok(cudaStream_t s)
+{
+    return set_error(bad_stream(s) ? cudaErrorInvalidResourceHandle : cudaSuccess);
+}
+EXPORT cudaError_t cudaStreamSynchronize(cudaStream_t s) { return stream_ok(s); }
+EXPORT cudaError_t cudaStreamQuery(cudaStream_t s) { return stream_ok(s); }
+EXPORT cudaError_t cudaStreamWaitEvent(cudaStream_t s, cudaEvent_t e, unsigned flags)
+{
+    (void)flags;
+    return bad_event(e) ? set_error(cudaErrorInvalidResourceHandle) : stream_ok(s);
+}
+EXPORT cudaError_t cudaStreamGetFlags(cudaStream_t s, unsigned *flags)
+{
+    if (bad_stream(s) || !flags)
+        return set_error(cudaErrorInvalidValue);
+    *flags = (uintptr_t)s <= 2 ? 0 : s->flags;
+    return cudaSuccess;
+}
+EXPORT cudaError_t cudaStreamGetPriority(cudaStream_t s, int *priority)
+{
+    if (bad_stream(s) || !priority)
+        return set_error(cudaErrorInvalidValue);
+    *priority = (uintptr_t)s <= 2 ? 0 : s->priority;
+    return cudaSuccess;
+}
+EXPORT cudaError_t cudaStreamGetId(cudaStream_t s, unsigned long long *id)
+{
+    if (bad_stream(s) || !id)
+        return set_error(cudaErrorInvalidValue);
+    *id = stream_id(s);
+    return cudaSuccess;
+}
+
+typedef void (*stream_callback)(cudaStream_t, cudaError_t, void *);
+typedef void (*host_fn)(void *);
+
+EXPORT cudaError_t cudaStreamAddCallback(cudaStream_t s, stream_callback cb, void *data, unsigned flags)
+{
+    (void)flags;
+    if (bad_stream(s) || !cb)
+        return set_error(cudaErrorInvalidValue);
+    cb(s, cudaSuccess, data);
+    return cudaSuccess;
+}
+EXPORT cudaError_t cudaLaunchHostFunc(cudaStream_t s, host_fn fn, void *data)
+{
+    if (bad_stream(s) || !fn)
+        return set_error(cudaErrorInvalidValue);
+    fn(data);
+    return cudaSuccess;
+}
+
+/* ------------------------------------------------------------- events */
+static double now(void)
+{
+    struct timespec ts;
+    clock_gettime(CLOCK_MONOTONIC, &ts);
+    return ts.tv_sec + ts.tv_nsec * 1e-9;
+}
+
+EXPORT cudaError_t cudaEventCreateWithFlags(cudaEvent_t *e, unsigned flags)
+{
+    if (!e)
+        return set_error(cudaErrorInvalidValue);
+    struct CUevent_st *t = calloc(1, sizeof *t);
+    if (!t)
+        return set_error(cudaErrorMemoryAllocation);
+    t->magic = EVENT_MAGIC;
+    t->flags = flags;
+    *e = t;
+    return cudaSuccess;
+}
+EXPORT cudaError_t cudaEventCreate(cudaEvent_t *e) { return cudaEventCreateWithFlags(e, 0); }
+
+EXPORT cudaError_t cudaEventDestroy(cudaEvent_t e)
+{
+    if (bad_event(e))
+        return set_error(cudaErrorInvalidResourceHandle);
+    e->magic = 0;
+    free(e);
+    return cudaSuccess;
+}
+
+EXPORT cudaError_t cudaEventRecordWithFlags(cudaEvent_t e, cudaStream_t s, unsigned flags)
+{
+    (void)flags;
+    if (bad_event(e) || bad_stream(s))
+        return set_error(cudaErrorInvalidResourceHandle);
+    e->t = now();
+    e->recorded = 1;
+    return cudaSuccess;
+}
+EXPORT cudaError_t cudaEventRecord(cudaEvent_t e, cudaStream_t s) { return cudaEventRecordWithFlags(e, s, 0); }
+
+EXPORT cudaError_t cudaEventSynchronize(cudaEvent_t e)
+{
+    return set_error(bad_event(e) ? cudaErrorInvalidResourceHandle : cudaSuccess);
+}
+EXPORT cudaError_t cudaEventQuery(cudaEvent_t e)
+{
+    return set_error(bad_event(e) ? cudaErrorInvalidResourceHandle : cudaSuccess);
+}
+
+EXPORT cudaError_t cudaEventElapsedTime(float *ms, cudaEvent_t a, cudaEvent_t b)
+{
+    if (!ms)
+        return set_error(cudaErrorInvalidValue);
+    if (bad_event(a) || bad_event(b))
+        return set_error(cudaErrorInvalidResourceHandle);
+    if (!a->recorded || !b->recorded || (a->flags & 2) || (b->flags & 2))
+        return set_error(cudaErrorInvalidResourceHandle);
+    *ms = (float)((b->t - a->t) * 1e3);
+    return cudaSuccess;
+}
+
+ALIAS(cudaStreamSynchronize_ptsz, cudaStreamSynchronize);
+ALIAS(cudaStreamQuery_ptsz, cudaStreamQuery);
+ALIAS(cudaStreamWaitEvent_ptsz, cudaStreamWaitEvent);
+ALIAS(cudaStreamGetFlags_ptsz, cudaStreamGetFlags);
+ALIAS(cudaStreamGetPriority_ptsz, cudaStreamGetPriority);
+ALIAS(cudaStreamGetId_ptsz, cudaStreamGetId);
+ALIAS(cudaStreamAddCallback_ptsz, cudaStreamAddCallback);
+ALIAS(cudaLaunchHostFunc_ptsz, cudaLaunchHostFunc);
+ALIAS(cudaEventRecord_ptsz, cudaEventRecord);
+ALIAS(cudaEventRecordWithFlags_ptsz, cudaEventRecordWithFlags);

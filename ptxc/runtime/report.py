@@ -1,0 +1,215 @@
+"""What a run measured: the nvprof-style summary and the SQLite report.
+
+Every launch is a server.LaunchRecord holding its Profile. The columns are
+driven by ptxc.profile.TOTALS (summed over launches) and
+ptxc.profile.DERIVED (computed per launch, and for a kernel from the summed
+totals by the Profile's own properties), read when a report is made, so a
+counter added to the Profile becomes a column of every table here without
+editing this file.
+
+SQLite tables (docs/runtime.md has the schema): ``meta`` (key, value),
+``launches`` (one row per launch), ``kernels`` (aggregated per kernel),
+``branches`` (per launch and conditional branch: SASSI's numbers).
+"""
+from __future__ import annotations
+
+import csv
+import io
+import json
+import sqlite3
+
+from ptxc import profile
+
+TIME_COLUMNS = ("wall_s", "compile_s", "run_s")
+
+
+# ------------------------------------------------------------- rows
+def launch_row(r) -> dict:
+    p = r.profile
+    row = {"id": r.id, "kernel": r.kernel, "module": r.module,
+           "grid_x": r.grid[0], "grid_y": r.grid[1], "grid_z": r.grid[2],
+           "block_x": r.block[0], "block_y": r.block[1], "block_z": r.block[2],
+           "shared_bytes": r.shared_bytes, "stream": r.stream, "mode": r.mode}
+    row.update((k, getattr(p, k)) for k in profile.TOTALS)
+    row.update((k, float(getattr(p, k))) for k in profile.DERIVED)
+    row["static_inst"] = p.static_inst
+    row["slice_fraction"] = p.slice_fraction
+    row["wall_s"] = r.wall_s
+    row["compile_s"] = r.compile_s
+    row["run_s"] = float(p.timings.get("run", 0.0))
+    return row
+
+
+def kernel_rows(launches) -> list[dict]:
+    """One row per kernel (in order of first launch), totals summed."""
+    groups: dict = {}
+    for r in launches:
+        groups.setdefault((r.kernel, r.module), []).append(r)
+    rows = []
+    for (kernel, module), rs in groups.items():
+        total = profile.Profile(kernel=kernel, mode=rs[0].mode, grid=(0, 0, 0), block=(0, 0, 0))
+        for k in profile.TOTALS:
+            setattr(total, k, sum(getattr(r.profile, k) for r in rs))
+        walls = [r.wall_s for r in rs]
+        row = {"kernel": kernel, "module": module, "launches": len(rs)}
+        row.update((k, getattr(total, k)) for k in profile.TOTALS)
+        row.update((k, float(getattr(total, k))) for k in profile.DERIVED)
+        row.update({"wall_s": sum(walls), "wall_avg_s": sum(walls) / len(walls),
+                    "wall_min_s": min(walls), "wall_max_s": max(walls),
+                    "compile_s": sum(r.compile_s for r in rs)})
+        rows.append(row)
+    return rows
+
+
+def branch_rows(launches) -> list[dict]:
+    rows = []
+    for r in launches:
+        for key, b in r.profile.per_branch.items():
+            function, _, block = key.partition(":")
+            rows.append({"launch_id": r.id, "kernel": r.kernel, "function": function,
+                         "block": block, **b})
+    return rows
+
+
+# ------------------------------------------------------------ SQLite
+def _sql_type(v) -> str:
+    if isinstance(v, bool) or isinstance(v, int):
+        return "INTEGER"
+    if isinstance(v, float):
+        return "REAL"
+    return "TEXT"
+
+
+def _table(db, name: str, rows: list[dict], template: dict, key: str | None = None) -> None:
+    cols = list(template)
+    types = {c: _sql_type(template[c]) for c in cols}
+    for row in rows:                     # None in the template: type from a real value
+        for c in cols:
+            if template[c] is None and row.get(c) is not None:
+                types[c] = _sql_type(row[c])
+    defs = ", ".join(f'"{c}" {types[c]}' + (" PRIMARY KEY" if c == key else "") for c in cols)
+    db.execute(f'CREATE TABLE "{name}" ({defs})')
+    marks = ", ".join("?" for _ in cols)
+    db.executemany(f'INSERT INTO "{name}" VALUES ({marks})',
+                   [tuple(row.get(c) for c in cols) for row in rows])
+
+
+def _template_launch() -> dict:
+    t = {"id": 0, "kernel": "", "module": "", "grid_x": 0, "grid_y": 0, "grid_z": 0,
+         "block_x": 0, "block_y": 0, "block_z": 0, "shared_bytes": 0, "stream": 0, "mode": ""}
+    t.update((k, 0) for k in profile.TOTALS)
+    t.update((k, 0.0) for k in profile.DERIVED)
+    t.update({"static_inst": 0, "slice_fraction": 0.0})
+    t.update((k, 0.0) for k in TIME_COLUMNS)
+    return t
+
+
+def _template_kernel() -> dict:
+    t = {"kernel": "", "module": "", "launches": 0}
+    t.update((k, 0) for k in profile.TOTALS)
+    t.update((k, 0.0) for k in profile.DERIVED)
+    t.update({"wall_s": 0.0, "wall_avg_s": 0.0, "wall_min_s": 0.0, "wall_max_s": 0.0,
+              "compile_s": 0.0})
+    return t
+
+
+BRANCH_TEMPLATE = {"launch_id": 0, "kernel": "", "function": "", "block": "", "line": 0,
+                   "warp_execs": 0, "active": 0, "taken": 0, "not_taken": 0, "divergent": 0}
+
+
+def write_sqlite(path: str, launches, meta: dict) -> None:
+    """Write the report (an existing file is replaced)."""
+    import os
+    if os.path.exists(path):
+        os.remove(path)
+    db = sqlite3.connect(path)
+    try:
+        db.execute('CREATE TABLE "meta" ("key" TEXT PRIMARY KEY, "value" TEXT)')
+        db.executemany('INSERT INTO "meta" VALUES (?, ?)',
+                       [(k, None if v is None else str(v)) for k, v in meta.items()])
+        _table(db, "launches", [launch_row(r) for r in launches], _template_launch(), key="id")
+        _table(db, "kernels", kernel_rows(launches), _template_kernel())
+        _table(db, "branches", branch_rows(launches), BRANCH_TEMPLATE)
+        db.commit()
+    finally:
+        db.close()
+
+
+# ----------------------------------------------------------- summary
+def demangle(names) -> dict:
+    """{mangled: readable} with c++filt when it is installed (else as is)."""
+    import shutil
+    import subprocess
+    names = list(dict.fromkeys(names))
+    tool = shutil.which("c++filt")
+    if not tool or not names:
+        return {n: n for n in names}
+    try:
+        out = subprocess.run([tool], input="\n".join(names) + "\n", capture_output=True,
+                             text=True, timeout=30).stdout.splitlines()
+    except (OSError, subprocess.SubprocessError):
+        return {n: n for n in names}
+    return dict(zip(names, out)) if len(out) == len(names) else {n: n for n in names}
+
+
+def _time(s: float) -> str:
+    if s >= 1:
+        return f"{s:.4f}s"
+    if s >= 1e-3:
+        return f"{s * 1e3:.4f}ms"
+    return f"{s * 1e6:.3f}us"
+
+
+def _num(v) -> str:
+    return f"{v:.2f}%" if isinstance(v, float) else str(v)
+
+
+def summary_text(launches, meta: dict) -> str:
+    tag = f"=={meta.get('pid', 0)}=="
+    lines = [f"{tag} ptxc profiling result: {meta.get('application', '?')} "
+             f"(mode {meta.get('mode')}, GPU {meta.get('gpu')}, {len(launches)} launches)"]
+    kernels = kernel_rows(launches)
+    if not kernels:
+        lines.append(f"{tag} no kernel was launched")
+        return "\n".join(lines) + "\n"
+    total = sum(k["wall_s"] for k in kernels) or 1.0
+    readable = demangle(k["kernel"] for k in kernels)
+    lines.append(f"{'Time(%)':>8}  {'Time':>11}  {'Calls':>6}  {'Avg':>11}  {'Min':>11}  "
+                 f"{'Max':>11}  Name")
+    for k in sorted(kernels, key=lambda k: -k["wall_s"]):
+        lines.append(f"{100 * k['wall_s'] / total:7.2f}%  {_time(k['wall_s']):>11}  "
+                     f"{k['launches']:>6}  {_time(k['wall_avg_s']):>11}  "
+                     f"{_time(k['wall_min_s']):>11}  {_time(k['wall_max_s']):>11}  "
+                     f"{readable[k['kernel']]}")
+    lines.append(f"{tag} Metric result:")
+    lines.append(f"{'Invocations':>11}  {'Metric Name':<32}  {'Min':>14}  {'Max':>14}  {'Avg':>16}")
+    for k in kernels:
+        rs = [r for r in launches if r.kernel == k["kernel"] and r.module == k["module"]]
+        lines.append(f"Kernel: {readable[k['kernel']]}")
+        for name in profile.TOTALS + profile.DERIVED:
+            vals = [getattr(r.profile, name) for r in rs]
+            avg = sum(vals) / len(vals)
+            avg_text = f"{avg:.2f}%" if name in profile.DERIVED else (
+                str(int(avg)) if float(avg).is_integer() else f"{avg:.2f}")
+            lines.append(f"{len(rs):>11}  {name:<32}  {_num(min(vals)):>14}  {_num(max(vals)):>14}  "
+                         f"{avg_text:>16}")
+    return "\n".join(lines) + "\n"
+
+
+def summary_csv(launches, meta: dict) -> str:
+    rows = kernel_rows(launches)
+    out = io.StringIO()
+    cols = list(_template_kernel())
+    w = csv.writer(out, lineterminator="\n")
+    w.writerow(cols)
+    for r in rows:
+        w.writerow([r[c] for c in cols])
+    return out.getvalue()
+
+
+def summary_json(launches, meta: dict) -> str:
+    return json.dumps({"meta": meta, "kernels": kernel_rows(launches),
+                       "launches": [launch_row(r) for r in launches]}, indent=2) + "\n"
+
+
+FORMATS = {"text": summary_text, "csv": summary_csv, "json": summary_json}

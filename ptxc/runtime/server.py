@@ -1,0 +1,236 @@
+"""The ptxc side of a run: answering the shim's requests, running launches.
+
+One Session per application. Requests arrive one at a time (the shim holds
+a lock around each), so the session needs no locking. A launch runs with
+``launcher.launch_segments`` on the allocation table's segments and the
+kernel's module memory; in hybrid mode with the ``effects`` slice (the
+branch slice plus everything that writes memory the host can observe), so
+that output buffers are those of a full run. A PtxcError during a launch
+(out-of-bounds access, step budget, unsupported instruction, bad PTX) stops
+the run: ptxc prints it and the shim exits the application.
+"""
+from __future__ import annotations
+
+import struct
+import time
+from dataclasses import dataclass, field
+
+from ptxc.errors import PtxcError
+
+from . import protocol as P
+from .devmem import DeviceMemory
+from .modules import Registry
+
+HYBRID_SLICE = {"criteria": "effects"}
+LAUNCH = struct.Struct("<I3I3IIQQ")
+
+
+@dataclass
+class Options:
+    mode: str = "hybrid"
+    gpu: object = None               # gpus.GpuModel
+    max_steps: int | None = None
+    threads: int | None = None
+    ptx: str | None = None
+    keep_ptx: str | None = None
+
+
+@dataclass
+class LaunchRecord:
+    """One kernel launch as the report shows it."""
+    id: int
+    kernel: str
+    module: str
+    grid: tuple
+    block: tuple
+    shared_bytes: int
+    stream: int
+    mode: str
+    profile: object
+    wall_s: float
+    compile_s: float
+
+
+@dataclass
+class Session:
+    options: Options
+    channel: P.Channel
+    progress: object = None           # .begin(kernel name, launches done), .end() (app.Progress)
+    devmem: DeviceMemory = field(default_factory=DeviceMemory)
+    launches: list = field(default_factory=list)
+    connected: bool = False
+    pid: int | None = None
+    stopped: str | None = None        # why ptxc stopped the run
+    unsupported: str | None = None    # the unsupported call the application made
+    _pending: list = field(default_factory=list)
+
+    def __post_init__(self):
+        self.registry = Registry(self.devmem, self.options.gpu.sm, self.options.ptx,
+                                 self.options.keep_ptx)
+        self.handlers = {P.OP_HELLO: self.hello, P.OP_REGISTER_FATBIN: self.register_fatbin,
+                         P.OP_REGISTER_FUNCTION: self.register_function,
+                         P.OP_KERNEL_INFO: self.kernel_info, P.OP_SYMBOL: self.symbol,
+                         P.OP_MALLOC: self.malloc, P.OP_REMAP: self.remap, P.OP_FREE: self.free,
+                         P.OP_LAUNCH: self.launch, P.OP_UNSUPPORTED: self.note_unsupported}
+
+    # -------------------------------------------------------------- loop
+    def serve(self) -> None:
+        """Answer requests until the application closes the connection."""
+        try:
+            while True:
+                op, payload = self.channel.request()
+                if op != P.OP_REMAP:
+                    self._close_pending()
+                handler = self.handlers.get(op)
+                if handler is None:
+                    raise PtxcError(f"internal error: unknown request {op} from the shim")
+                try:
+                    handler(payload)
+                except PtxcError as e:
+                    self.stop(e)
+        except (P.Closed, ConnectionResetError, BrokenPipeError):
+            pass
+        finally:
+            self._close_pending()
+
+    def stop(self, err: PtxcError) -> None:
+        """Stop the run: the shim exits the application with EXIT_STOPPED."""
+        from ptxc.cli import render_error
+        self.stopped = render_error(self.registry.with_source_line(err))
+        self.channel.reply(P.ST_FATAL, struct.pack("<I", P.EXIT_STOPPED))
+
+    def _close_pending(self) -> None:
+        """The shim maps a new allocation at once or asks for another number
+        (OP_REMAP) in its very next request: after any other request the
+        descriptors it was sent are no longer needed here."""
+        for a in self._pending:
+            self.devmem.close_fd(a)
+        self._pending.clear()
+
+    def _mapping_reply(self, allocations, head: bytes = b"") -> None:
+        body = head + b"".join(P.mapping(a.seg, a.kind, a.size) for a in allocations)
+        self._pending.extend(allocations)
+        self.channel.reply(0, body, [a.fd for a in allocations])
+
+    # ---------------------------------------------------------- requests
+    def hello(self, payload: bytes) -> None:
+        version, pid = struct.unpack_from("<II", payload)
+        if version != P.PROTOCOL_VERSION:
+            raise PtxcError(f"the application loaded a ptxc runtime of protocol {version}, "
+                            f"this ptxc speaks {P.PROTOCOL_VERSION} (reinstall ptxc)")
+        self.connected, self.pid = True, pid
+        self.channel.reply(0, self.options.gpu.info_bytes())
+
+    def register_fatbin(self, payload: bytes) -> None:
+        _, version, _ = struct.unpack_from("<QII", payload)
+        fid = self.registry.register_fatbin(payload[16:], linked=version == 2)
+        self.channel.reply(0, struct.pack("<I", fid))
+
+    def register_function(self, payload: bytes) -> None:
+        fid, host = struct.unpack_from("<IQ", payload)
+        name = payload[12:].decode("utf-8", "replace")
+        self.channel.reply(0, struct.pack("<I", self.registry.register_function(fid, host, name)))
+
+    def kernel_info(self, payload: bytes) -> None:
+        k = self.registry.kernel(struct.unpack_from("<I", payload)[0])
+        self.channel.reply(0, self.registry.kernel_info(k))
+
+    def symbol(self, payload: bytes) -> None:
+        fid, = struct.unpack_from("<I", payload)
+        name = payload[4:].decode("utf-8", "replace")
+        try:
+            address, size, lm = self.registry.symbol(fid, name)
+        except KeyError:
+            self.channel.reply(P.CUDA_ERROR_INVALID_SYMBOL)
+            return
+        new = [a for a in lm.allocations if a.seg not in lm.mapped]
+        lm.mapped.update(a.seg for a in new)
+        head = struct.pack("<QQII", address, size, len(new), 0)
+        self._mapping_reply(new, head)
+
+    def malloc(self, payload: bytes) -> None:
+        size, kind = struct.unpack_from("<QI", payload)
+        gpu = self.options.gpu
+        if kind not in (P.KIND_DEVICE, P.KIND_MANAGED, P.KIND_HOST) or \
+                (kind != P.KIND_HOST and self.devmem.bytes_live + size > gpu.total_mem):
+            self.channel.reply(P.CUDA_ERROR_MEMORY_ALLOCATION)
+            return
+        try:
+            a = self.devmem.allocate(size, kind)
+        except MemoryError:
+            self.channel.reply(P.CUDA_ERROR_MEMORY_ALLOCATION)
+            return
+        self._mapping_reply([a])
+
+    def remap(self, payload: bytes) -> None:
+        seg, = struct.unpack_from("<I", payload)
+        a = self.devmem.by_seg.get(seg)
+        if a is None or a.fd < 0:
+            self.channel.reply(P.CUDA_ERROR_MEMORY_ALLOCATION)
+            return
+        self.devmem.remap(seg)
+        for lm in {id(f.module): f.module for f in self.registry.fatbins if f.module}.values():
+            if seg in lm.mapped:
+                lm.mapped.discard(seg)
+                lm.mapped.add(a.seg)
+        self._mapping_reply([a])
+
+    def free(self, payload: bytes) -> None:
+        seg, = struct.unpack_from("<I", payload)
+        ok = self.devmem.free(seg)
+        self.channel.reply(0 if ok else P.CUDA_ERROR_INVALID_VALUE)
+
+    def note_unsupported(self, payload: bytes) -> None:
+        self.unsupported = payload.decode("utf-8", "replace")
+        self.channel.reply(0)
+
+    # ------------------------------------------------------------ launch
+    def launch(self, payload: bytes) -> None:
+        kid, gx, gy, gz, bx, by, bz, _, shared, stream = LAUNCH.unpack_from(payload)
+        params = payload[LAUNCH.size:]
+        k = self.registry.kernel(kid)
+        fn = k.function
+        grid, block = (gx, gy, gz), (bx, by, bz)
+        err = self.check_config(fn, grid, block, shared)
+        if err:
+            self.channel.reply(err)
+            return
+        if self.progress:
+            self.progress.begin(k.name, len(self.launches))
+        try:
+            record = self.run_launch(k, fn, grid, block, shared, stream, params)
+        finally:
+            if self.progress:
+                self.progress.end()
+        self.launches.append(record)
+        self.channel.reply(0)
+
+    def check_config(self, fn, grid, block, shared) -> int:
+        """The cudaError_t a GPU would give this configuration (0: fine)."""
+        gpu = self.options.gpu
+        if min(grid) < 1 or min(block) < 1 or grid[0] > 2**31 - 1 or max(grid[1:]) > 65535:
+            return P.CUDA_ERROR_INVALID_CONFIGURATION
+        if block[0] > 1024 or block[1] > 1024 or block[2] > 64 or \
+                block[0] * block[1] * block[2] > gpu.max_threads_per_block:
+            return P.CUDA_ERROR_INVALID_CONFIGURATION
+        req = fn.reqntid
+        if req and tuple(req) + (1,) * (3 - len(req)) != block:
+            return P.CUDA_ERROR_INVALID_CONFIGURATION
+        if shared > gpu.shared_per_block_optin:
+            return P.CUDA_ERROR_INVALID_CONFIGURATION
+        return 0
+
+    def run_launch(self, k, fn, grid, block, shared, stream, params) -> LaunchRecord:
+        from ptxc.launcher import launch_segments
+        opts = self.options
+        lm = k.fatbin.loaded()
+        names = self.devmem.names()
+        names[None] = "no allocation: a host pointer or a wild pointer"
+        t0 = time.perf_counter()
+        prof = launch_segments(lm.module, fn, grid, block, params, self.devmem.segments(),
+                               mode=opts.mode, shared_bytes=shared, max_steps=opts.max_steps,
+                               threads=opts.threads, memory=lm.memory, segment_names=names,
+                               slice_options=HYBRID_SLICE if opts.mode == "hybrid" else None)
+        wall = time.perf_counter() - t0
+        return LaunchRecord(len(self.launches) + 1, k.name, lm.label, grid, block, shared,
+                            stream, opts.mode, prof, wall, prof.timings.get("compile", 0.0))
