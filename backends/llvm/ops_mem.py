@@ -56,7 +56,11 @@ def address(cg, addr_op, space: str):
     bits = 64 if (base.type and bits_of_reg(base) == 64) else 32
     v = cg.read(base, "u64" if bits == 64 else "u32")
     if bits == 32:
-        v = cg.f.cast("zext", "<32 x i32>", v, "<32 x i64>")
+        # A 32-bit address wraps at 2^32 (nvcc emits [%r+64] with %r = -60).
+        if off:
+            off32 = (off + (1 << 31)) % (1 << 32) - (1 << 31)
+            v = cg.f.val(f"add <32 x i32> {v}, {splat('i32', off32)}")
+        return cg.f.cast("zext", "<32 x i32>", v, "<32 x i64>"), None
     if off:
         v = cg.f.val(f"add <32 x i64> {v}, {K64(off)}")
     return v, None
