@@ -17,9 +17,10 @@ that has no argument is not launched: its counters depend on data the PTX
 does not hold. Arguments that are not control inputs may be left out: a
 hybrid run never reads them (launch() passes zeros / empty buffers); a full
 run gets zeros and, for each pointer, a zero-filled buffer of the largest
-size a segment can address (2^32 bytes, 2^24 for 32-bit modules). numpy
-allocates it with calloc, so the OS maps only the pages the kernel touches;
-since no control input reads it, the counters do not depend on its contents.
+size a segment can address (2^32 bytes, 2^24 for 32-bit modules): an
+anonymous mapping (MAP_NORESERVE where Linux has it), so the OS provides only
+the pages the kernel touches; since no control input reads it, the counters
+do not depend on its contents.
 """
 from __future__ import annotations
 
@@ -181,15 +182,39 @@ def _short(fn, name: str) -> str:
 
 def placeholder(fn, p):
     """A value for a parameter no control input reads (full mode)."""
-    import numpy as np
-
     from .backends.llvm.layout import seg_shift
-    from .launcher import is_pointer_param, addr_bits
+    from .launcher import addr_bits, is_pointer_param
     if is_pointer_param(p, addr_bits(fn)):
-        return np.zeros(1 << seg_shift(fn.module), np.uint8)
+        return lazy_zeros(fn, 1 << seg_shift(fn.module))
     if p.dims:
         return bytes(p.size)
     return 0
+
+
+# MAP_NORESERVE of Linux on x86-64 and arm64 (Python's mmap module does not
+# export it): the mapping is not charged against the overcommit limit.
+MAP_NORESERVE = 0x4000
+
+
+def lazy_zeros(fn, nbytes: int):
+    """A zero-filled uint8 array of ``nbytes`` whose pages the OS maps only
+    when the kernel touches them (an anonymous private mapping)."""
+    import mmap
+    import platform
+
+    import numpy as np
+    noreserve = MAP_NORESERVE if (platform.system() == "Linux" and
+                                  platform.machine() in ("x86_64", "aarch64")) else 0
+    try:
+        mm = mmap.mmap(-1, nbytes, flags=mmap.MAP_PRIVATE | mmap.MAP_ANONYMOUS | noreserve)
+        return np.frombuffer(mm, np.uint8)
+    except (OSError, ValueError, AttributeError):
+        pass
+    try:
+        return np.zeros(nbytes, np.uint8)
+    except MemoryError:
+        raise PtxcError(f"kernel {fn.name}: cannot reserve {nbytes} bytes of address space for "
+                        "a pointer argument of a full run; give the pointer arguments with --arg")
 
 
 def precompile(module, rows: list, mode: str) -> dict:

@@ -224,7 +224,7 @@ def test_xla_refusals(xla_module, name, reason):
 
 @needs_xla
 def test_xla_hybrid_equals_full(xla_module):
-    """Full runs get a zero-filled 4 GiB buffer per pointer (calloc: only the
+    """Full runs get a zero-filled 4 GiB mapping per pointer (only the
     touched pages cost memory); the slices read no data, so the counters do
     not depend on the contents."""
     names = sorted(XLA_GRIDS)
