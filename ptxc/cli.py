@@ -455,12 +455,35 @@ def _field_default(f):
 # ------------------------------------------------------------------ main
 
 def main(argv: list[str] | None = None) -> int:
-    """Console-script entry point (``ptxc``)."""
+    """Console-script entry point (``ptxc``). Run as the program (no
+    ``argv``), it ends with :func:`fast_exit`."""
     try:
-        return cli.main(args=argv, prog_name="ptxc", standalone_mode=True) or 0
+        code = cli.main(args=argv, prog_name="ptxc", standalone_mode=True) or 0
+    except SystemExit as e:
+        if argv is not None or not isinstance(e.code, (int, type(None))):
+            raise
+        code = e.code or 0
     except BrokenPipeError:
         _silence_stdout()
-        return EXIT_ERROR
+        code = EXIT_ERROR
+    if argv is None:
+        fast_exit(code)
+    return code
+
+
+def fast_exit(code: int) -> None:
+    """End the process without freeing every object one by one: tearing down
+    the IR of a large module costs as much as slicing it (~0.12 s of CPU for
+    the XLA module of the corpus). atexit handlers still run and the standard
+    streams are flushed; nothing else is left to write."""
+    import atexit
+    atexit._run_exitfuncs()
+    for stream in (sys.stdout, sys.stderr):
+        try:
+            stream.flush()
+        except (OSError, ValueError):
+            pass
+    os._exit(code)
 
 
 if __name__ == "__main__":  # python -m ptxc.cli

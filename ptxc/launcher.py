@@ -454,6 +454,8 @@ def compile_launches(module, launches, mode: str) -> dict:
         if mode == "hybrid":
             ensure_slice(module, fn)
         by_level.setdefault(jit.choose_level(fn, mode, count(grid) * count(block)), []).append(fn)
+    if not by_level:
+        return {"codegen": 0.0, "llvm": 0.0}
     t0 = time.perf_counter()
     jit.runtime()                       # LLVM's start-up and the CTA loop (once per process)
     spent = {"codegen": 0.0, "llvm": time.perf_counter() - t0}
