@@ -3,12 +3,13 @@
 Runs `ptxc profile --format=json FILE` in a fresh process (the time a user
 waits: interpreter start, imports, parse, slice, launch inference, code
 generation, LLVM, runs) and `ptxas -arch=sm_75 -O0 FILE` (skipped when
-absent), alternately, best of N each, in CPU seconds of the child (user +
-sys, so that other load on the machine disturbs the ratio less than wall
-time would). Prints the breakdown that `ptxc profile` reports (parse, slice,
-infer, codegen, llvm, launches = compiles left to the launches + runs), the
-rest of the process (start-up and imports), the LLVM share, and the ratio to
-ptxas. Three cache states:
+absent), alternately, best of N each. The ratio is in CPU seconds of the
+child (user + sys, so that other load on the machine disturbs it less than
+wall time would). For the best run it prints the wall-time breakdown that
+`ptxc profile` reports (parse, slice, infer, codegen, llvm = LLVM start-up,
+CTA loop and kernels, launches = compiles left to the launches + runs), the
+rest of the process (interpreter start, imports, output, exit) and the
+shares of LLVM and parsing. Three cache states:
 
 * cold: PTXC_CACHE=0, every kernel compiled (the goal: below ptxas -O0);
 * warm: the on-disk object cache filled by a previous run;
@@ -29,6 +30,7 @@ import shutil
 import subprocess
 import sys
 import tempfile
+import time
 from pathlib import Path
 
 XLA = Path(__file__).resolve().parents[2] / "shared" / "corpus" / "xla" / "module_0000.ptx"
@@ -40,12 +42,13 @@ def child_cpu() -> float:
     return r.ru_utime + r.ru_stime
 
 
-def run_cpu(cmd: list[str], env: dict) -> tuple[float, str]:
-    t = child_cpu()
+def run_cpu(cmd: list[str], env: dict) -> tuple[float, float, str]:
+    """(child CPU seconds, wall seconds, stdout)."""
+    t, w = child_cpu(), time.perf_counter()
     r = subprocess.run(cmd, capture_output=True, text=True, env=env)
     if r.returncode not in (0, 1):
         raise SystemExit(f"{' '.join(cmd)} failed:\n{r.stderr[-2000:]}")
-    return child_cpu() - t, r.stdout
+    return child_cpu() - t, time.perf_counter() - w, r.stdout
 
 
 def ptxc_env(cache: str | None) -> dict:
@@ -62,9 +65,9 @@ def ptxc_cmd(path: Path) -> list[str]:
     return [sys.executable, "-m", "ptxc.cli", "profile", "--format=json", str(path)]
 
 
-def best(runs: list) -> tuple[float, dict]:
-    cpu, out = min(runs, key=lambda r: r[0])
-    return cpu, json.loads(out)
+def best(runs: list) -> tuple[float, float, dict]:
+    cpu, wall, out = min(runs, key=lambda r: r[0])
+    return cpu, wall, json.loads(out)
 
 
 def measure(path: Path, repeat: int, ptxas: str | None, cache: str | None, prepare=None):
@@ -76,18 +79,17 @@ def measure(path: Path, repeat: int, ptxas: str | None, cache: str | None, prepa
         if ptxas:
             ref.append(run_cpu([ptxas, "-arch=sm_75", "-O0", str(path), "-o", os.devnull],
                                dict(os.environ))[0])
-    cpu, report = best(ours)
-    return cpu, report, (min(ref) if ref else None)
+    return (*best(ours), min(ref) if ref else None)
 
 
-def line(name: str, cpu: float, report: dict, ref: float | None) -> str:
+def line(name: str, cpu: float, wall: float, report: dict, ref: float | None) -> str:
     t = report["timings"]
     stages = "  ".join(f"{k} {t.get(k, 0):.3f}" for k in STAGES)
-    rest = cpu - sum(t.get(k, 0) for k in STAGES)
+    rest = wall - sum(t.get(k, 0) for k in STAGES)
     ratio = f"{cpu / ref:5.2f}" if ref else "  n/a"
-    share = t.get("llvm", 0) / cpu
-    return (f"{name:7} {cpu:6.3f} s  [{stages}  start-up+imports {rest:.3f}]  "
-            f"llvm {100 * share:4.1f}%  ptxas -O0 {ref or 0:.3f} s  ratio {ratio}")
+    return (f"{name:7} CPU {cpu:5.3f} s  ptxas -O0 {ref or 0:.3f} s  ratio {ratio}   "
+            f"wall {wall:5.3f} s [{stages}  rest {rest:.3f}]  llvm {100 * t.get('llvm', 0) / wall:4.1f}%, "
+            f"parse {100 * t.get('parse', 0) / wall:4.1f}% of the wall time")
 
 
 def edited_copy(path: Path, folder: str) -> Path:
@@ -116,11 +118,11 @@ def main() -> int:
         again = measure(edited, a.repeat, ptxas, cache,
                         prepare=lambda: shutil.rmtree(cache, ignore_errors=True) or
                         run_cpu(ptxc_cmd(a.file), ptxc_env(cache)))
-    k = cold[1]["total"]
+    k = cold[2]["total"]
     print(f"{a.file.name}: {k['kernels']} kernels, {k['kernels_run']} run in hybrid mode "
           f"(inferred or given launches), CPU seconds, best of {a.repeat}")
-    for name, (cpu, report, ref) in (("cold", cold), ("warm", warm), ("edited", again)):
-        print(line(name, cpu, report, ref))
+    for name, (cpu, wall, report, ref) in (("cold", cold), ("warm", warm), ("edited", again)):
+        print(line(name, cpu, wall, report, ref))
     return 0
 
 
