@@ -186,7 +186,7 @@ def _compile_into(cache, module, todo, mode, level, keep_ir, skip_errors) -> Non
         return
     unique = {g.name: (g, text) for _, g, text in made}
     t1 = time.perf_counter()
-    engine = _native(unique, level, ", ".join(k.name for k, _, _ in made))
+    engine, compiled = _native(unique, level, ", ".join(k.name for k, _, _ in made))
     t2 = time.perf_counter()
     share = 1.0 / len(made)
     for k, g, text in made:
@@ -198,7 +198,7 @@ def _compile_into(cache, module, todo, mode, level, keep_ir, skip_errors) -> Non
             warp_fn=engine.get_function_address(g.name), engine=engine,
             ir_text=module_text_of([text], [g]) if keep_ir else "",
             timings={"codegen": (t1 - t0) * share, "llvm": (t2 - t1) * share,
-                     "batch": len(made), "distinct": len(unique)})
+                     "batch": len(made), "distinct": len(unique), "compiled": compiled})
 
 
 def is_compiled(module, kernel, mode: str, level: int) -> bool:
@@ -245,9 +245,9 @@ def _optimise(mod, level: int) -> None:
 
 
 def _native(unique: dict, level: int, names: str):
-    """An execution engine holding the code of every function of ``unique``
-    ({name: (generator, text)}): cached objects are loaded, the rest is
-    compiled in one LLVM module (and its object cached)."""
+    """(an execution engine holding the code of every function of ``unique``
+    ({name: (generator, text)}), how many were compiled): cached objects are
+    loaded, the rest is compiled in one LLVM module (and its object cached)."""
     from llvmlite.binding.object_file import ObjectFileRef
 
     from . import objcache
@@ -266,7 +266,7 @@ def _native(unique: dict, level: int, names: str):
         objcache.store(obj, [keys[n] for n in missing])
         engine.add_object_file(ObjectFileRef.from_data(obj))
     engine.finalize_object()
-    return engine
+    return engine, len(missing)
 
 
 def _emit(text: str, level: int, names: str) -> bytes:

@@ -20,7 +20,7 @@ from __future__ import annotations
 import hashlib
 import os
 
-CACHE_FILES = 4000          # the oldest half is dropped beyond this
+CACHE_FILES = 12000         # objects + index files; the oldest half is dropped beyond this
 VERSION = "ptxc-jit-2"
 
 
