@@ -52,6 +52,7 @@ from dataclasses import dataclass
 
 from ptxc import ir
 from ptxc.passmanager import ALL, Pass, PassResult
+from ptxc.types import instr_types
 
 from .cfg import defined_functions
 from .domtree import DomTree
@@ -168,7 +169,10 @@ class IndexEvaluator:
 
 
 def _int_typed(ins) -> bool:
-    return any(m in INT_TYPES for m in ins.mods) or ins.opcode == "mov"
+    """Every type of the instruction is an integer type (cvt between floats
+    and integers, or float moves, do not carry an index)."""
+    types = instr_types(ins.mods)
+    return bool(types) and all(t in INT_TYPES for t in types)
 
 
 def _product(a: Affine, b: Affine) -> Affine | None:
