@@ -91,7 +91,8 @@ def profile_module(module, launches: dict | None = None, args: dict | None = Non
     chosen = select_kernels(module, kernels, launches, args)
     result = ModuleProfile(module, mode)
     t0 = time.perf_counter()
-    launcher.ensure_slice(module, chosen[0]) if chosen else None
+    if chosen:
+        launcher.ensure_slice(module, chosen[0])      # slices every function of the module
     t1 = time.perf_counter()
     rows = [plan_row(module, fn, launches.get(fn.name), args.get(fn.name), mode) for fn in chosen]
     t2 = time.perf_counter()
@@ -219,14 +220,9 @@ def lazy_zeros(fn, nbytes: int):
 
 def precompile(module, rows: list, mode: str) -> dict:
     """Compile the kernels to run in one batch per optimisation level."""
-    from .launcher import compile_launches
-    return compile_launches(module, [(module_fn(module, r.kernel), r.grid, r.block) for r in rows],
-                            mode)
-
-
-def module_fn(module, name: str):
-    from .launcher import find_kernel
-    return find_kernel(module, name)
+    from .launcher import compile_launches, find_kernel
+    return compile_launches(module, [(find_kernel(module, r.kernel), r.grid, r.block)
+                                     for r in rows], mode)
 
 
 def run_row(module, row: KernelRow, mode: str, threads, max_steps) -> None:
