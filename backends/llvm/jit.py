@@ -7,9 +7,10 @@ kernels of one module can be compiled together into one LLVM module
 (``compile_many``): an LLVM module costs ~4 ms of fixed overhead, which
 dominates when a whole module of small kernels is analysed (the hybrid runs
 of an XLA module). Kernels whose generated code is identical are compiled
-once, and object code is cached on disk per kernel (objcache.py). The optimisation level is chosen per launch by
-``choose_level`` (measurements in docs/executor.md): small launches are
-dominated by compile time and use no IR optimisation; big full-mode launches
+once, and object code is cached on disk per kernel (objcache.py). The
+optimisation level is chosen per launch by ``choose_level`` (measurements in
+docs/executor.md): small launches are dominated by compile time and use no
+IR optimisation; big launches (hybrid ones only when the slice is not tiny)
 use LLVM's O2 pipeline. The CTA loop (runtime_ir.py) is compiled once per
 process.
 """
