@@ -95,13 +95,15 @@ def render_text(report: dict) -> str:
     return "\n".join(lines) + "\n"
 
 
-def render_csv(report: dict) -> str:
+def render_csv(report: dict, columns: tuple = CSV_COLUMNS) -> str:
+    """One row per kernel; ``columns`` past CSV_COLUMNS are read from the
+    function's entry (``ptxc profile`` adds its launch columns that way)."""
     buf = io.StringIO()
     w = csv.writer(buf, lineterminator="\n")
-    w.writerow(CSV_COLUMNS)
+    w.writerow(columns)
     for name, fc in report["functions"].items():
         if fc["kernel"]:
-            w.writerow([_csv_value(report, name, fc, col) for col in CSV_COLUMNS])
+            w.writerow([_csv_value(report, name, fc, col) for col in columns])
     return buf.getvalue()
 
 

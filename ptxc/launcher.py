@@ -446,6 +446,29 @@ def compile_for_launch(module, fn, mode: str, level: int):
     return jit.compile_kernel(module, fn, mode, level)
 
 
+def compile_launches(module, launches, mode: str) -> dict:
+    """Compile the kernels of several launches ``[(fn, grid, block)]`` ahead of
+    running them, in one LLVM module per optimisation level (the launches then
+    find them compiled). Kernels that cannot be compiled are left for their
+    launch to report. Returns the seconds spent: {"codegen", "llvm"}."""
+    from .backends.llvm import jit
+    by_level: dict[int, list] = {}
+    for fn, grid, block in launches:
+        if mode == "hybrid":
+            ensure_slice(module, fn)
+        by_level.setdefault(jit.choose_level(fn, mode, count(grid) * count(block)), []).append(fn)
+    if not by_level:
+        return {"codegen": 0.0, "llvm": 0.0}
+    t0 = time.perf_counter()
+    jit.runtime()                       # LLVM's start-up and the CTA loop (once per process)
+    spent = {"codegen": 0.0, "llvm": time.perf_counter() - t0}
+    for level, fns in by_level.items():
+        for c in jit.compile_many(module, fns, mode, level, skip_errors=True):
+            for key in spent:
+                spent[key] += c.timings.get(key, 0.0) if c is not None else 0.0
+    return spent
+
+
 ERR_TEXT = {1: "out-of-bounds access", 2: "misaligned access", 5: "trap",
             6: "not supported yet", 4: "reconvergence stack overflow"}
 

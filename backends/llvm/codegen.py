@@ -330,7 +330,13 @@ class KernelCodegen(SimtMixin, Values):
 
     # ---------------------------------------------------------- assembly
     def function_text(self) -> str:
-        """The text of ``run_warp`` alone (helpers and declarations apart)."""
+        """The text of ``run_warp`` alone (helpers and declarations apart);
+        assembled once (it completes the dispatcher)."""
+        if getattr(self, "_text", None) is None:
+            self._text = self._assemble()
+        return self._text
+
+    def _assemble(self) -> str:
         f = self.f
         f.lines.insert(self.dispatch_at, self.switch_text())
         init = self.slot_init_lines()
@@ -402,8 +408,13 @@ class KernelCodegen(SimtMixin, Values):
 
 def module_text(gens: list) -> str:
     """One LLVM module holding the ``run_warp`` of each generator."""
+    return module_text_of([g.function_text() for g in gens], gens)
+
+
+def module_text_of(funcs: list, gens: list) -> str:
+    """One LLVM module of the function texts ``funcs`` and the helpers and
+    declarations their generators ``gens`` need."""
     from .runtime_ir import PRELUDE, PRELUDE_DECLS, REPORT, RESOLVE
-    funcs = [g.function_text() for g in gens]
     helpers, decls = {}, set(PRELUDE_DECLS)
     for g in gens:
         helpers.update(g.helpers)

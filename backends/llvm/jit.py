@@ -6,16 +6,17 @@ Only the launched kernel and the functions it calls are compiled. Several
 kernels of one module can be compiled together into one LLVM module
 (``compile_many``): an LLVM module costs ~4 ms of fixed overhead, which
 dominates when a whole module of small kernels is analysed (the hybrid runs
-of an XLA module). The optimisation level is chosen per launch by
-``choose_level`` (measurements in docs/executor.md): small launches are
-dominated by compile time and use no IR optimisation; big full-mode launches
+of an XLA module). Kernels whose generated code is identical are compiled
+once, and object code is cached on disk per kernel (objcache.py). The
+optimisation level is chosen per launch by ``choose_level`` (measurements in
+docs/executor.md): small launches are dominated by compile time and use no
+IR optimisation; big launches (hybrid ones only when the slice is not tiny)
 use LLVM's O2 pipeline. The CTA loop (runtime_ir.py) is compiled once per
 process.
 """
 from __future__ import annotations
 
 import ctypes
-import itertools
 import os
 import threading
 import time
@@ -26,9 +27,9 @@ from ptxc.errors import PtxcError
 ENV_LEVEL = os.environ.get("PTXC_OPT")      # force a level (0-3) for experiments
 BIG_LAUNCH = 1 << 16                        # threads from which O2 pays off (full mode)
 BIG_KERNEL = 4000                           # instructions above which O2 costs seconds
+HYBRID_WORK = 1 << 22                       # threads x slice instructions from which O2 pays off
 _lock = threading.RLock()
 _llvm = None
-_names = itertools.count()
 
 
 @dataclass
@@ -69,14 +70,19 @@ _host = None
 def new_target_machine(opt: int = 2):
     """A fresh host TargetMachine: an execution engine takes ownership of
     (and frees) the one it is given, so engines never share one."""
-    global _host
-    b = llvm()
-    if _host is None:
-        _host = (b.Target.from_default_triple(), b.get_host_cpu_name(),
-                 b.get_host_cpu_features().flatten())
-    target, cpu, features = _host
+    target, cpu, features = host()
     return target.create_target_machine(cpu=cpu, features=features, opt=min(opt, 3),
                                         codemodel="jitdefault", jit=True)
+
+
+def host() -> tuple:
+    """(target, CPU name, CPU features) of this machine, computed once."""
+    global _host
+    if _host is None:
+        b = llvm()
+        _host = (b.Target.from_default_triple(), b.get_host_cpu_name(),
+                 b.get_host_cpu_features().flatten())
+    return _host
 
 
 def target_machine():
@@ -89,14 +95,22 @@ def target_machine():
 
 # ------------------------------------------------------------- policy
 def choose_level(kernel, mode: str, threads: int) -> int:
-    """0 (no IR optimisation) or 2 (LLVM O2) for a launch of ``threads`` threads
-    (either mode: a big hybrid launch also pays for the optimiser)."""
+    """0 (no IR optimisation) or 2 (LLVM O2) for a launch of ``threads`` threads.
+    A hybrid launch runs only the slice: it pays for the optimiser only when
+    threads x kept instructions is large too (the elementwise kernels of an
+    XLA module keep a handful of instructions: O2 tripled their compile time
+    and saved no run time; docs/executor.md)."""
     if ENV_LEVEL is not None:
         return int(ENV_LEVEL)
     if threads < BIG_LAUNCH:
         return 0
     size = sum(len(b.instrs) for b in kernel.blocks)
-    return 2 if size <= BIG_KERNEL else 0
+    if size > BIG_KERNEL:
+        return 0
+    if mode == "hybrid" and kernel.attrs.get("sliced"):
+        kept = sum(1 for b in kernel.blocks for i in b.instrs if i.attrs.get("slice"))
+        return 2 if threads * kept >= HYBRID_WORK else 0
+    return 2
 
 
 # -------------------------------------------------------------- caching
@@ -121,45 +135,71 @@ def compile_kernel(module, kernel, mode: str, level: int = 0, keep_ir: bool = Fa
 def compile_many(module, kernels, mode: str, level: int = 0, keep_ir: bool = False,
                  skip_errors: bool = False) -> list:
     """Compile several kernels of ``module`` into one LLVM module (cached).
-    With ``skip_errors``, kernels that cannot be compiled are left out (and
-    None is returned for them)."""
-    from .codegen import KernelCodegen, module_text
-    from .plan import Plan
+    Kernels whose generated code is identical (XLA's many copies of one
+    elementwise kernel) are compiled once; kernels found in the on-disk cache
+    (objcache) are not compiled at all. With ``skip_errors``, kernels that
+    cannot be compiled are left out (and None is returned for them)."""
     with _lock:
         cache = _cache(module)
-        todo = [k for k in kernels if _key(k, mode, level) not in cache]
+        todo = list({_key(k, mode, level): k for k in kernels
+                     if _key(k, mode, level) not in cache}.values())
         if todo:
-            t0 = time.perf_counter()
-            gens, ok = [], []
-            for k in todo:
-                try:
-                    g = KernelCodegen(Plan(module, k), mode, name=f"run_warp_{next(_names)}")
-                    g.generate_function()
-                except PtxcError:
-                    if not skip_errors:
-                        raise
-                    continue
-                gens.append(g)
-                ok.append(k)
-            todo = ok
-            if not todo:
-                return [cache.get(_key(k, mode, level)) for k in kernels]
-            text = module_text(gens)
-            t1 = time.perf_counter()
-            engine = _native(text, level, ", ".join(k.name for k in todo))
-            t2 = time.perf_counter()
-            share = 1.0 / len(todo)
-            for k, g in zip(todo, gens):
-                cache[_key(k, mode, level)] = Compiled(
-                    plan=g.plan, mode=mode, level=level, n_counters=g.next_ctr,
-                    branch_ctr=g.branch_ctr, guard_ctr=g.guard_ctr, ws_size=g.ws_size,
-                    uses_global_atomics=g.uses_global_atomics, writes_global=g.writes_global,
-                    unsupported=getattr(g, "unsupported_ids", {}), run_ctas=runtime(),
-                    warp_fn=engine.get_function_address(g.name), engine=engine,
-                    ir_text=text if keep_ir else "",
-                    timings={"codegen": (t1 - t0) * share, "llvm": (t2 - t1) * share,
-                             "batch": len(todo)})
+            _compile_into(cache, module, todo, mode, level, keep_ir, skip_errors)
         return [cache.get(_key(k, mode, level)) for k in kernels]
+
+
+PLACEHOLDER = "run_warp"
+
+
+def _generate(module, kernels, mode: str, level: int, skip_errors: bool) -> list:
+    """[(kernel, generator, function text)] with each function named after
+    its key (objcache.key): identical code gets the same name."""
+    from .codegen import KernelCodegen
+    from .plan import Plan
+    out = []
+    for k in kernels:
+        try:
+            g = KernelCodegen(Plan(module, k), mode, name=PLACEHOLDER)
+            g.generate_function()
+            text = g.function_text()
+        except PtxcError:
+            if not skip_errors:
+                raise
+            continue
+        g.name = f"run_warp_{_kernel_key(text, g, level)}"
+        out.append((k, g, text.replace(f"@{PLACEHOLDER}(", f"@{g.name}(", 1)))
+    return out
+
+
+def _kernel_key(text: str, g, level: int) -> str:
+    from . import objcache
+    from .runtime_ir import PRELUDE, REPORT, RESOLVE
+    _, cpu, features = host()
+    return objcache.key([text, *sorted(g.helpers.values()), *sorted(g.decls), PRELUDE, RESOLVE,
+                         REPORT, str(level), cpu, features, str(llvm().llvm_version_info)])
+
+
+def _compile_into(cache, module, todo, mode, level, keep_ir, skip_errors) -> None:
+    from .codegen import module_text_of
+    t0 = time.perf_counter()
+    made = _generate(module, todo, mode, level, skip_errors)
+    if not made:
+        return
+    unique = {g.name: (g, text) for _, g, text in made}
+    t1 = time.perf_counter()
+    engine, compiled = _native(unique, level, ", ".join(k.name for k, _, _ in made))
+    t2 = time.perf_counter()
+    share = 1.0 / len(made)
+    for k, g, text in made:
+        cache[_key(k, mode, level)] = Compiled(
+            plan=g.plan, mode=mode, level=level, n_counters=g.next_ctr,
+            branch_ctr=g.branch_ctr, guard_ctr=g.guard_ctr, ws_size=g.ws_size,
+            uses_global_atomics=g.uses_global_atomics, writes_global=g.writes_global,
+            unsupported=getattr(g, "unsupported_ids", {}), run_ctas=runtime(),
+            warp_fn=engine.get_function_address(g.name), engine=engine,
+            ir_text=module_text_of([text], [g]) if keep_ir else "",
+            timings={"codegen": (t1 - t0) * share, "llvm": (t2 - t1) * share,
+                     "batch": len(made), "distinct": len(unique), "compiled": compiled})
 
 
 def is_compiled(module, kernel, mode: str, level: int) -> bool:
@@ -173,15 +213,24 @@ _runtime = None
 
 
 def runtime():
-    """The CTA loop ``run_ctas`` (runtime_ir.py), compiled once per process."""
+    """The CTA loop ``run_ctas`` (runtime_ir.py), compiled at O2 once per
+    process (its object code is cached on disk like the kernels')."""
     global _runtime
     if _runtime is None:
+        from llvmlite.binding.object_file import ObjectFileRef
+
+        from . import objcache
         from .runtime_ir import runtime_text
         b = llvm()
-        mod = b.parse_assembly(runtime_text())
-        mod.verify()
-        _optimise(mod, 2)
-        engine = b.create_mcjit_compiler(mod, new_target_machine(2))
+        text = runtime_text()
+        _, cpu, features = host()
+        key = objcache.key([text, "run_ctas", "2", cpu, features, str(b.llvm_version_info)])
+        obj = next(iter(objcache.lookup([key])), None)
+        if obj is None:
+            obj = _emit(text, 2, "run_ctas")
+            objcache.store(obj, [key])
+        engine = b.create_mcjit_compiler(b.parse_assembly(""), new_target_machine(2))
+        engine.add_object_file(ObjectFileRef.from_data(obj))
         engine.finalize_object()
         _runtime = (engine, RUN_CTAS(engine.get_function_address("run_ctas")))
     return _runtime[1]
@@ -196,57 +245,33 @@ def _optimise(mod, level: int) -> None:
     pb.getModulePassManager().run(mod, pb)
 
 
-def _cache_path(text: str, level: int) -> str | None:
-    """Where the object code of this IR text is cached on disk (None: off).
+def _native(unique: dict, level: int, names: str):
+    """(an execution engine holding the code of every function of ``unique``
+    ({name: (generator, text)}), how many were compiled): cached objects are
+    loaded, the rest is compiled in one LLVM module (and its object cached)."""
+    from llvmlite.binding.object_file import ObjectFileRef
 
-    Keyed by a hash of the IR text, the optimisation level, the host CPU and
-    the LLVM version: compile time dominates a hybrid analysis of a module of
-    many small kernels, and the second analysis of the same module reuses the
-    native code. PTXC_CACHE=0 turns the cache off; PTXC_CACHE_DIR moves it."""
-    if os.environ.get("PTXC_CACHE", "1") == "0":
-        return None
-    import hashlib
+    from . import objcache
     b = llvm()
-    new_target_machine(level)          # fills _host
-    h = hashlib.sha256()
-    for part in (text, str(level), _host[1], _host[2], str(b.llvm_version_info), "ptxc-jit-1"):
-        h.update(part.encode())
-        h.update(b"\0")
-    base = os.environ.get("PTXC_CACHE_DIR") or os.path.join(
-        os.environ.get("XDG_CACHE_HOME") or os.path.join(os.path.expanduser("~"), ".cache"),
-        "ptxc", "objects")
-    return os.path.join(base, h.hexdigest()[:40] + ".o")
+    engine = b.create_mcjit_compiler(b.parse_assembly(""), new_target_machine(level))
+    keys = {name: name[len("run_warp_"):] for name in unique}
+    found = objcache.lookup(keys.values())
+    hits = {k for ks in found.values() for k in ks}
+    missing = [name for name, k in keys.items() if k not in hits]
+    for obj in found:
+        engine.add_object_file(ObjectFileRef.from_data(obj))
+    if missing:
+        from .codegen import module_text_of
+        gens = [unique[n][0] for n in missing]
+        obj = _emit(module_text_of([unique[n][1] for n in missing], gens), level, names)
+        objcache.store(obj, [keys[n] for n in missing])
+        engine.add_object_file(ObjectFileRef.from_data(obj))
+    engine.finalize_object()
+    return engine, len(missing)
 
 
-def _read_object(path):
-    try:
-        with open(path, "rb") as fh:
-            return fh.read()
-    except OSError:
-        return None
-
-
-CACHE_FILES = 4000          # the oldest half is dropped beyond this
-
-
-def _write_object(path, buf: bytes) -> None:
-    try:
-        folder = os.path.dirname(path)
-        os.makedirs(folder, exist_ok=True)
-        tmp = f"{path}.{os.getpid()}.tmp"
-        with open(tmp, "wb") as fh:
-            fh.write(buf)
-        os.replace(tmp, path)
-        names = os.listdir(folder)
-        if len(names) > CACHE_FILES:
-            files = sorted((os.path.getmtime(os.path.join(folder, n)), n) for n in names)
-            for _, n in files[:len(files) // 2]:
-                os.remove(os.path.join(folder, n))
-    except OSError:
-        pass
-
-
-def _native(text: str, level: int, names: str):
+def _emit(text: str, level: int, names: str) -> bytes:
+    """Object code of one LLVM module of kernels."""
     b = llvm()
     try:
         mod = b.parse_assembly(text)
@@ -258,13 +283,6 @@ def _native(text: str, level: int, names: str):
         first = str(e).strip().splitlines()
         raise PtxcError(f"internal error: invalid LLVM IR for kernel(s) {names} ({path}): "
                         f"{first[-1] if first else e}")
-    path = _cache_path(text, level)
-    cached = _read_object(path) if path else None
-    if level > 0 and cached is None:
+    if level > 0:
         _optimise(mod, level)
-    engine = b.create_mcjit_compiler(mod, new_target_machine(level))
-    if path:
-        engine.set_object_cache(lambda m, buf: cached is None and _write_object(path, buf),
-                                lambda m: cached)
-    engine.finalize_object()
-    return engine
+    return new_target_machine(level).emit_object(mod)
