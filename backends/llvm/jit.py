@@ -49,6 +49,9 @@ class Compiled:
     engine: object
     ir_text: str = ""
     timings: dict = field(default_factory=dict)
+    memory_counters: bool = False   # coalescing / bank-conflict counters collected
+    bank_bytes: int = 0             # their shared-memory bank width (4 or 8; 0 when off)
+    mem_ctr: dict = field(default_factory=dict)   # instr id -> {space: counter base}
 
 
 def llvm():
@@ -104,22 +107,24 @@ def _cache(module) -> dict:
     return module.attrs.setdefault("llvm_jit_cache", {})
 
 
-def _key(kernel, mode: str, level: int):
+def _key(kernel, mode: str, level: int, memory: int = 0):
     stamp = id(kernel.attrs.get("slice_report")) if mode == "hybrid" and kernel.attrs.get("sliced") else None
-    return (kernel.name, mode, level, stamp)
+    return (kernel.name, mode, level, stamp) + ((memory,) if memory else ())
 
 
-def compile_kernel(module, kernel, mode: str, level: int = 0, keep_ir: bool = False) -> Compiled:
-    """The compiled kernel, from the cache when possible."""
+def compile_kernel(module, kernel, mode: str, level: int = 0, keep_ir: bool = False,
+                   memory: int = 0) -> Compiled:
+    """The compiled kernel, from the cache when possible (``memory``: the
+    shared bank width of the memory counters, 0 = no memory counters)."""
     with _lock:
-        hit = _cache(module).get(_key(kernel, mode, level))
+        hit = _cache(module).get(_key(kernel, mode, level, memory))
         if hit is None:
-            hit = compile_many(module, [kernel], mode, level, keep_ir)[0]
+            hit = compile_many(module, [kernel], mode, level, keep_ir, memory=memory)[0]
         return hit
 
 
 def compile_many(module, kernels, mode: str, level: int = 0, keep_ir: bool = False,
-                 skip_errors: bool = False) -> list:
+                 skip_errors: bool = False, memory: int = 0) -> list:
     """Compile several kernels of ``module`` into one LLVM module (cached).
     With ``skip_errors``, kernels that cannot be compiled are left out (and
     None is returned for them)."""
@@ -127,13 +132,14 @@ def compile_many(module, kernels, mode: str, level: int = 0, keep_ir: bool = Fal
     from .plan import Plan
     with _lock:
         cache = _cache(module)
-        todo = [k for k in kernels if _key(k, mode, level) not in cache]
+        todo = [k for k in kernels if _key(k, mode, level, memory) not in cache]
         if todo:
             t0 = time.perf_counter()
             gens, ok = [], []
             for k in todo:
                 try:
-                    g = KernelCodegen(Plan(module, k), mode, name=f"run_warp_{next(_names)}")
+                    g = KernelCodegen(Plan(module, k), mode, name=f"run_warp_{next(_names)}",
+                                      memory_counters=memory)
                     g.generate_function()
                 except PtxcError:
                     if not skip_errors:
@@ -143,14 +149,14 @@ def compile_many(module, kernels, mode: str, level: int = 0, keep_ir: bool = Fal
                 ok.append(k)
             todo = ok
             if not todo:
-                return [cache.get(_key(k, mode, level)) for k in kernels]
+                return [cache.get(_key(k, mode, level, memory)) for k in kernels]
             text = module_text(gens)
             t1 = time.perf_counter()
             engine = _native(text, level, ", ".join(k.name for k in todo))
             t2 = time.perf_counter()
             share = 1.0 / len(todo)
             for k, g in zip(todo, gens):
-                cache[_key(k, mode, level)] = Compiled(
+                cache[_key(k, mode, level, memory)] = Compiled(
                     plan=g.plan, mode=mode, level=level, n_counters=g.next_ctr,
                     branch_ctr=g.branch_ctr, guard_ctr=g.guard_ctr, ws_size=g.ws_size,
                     uses_global_atomics=g.uses_global_atomics, writes_global=g.writes_global,
@@ -158,12 +164,13 @@ def compile_many(module, kernels, mode: str, level: int = 0, keep_ir: bool = Fal
                     warp_fn=engine.get_function_address(g.name), engine=engine,
                     ir_text=text if keep_ir else "",
                     timings={"codegen": (t1 - t0) * share, "llvm": (t2 - t1) * share,
-                             "batch": len(todo)})
-        return [cache.get(_key(k, mode, level)) for k in kernels]
+                             "batch": len(todo)},
+                    memory_counters=bool(memory), bank_bytes=memory, mem_ctr=g.mem_ctr)
+        return [cache.get(_key(k, mode, level, memory)) for k in kernels]
 
 
-def is_compiled(module, kernel, mode: str, level: int) -> bool:
-    return _key(kernel, mode, level) in _cache(module)
+def is_compiled(module, kernel, mode: str, level: int, memory: int = 0) -> bool:
+    return _key(kernel, mode, level, memory) in _cache(module)
 
 
 # -------------------------------------------------------------- native
