@@ -377,3 +377,49 @@ def test_hybrid_needs_the_address_slice():
     fn = next(k for k in m.kernels if k.name == "mem_strided")
     with pytest.raises(PtxcError, match="addresses=true"):
         jit.compile_kernel(m, fn, "hybrid", 0, memory=4)
+
+
+# --------------------------------------- hybrid == full on other kernels
+@pytest.mark.parametrize("memory", ["conservative", "noalias"])
+def test_hybrid_equals_full_on_slice_kernels(memory):
+    """The nvcc slice examples (tests/test_slice_dynamic.py) with memory
+    counters: the address slice must make hybrid equal full in every mode."""
+    from ptxc.passes.slice import mark_slice
+    from test_slice_dynamic import CASES, CUDA
+    for path, kernel, grid, block, make_args in CASES:
+        m = ptxc.load(str(CUDA / path))
+        full = ptxc.launch(m, kernel, grid, block, make_args(), mode="full", memory_counters=True)
+        mark_slice(m, memory=memory)
+        hybrid = ptxc.launch(m, kernel, grid, block, make_args(), mode="hybrid",
+                             memory_counters=True)
+        assert m.attrs["slice"] == {"memory": memory, "criteria": "counters", "addresses": True}
+        assert hybrid.counters() == full.counters(), kernel
+        assert full.memory["gld_requests"] + full.memory["shared_load_requests"] > 0, kernel
+
+
+SDK_MATMUL = "/work/shared/corpus/ocelot/sdk2.2/matrixMul.ptx"
+
+
+def test_sdk_matrix_mul():
+    """CUDA SDK matrixMul (16 x 16 tiles, n = 64), by hand: each of the 8
+    warps of a CTA covers 2 tile rows of 16 floats (64 bytes each, 64-byte
+    aligned): a tile load is 4 sectors in 2 lines, 4 tile steps x (A, B) x
+    8 warps x 16 CTAs = 1024 requests; the C store 128 requests of 4
+    sectors. AS(ty, k) reads 2 words in 2 banks, BS(k, tx) 16 words in 16
+    banks, the tile stores 32 banks: no bank conflict at all."""
+    if not Path(SDK_MATMUL).exists():
+        pytest.skip("corpus not available")
+    m = ptxc.load(SDK_MATMUL)
+    n = 64
+    rng = np.random.default_rng(0)
+    a, b = rng.random((n, n), dtype=np.float32), rng.random((n, n), dtype=np.float32)
+    make = lambda: [np.zeros((n, n), np.float32), a, b, n, n]    # noqa: E731
+    prof, args = run(m, m.kernels[0], (n // 16, n // 16), (16, 16), make)
+    mm = prof.memory
+    assert (mm["gld_requests"], mm["gld_transactions"], mm["gld_lines"]) == (1024, 4096, 2048)
+    assert (mm["gst_requests"], mm["gst_transactions"]) == (128, 512)
+    assert mm["gld_efficiency"] == 100.0 and mm["gld_sectors_hist"][3] == 1024
+    assert mm["shared_store_requests"] == 1024 and mm["shared_store_transactions"] == 1024
+    assert mm["shared_load_transactions"] == mm["shared_load_requests"] > 0
+    assert mm["shared_ld_bank_conflict"] == mm["shared_st_bank_conflict"] == 0
+    np.testing.assert_allclose(args[0], a @ b, rtol=1e-5)

@@ -4,19 +4,27 @@ counters"), as LLVM IR text added to a kernel module when they are on.
 Every helper works on the 32 lane addresses of one warp-level access and the
 mask of its executing (active, pred-on) lanes, with vector code:
 
+* ``ptxc_firsts(keys, mask)``: the lanes of ``mask`` holding the first
+  occurrence of their key. When the keys are non-decreasing in lane order
+  (strided accesses), an inclusive prefix maximum over lanes (Hillis &
+  Steele's scan, 5 shuffles) gives them at once: a lane is first where its
+  key exceeds the maximum of the lanes before it. Otherwise SASSI's leader
+  loop (case study II of Stephenson et al., ISCA 2015: the first remaining
+  lane's key removes every lane holding it; one round per distinct key).
 * ``ptxc_distinct(keys, mask)``: how many distinct keys the lanes of ``mask``
   hold. Fast path: when every key lies within 64 of the smallest one, the
-  count is the popcount of the OR of ``1 << (key - min)`` (a coalesced warp
-  touches a few neighbouring sectors). Otherwise SASSI's leader loop (case
-  study II of Stephenson et al., ISCA 2015: the first remaining lane's key
-  removes every lane holding it; one round per distinct key).
+  popcount of the OR of ``1 << (key - min)``; else ``ptxc_firsts``.
 * ``ptxc_mem_global``: one request; distinct 32-byte sectors (``addr >> 5``)
   and 128-byte lines (``addr >> 7``), requested bytes, and the bin
-  ``sectors - 1`` of the sectors-per-request histogram.
+  ``sectors - 1`` of the sectors-per-request histogram. When the sectors
+  lie within 61 of the smallest (a coalesced warp), both counts come from
+  one mask of ``1 << (sector - min)``: lines are that mask shifted by
+  ``min % 4`` and folded by groups of 4 bits.
 * ``ptxc_bank_tx(words, mask)``: shared-memory transactions of one phase =
   the largest number of distinct words that fall into one bank (``word % 32``);
   lanes reading the same word share it (broadcast). Fast path: all lanes in
-  different banks -> 1.
+  different banks -> 1; else the first occurrences of the words, counted per
+  bank present.
 * ``ptxc_mem_shared_S_W``: one request of S bytes per lane with W-byte banks,
   cut into phases (``shared_phases``); per phase the words its lanes touch go
   through ``ptxc_bank_tx``.
@@ -140,10 +148,43 @@ entry:
   br i1 %none, label %out, label %count
 count:
   %a = load <32 x i64>, ptr %addrs, align 64
+  %mv = bitcast i32 %m to <32 x i1>
   %sec = lshr <32 x i64> %a, splat (i64 5)
-  %ns = call i32 @ptxc_distinct(<32 x i64> %sec, i32 %m)
+  %secm = select <32 x i1> %mv, <32 x i64> %sec, <32 x i64> splat (i64 -1)
+  %lo = call i64 @llvm.vector.reduce.umin.v32i64(<32 x i64> %secm)
+{_splat_of("lov", "%lo", "i64")}
+  %d0 = sub <32 x i64> %sec, %lov
+  %d = select <32 x i1> %mv, <32 x i64> %d0, <32 x i64> zeroinitializer
+  %hi = call i64 @llvm.vector.reduce.umax.v32i64(<32 x i64> %d)
+  %near = icmp ult i64 %hi, 61
+  br i1 %near, label %window, label %far
+window:
+  %bits0 = shl <32 x i64> splat (i64 1), %d
+  %bits = select <32 x i1> %mv, <32 x i64> %bits0, <32 x i64> zeroinitializer
+  %u = call i64 @llvm.vector.reduce.or.v32i64(<32 x i64> %bits)
+  %ws64 = call i64 @llvm.ctpop.i64(i64 %u)
+  %ws = trunc i64 %ws64 to i32
+  %ph = and i64 %lo, 3
+  %v = shl i64 %u, %ph
+  %v1 = lshr i64 %v, 1
+  %v2 = lshr i64 %v, 2
+  %v3 = lshr i64 %v, 3
+  %f01 = or i64 %v, %v1
+  %f23 = or i64 %v2, %v3
+  %f = or i64 %f01, %f23
+  %fl = and i64 %f, 1229782938247303441
+  %wl64 = call i64 @llvm.ctpop.i64(i64 %fl)
+  %wl = trunc i64 %wl64 to i32
+  br label %tally
+far:
+  %fsm = call i32 @ptxc_firsts(<32 x i64> %sec, i32 %m)
+  %fs = call i32 @llvm.ctpop.i32(i32 %fsm)
   %lin = lshr <32 x i64> %a, splat (i64 7)
-  %nl = call i32 @ptxc_distinct(<32 x i64> %lin, i32 %m)
+  %fl2 = call i32 @ptxc_distinct(<32 x i64> %lin, i32 %m)
+  br label %tally
+tally:
+  %ns = phi i32 [ %ws, %window ], [ %fs, %far ]
+  %nl = phi i32 [ %wl, %window ], [ %fl2, %far ]
   %lanes32 = call i32 @llvm.ctpop.i32(i32 %m)
   %lanes = zext i32 %lanes32 to i64
   %bytes = mul i64 %lanes, %nbytes

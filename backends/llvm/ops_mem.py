@@ -6,7 +6,8 @@ inside its segment and is naturally aligned (layout.py has the address map).
 A failing lane ends the run with ERR_OOB / ERR_MISALIGNED, its lane and its
 address. Loads and stores are then LLVM masked gathers/scatters; atomics run
 lane by lane in lane order with LLVM ``atomicrmw``/``cmpxchg`` (safe when CTAs
-run on several threads).
+run on several threads). With memory counters on, ld/st/atom/red first pass
+their lane addresses to mem_count.count_access.
 """
 from __future__ import annotations
 
