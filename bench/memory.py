@@ -55,16 +55,20 @@ def main() -> None:
     os.environ.setdefault("PTXC_CACHE", "0")
     print(f"memory counters: with / without, best of {a.repeat} ({a.threads} threads)")
     for label, kernel, grid, block, args in cases():
+        times = {}
         for mode in ("full", "hybrid"):
             m = ptxc.load(PTX)
             run = lambda mc: ptxc.launch(m, kernel, grid, block, args(), mode=mode,   # noqa: E731
                                          threads=a.threads, memory_counters=mc)
-            off, t_off = best_of(a.repeat, lambda: run(False))
-            on, t_on = best_of(a.repeat, lambda: run(True))
+            off, times[mode, False] = best_of(a.repeat, lambda: run(False))
+            on, times[mode, True] = best_of(a.repeat, lambda: run(True))
             assert on.counters()["inst_executed"] == off.counters()["inst_executed"]
+            t_off, t_on = times[mode, False], times[mode, True]
             print(f"  {label:22s} {mode:6s} without {t_off:7.3f} s  with {t_on:7.3f} s  "
                   f"ratio {t_on / t_off:5.2f}  (gld_efficiency {on.memory['gld_efficiency']}, "
                   f"shared_efficiency {on.memory['shared_efficiency']})")
+        print(f"  {label:22s} hybrid with / full without: "
+              f"{times['hybrid', True] / times['full', False]:5.2f}")
 
 
 if __name__ == "__main__":

@@ -397,19 +397,25 @@ def test_hybrid_equals_full_on_slice_kernels(memory):
         assert full.memory["gld_requests"] + full.memory["shared_load_requests"] > 0, kernel
 
 
-SDK_MATMUL = "/work/shared/corpus/ocelot/sdk2.2/matrixMul.ptx"
+OCELOT = "/work/shared/corpus/ocelot"
+SDK_MATMUL = [f"{OCELOT}/sdk2.2/matrixMul.ptx",
+              f"{OCELOT}/tests/cuda4.1sdk/tests/matrixMulDynlinkJIT/extras/matrixMul_kernel_32.ptx"]
 
 
-def test_sdk_matrix_mul():
+@pytest.mark.parametrize("path", SDK_MATMUL, ids=["sdk2.2", "32-bit-pointers"])
+def test_sdk_matrix_mul(path):
     """CUDA SDK matrixMul (16 x 16 tiles, n = 64), by hand: each of the 8
     warps of a CTA covers 2 tile rows of 16 floats (64 bytes each, 64-byte
     aligned): a tile load is 4 sectors in 2 lines, 4 tile steps x (A, B) x
     8 warps x 16 CTAs = 1024 requests; the C store 128 requests of 4
-    sectors. AS(ty, k) reads 2 words in 2 banks, BS(k, tx) 16 words in 16
-    banks, the tile stores 32 banks: no bank conflict at all."""
-    if not Path(SDK_MATMUL).exists():
+    sectors. The inner loop reads AS(ty, k) (2 words in 2 banks) and
+    BS(k, tx) (16 words in 16 banks) for k < 16: 2 x 16 x 4 x 8 x 16 =
+    16384 shared loads of 1 transaction; the tile stores hit 32 banks: no
+    bank conflict at all. The second file is a module with 32-bit pointers
+    (16 MiB segments)."""
+    if not Path(path).exists():
         pytest.skip("corpus not available")
-    m = ptxc.load(SDK_MATMUL)
+    m = ptxc.load(path)
     n = 64
     rng = np.random.default_rng(0)
     a, b = rng.random((n, n), dtype=np.float32), rng.random((n, n), dtype=np.float32)
@@ -420,6 +426,6 @@ def test_sdk_matrix_mul():
     assert (mm["gst_requests"], mm["gst_transactions"]) == (128, 512)
     assert mm["gld_efficiency"] == 100.0 and mm["gld_sectors_hist"][3] == 1024
     assert mm["shared_store_requests"] == 1024 and mm["shared_store_transactions"] == 1024
-    assert mm["shared_load_transactions"] == mm["shared_load_requests"] > 0
+    assert mm["shared_load_transactions"] == mm["shared_load_requests"] == 16384
     assert mm["shared_ld_bank_conflict"] == mm["shared_st_bank_conflict"] == 0
     np.testing.assert_allclose(args[0], a @ b, rtol=1e-5)

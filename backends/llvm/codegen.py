@@ -28,7 +28,6 @@ from __future__ import annotations
 
 from ptxc import ir
 from ptxc.errors import PtxcError
-
 from ptxc.memaccess import access_kind
 
 from . import layout as Lo
