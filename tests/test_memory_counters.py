@@ -155,8 +155,8 @@ def test_transpose(module, width, height):
                     stores.append(global_request(4 * (x[on] * height + y[on]), 4))
     check_global(prof, "gld", loads)
     check_global(prof, "gst", stores)
-    # a full warp of the store: 2 rows of 16 columns -> 16 column addresses 52 bytes
-    # apart, each pair (y, y+1) in one sector except where it straddles a boundary
+    # a warp's store writes 16 columns (4 * height bytes apart) of 2 rows, its load
+    # 2 contiguous runs of 16 floats: the column access touches more sectors
     assert max(r["transactions"] for r in stores) > max(r["transactions"] for r in loads)
     ref = np.arange(width * height, dtype=np.float32).reshape(height, width).T.reshape(-1)
     assert np.array_equal(args[1], ref)
