@@ -144,11 +144,16 @@ def _quote(text: str) -> str:
     return '"' + text.replace("\\", "\\\\").replace('"', '\\"') + '"'
 
 
-def _function_dot(k: int, fn) -> list[str]:
+def _function_dot(k: int, fn, styles=None) -> list[str]:
     node = lambda b: _quote(f"f{k}_{b.index}")   # noqa: E731
     out = [f"  subgraph {_quote(f'cluster_{k}')} {{", f"    label={_quote('@' + fn.name)};"]
     for b in fn.blocks:
-        out.append(f"    {node(b)} [label={_quote(f'{b.name} [{len(b.body)}]')}];")
+        if styles is None:
+            out.append(f"    {node(b)} [label={_quote(f'{b.name} [{len(b.body)}]')}];")
+            continue
+        extra, attrs = styles.attrs(fn, b)
+        label = _quote(f"{b.name} [{len(b.body)}]")[:-1] + extra + "\""   # extra: DOT \\n escapes
+        out.append(f"    {node(b)} [label={label}, {attrs}];")
     for b in fn.blocks:
         for s in b.succs:
             out.append(f"    {node(b)} -> {node(s)};")
@@ -157,9 +162,17 @@ def _function_dot(k: int, fn) -> list[str]:
 
 
 def to_dot(module) -> str:
-    """Graphviz DOT of every function's CFG (node label: block name [instrs])."""
+    """Graphviz DOT of every function's CFG (node label: block name [instrs]).
+    After a launch (the count pass leaves ``module.attrs['launch_profile']``)
+    the blocks of the launched code are coloured by divergence and memory
+    efficiency, with a legend (passes/cfg_profile.py)."""
+    from .cfg_profile import LEGEND, BlockStyles
+    profile = module.attrs.get("launch_profile")
+    styles = BlockStyles(profile) if profile else None
     lines = ["digraph ptxc {", '  node [shape=box, fontname="monospace"];']
     for k, fn in enumerate(defined_functions(module)):
-        lines.extend(_function_dot(k, fn))
+        lines.extend(_function_dot(k, fn, styles if styles and styles.covers(fn) else None))
+    if styles is not None:
+        lines.append("  " + LEGEND)
     lines.append("}")
     return "\n".join(lines) + "\n"

@@ -12,7 +12,10 @@ launch, or before the executor exists, the report is static only and says so.
 
 Output (``am.options['format']``): text tables (default), ``json`` (the
 ``data`` dict; keys as in METRICS.md), or ``csv`` (one row per kernel with
-HyPA's module-level columns; docs/count.md).
+HyPA's module-level columns; docs/count.md; ``count{csv=memory}``: one row
+per memory instruction of a launch with memory counters, worst first).
+The launch's profile dict is also left in ``module.attrs['launch_profile']``
+for ``--emit=dot`` (passes/cfg.py colours the CFG with it).
 """
 from __future__ import annotations
 
@@ -21,9 +24,11 @@ from dataclasses import dataclass
 
 from ptxc.passmanager import ALL, Pass, PassResult
 
+from .count_memory import render_memory_csv
 from .count_render import render_csv, render_text
 from .count_static import FP_CLASSES, module_counts
 
+CSV_TABLES = ("kernels", "memory")
 STATIC_NOTE = "static counts only (no launch configuration: give --kernel/--grid/--block)"
 NO_JIT_NOTE = "static counts only: the JIT executor (ptxc.launcher) is not available"
 
@@ -115,6 +120,7 @@ def count_report(module, am) -> dict:
         report["note"] = note
         return report
     name = dyn.get("kernel") or opts.get("kernel")
+    module.attrs["launch_profile"] = dyn
     fc = report["functions"].get(name)
     if fc is not None:
         fc["dynamic"] = {"mode": mode, **dyn}
@@ -126,11 +132,19 @@ def count_report(module, am) -> dict:
 class CountPass(Pass):
     name = "count"
     summary = "static instruction counts per kernel and block (and dynamic counters with a launch)"
+    csv: str = "kernels"
+
+    def __post_init__(self):
+        if self.csv not in CSV_TABLES:
+            raise ValueError(f"option 'csv' must be one of {', '.join(CSV_TABLES)}; got '{self.csv}'")
 
     def run(self, module, am) -> PassResult:
         report = count_report(module, am)
         fmt = am.options.get("format", "text")
-        text = render_csv(report) if fmt == "csv" else render_text(report)
+        if fmt == "csv":
+            text = render_memory_csv(report) if self.csv == "memory" else render_csv(report)
+        else:
+            text = render_text(report)
         data = _strip_private(report)
         return PassResult(self.name, text, data, ALL)
 

@@ -11,6 +11,7 @@ import io
 
 from ptxc.opcodes import CLASSES
 
+from .count_memory import memory_text
 from .count_static import FLOP_KEYS
 
 _SHORT = {"integer": "int", "fp32": "f32", "fp64": "f64", "fp16": "f16", "tensor": "tc",
@@ -85,6 +86,7 @@ def render_text(report: dict) -> str:
     for name, fc in report["functions"].items():
         lines += function_text(name, fc)
         lines += dynamic_text(name, fc.get("dynamic"), fc.get("dynamic_note"))
+        lines += memory_text(fc.get("dynamic"))
     t = report["total"]
     lines.append(f"count module {report['file']}: {t['functions']} functions "
                  f"({t['kernels']} kernels), {t['static_inst']} instructions, "

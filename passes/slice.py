@@ -14,6 +14,10 @@ criteria (``criteria=counters``, the default)
     know every guard to count like the full run. ``criteria=branches`` drops
     the last group (HyPA's criterion; then pred-on and FLOP counts are not
     exact in a hybrid run).
+addresses (``addresses=true``; off by default)
+    also the address operands (and guards) of every memory instruction the
+    memory counters measure (ptxc.memaccess), so that a hybrid run computes
+    each lane's address of a load or store it does not execute (docs/slice.md).
 closure
     see slice_engine (use-def through phis, guards, old values of guarded
     definitions, memory, parameters across calls).
@@ -45,22 +49,29 @@ from .slice_report import control_inputs, function_report, render_csv, render_te
 EMITS = ("marked", "sliced")
 
 
-def check_options(memory: str = "conservative", criteria: str = "counters") -> dict:
+def check_options(memory: str = "conservative", criteria: str = "counters",
+                  addresses: bool = False) -> dict:
     if memory not in MODES:
         raise ValueError(f"option 'memory' must be one of {', '.join(MODES)}; got '{memory}'")
     if criteria not in CRITERIA:
         raise ValueError(f"option 'criteria' must be one of {', '.join(CRITERIA)}; "
                          f"got '{criteria}'")
-    return {"memory": memory, "criteria": criteria}
+    if not isinstance(addresses, bool):
+        raise ValueError(f"option 'addresses' must be true or false; got '{addresses}'")
+    options = {"memory": memory, "criteria": criteria}
+    if addresses:                       # only when set: the default variant keeps its key
+        options["addresses"] = True
+    return options
 
 
-def mark_slice(module, memory: str = "conservative", criteria: str = "counters") -> dict:
+def mark_slice(module, memory: str = "conservative", criteria: str = "counters",
+               addresses: bool = False) -> dict:
     """Slice every function of ``module``, set the marks, return the reports.
 
     The cyclic garbage collector is paused meanwhile: the slice creates no
     cycles, and full collections over a large module's IR cost a third of
     the time otherwise."""
-    options = check_options(memory, criteria)
+    options = check_options(memory, criteria, addresses)
     enabled = gc.isenabled()
     gc.disable()
     try:
@@ -117,7 +128,7 @@ class SliceVariant:
 def _mark(module, options: dict) -> dict:
     memory, criteria = options["memory"], options["criteria"]
     program = Program(module)
-    facts = Facts(program, memory, module.address_size or 64)
+    facts = Facts(program, memory, module.address_size or 64, options.get("addresses", False))
     regions_of = facts.regions
     slicers = [(root, Slicer(program, u, memory, criteria, facts).run())
                for root, u in program.universes()]
@@ -198,15 +209,17 @@ class SlicePass(Pass):
                "criteria=counters|branches|effects)")
     memory: str = "conservative"
     criteria: str = "counters"
+    addresses: bool = False
     emit: str = "marked"
 
     def __post_init__(self):
-        check_options(self.memory, self.criteria)
+        check_options(self.memory, self.criteria, self.addresses)
         if self.emit not in EMITS:
             raise ValueError(f"option 'emit' must be one of {', '.join(EMITS)}; got '{self.emit}'")
 
     def run(self, module, am) -> PassResult:
-        reports = mark_slice(module, memory=self.memory, criteria=self.criteria)
+        reports = mark_slice(module, memory=self.memory, criteria=self.criteria,
+                             addresses=self.addresses)
         preserved = ALL
         if self.emit == "sliced":
             remove_unkept(module)

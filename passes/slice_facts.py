@@ -10,6 +10,7 @@ shared by many kernels is therefore scanned once.
 from __future__ import annotations
 
 from ptxc import ir
+from ptxc.memaccess import access_kind, address_values
 
 from .slice_access import GENERIC, reads, writes
 from .slice_memory import FunctionWrites
@@ -38,24 +39,30 @@ def criterion(ins: ir.Instr, criteria: str) -> tuple[bool, bool]:
     return keep, guard
 
 
-def seeds(fn, criteria: str) -> list:
+def seeds(fn, criteria: str, addresses: bool = False) -> list:
     """The instructions a function contributes as slicing criteria: kept
-    instructions, and the definitions of the guards that must be known."""
+    instructions, and the definitions of the guards that must be known (and,
+    with ``addresses``, of the address registers and guards of the memory
+    instructions the memory counters measure)."""
     out = []
     for ins in fn.instructions():
         keep, guard = criterion(ins, criteria)
         if keep:
             out.append(ins)
-        if guard and isinstance(ins.guard, ir.Result):
-            out.append(ins.guard.instr)
+        measured = addresses and access_kind(ins) is not None
+        needed = address_values(ins) if measured else []
+        if ins.guard is not None and (guard or measured):
+            needed.append(ins.guard)
+        out.extend(v.instr for v in needed if isinstance(v, ir.Result))
     return out
 
 
 class Facts:
     """Per-function and per-instruction facts, computed once per module."""
 
-    def __init__(self, program, memory: str, address_size: int):
+    def __init__(self, program, memory: str, address_size: int, addresses: bool = False):
         self.program, self.memory, self.address_size = program, memory, address_size
+        self.addresses = addresses
         self._seeds: dict = {}
         self._reads: dict = {}
         self._writes: dict = {}
@@ -66,7 +73,7 @@ class Facts:
     def seeds(self, fn, criteria: str) -> list:
         key = (id(fn), criteria)
         if key not in self._seeds:
-            self._seeds[key] = seeds(fn, criteria)
+            self._seeds[key] = seeds(fn, criteria, self.addresses)
         return self._seeds[key]
 
     def reads(self, ins) -> list:

@@ -76,6 +76,7 @@ def function_report(fn, inputs: dict, options: dict) -> dict:
         "slice_fraction": round(k / n, 6) if n else 0.0,
         "memory": options["memory"],
         "criteria": options["criteria"],
+        "addresses": options.get("addresses", False),
         "control_inputs": inputs,
     }
 
@@ -86,7 +87,8 @@ def render_text(reports: dict) -> str:
         kind = "kernel" if r["kernel"] else "func"
         lines.append(f"slice {kind} @{name}: {r['slice_inst']}/{r['static_inst']} instructions "
                      f"({100 * r['slice_fraction']:.1f}%), memory={r['memory']}, "
-                     f"criteria={r['criteria']}")
+                     f"criteria={r['criteria']}"
+                     + (", addresses=true" if r.get("addresses") else ""))
         subject = {"branches": "control flow", "effects": "control flow, guards and stores"}.get(
             r["criteria"], "control flow and guards")
         lines.append(f"  {subject} depend only on: {inputs_sentence(r['control_inputs'])}")

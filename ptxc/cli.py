@@ -144,19 +144,24 @@ def _arg_callback(ctx, param, values):
     return list(values)
 
 
-def build_launch(kernel, grid, block, shared, args, mode, max_steps, threads) -> dict | None:
+def build_launch(kernel, grid, block, shared, args, mode, max_steps, threads,
+                 memory_counters=False, bank_bytes=None) -> dict | None:
     """The ``launch`` option dict for the pass pipeline, or None when no launch
     was asked for (none of --kernel, --grid, --block given)."""
     if kernel is None and grid is None and block is None:
         extra = [flag for flag, v in (("--arg", args), ("--shared", shared),
                                       ("--mode", mode), ("--max-steps", max_steps),
-                                      ("--threads", threads)) if v not in (None, (), [])]
+                                      ("--threads", threads),
+                                      ("--memory-counters", memory_counters or None),
+                                      ("--bank-bytes", bank_bytes)) if v not in (None, (), [])]
         if extra:
             raise click.UsageError(
                 f"{', '.join(extra)} only apply to a kernel launch; "
                 "give --kernel, --grid and/or --block as well")
         return None
-    return {
+    if bank_bytes is not None and not memory_counters:
+        raise click.UsageError("--bank-bytes only applies with --memory-counters")
+    launch = {
         "kernel": kernel,
         "grid": grid,
         "block": block,
@@ -166,6 +171,9 @@ def build_launch(kernel, grid, block, shared, args, mode, max_steps, threads) ->
         "max_steps": max_steps,
         "threads": threads,
     }
+    if memory_counters:
+        launch.update(memory_counters=True, bank_bytes=int(bank_bytes or 4))
+    return launch
 
 
 # ------------------------------------------------------------ input/output
@@ -297,8 +305,13 @@ def _print_warnings(module, start: int = 0) -> int:
               help="Step budget per warp before the run is stopped as non-terminating.")
 @click.option("--threads", type=click.IntRange(min=1), default=None, metavar="N",
               help="Host threads that run CTAs in parallel.")
+@click.option("--memory-counters", is_flag=True,
+              help="Also count memory coalescing, shared-memory bank conflicts and atomics "
+                   "per memory instruction (slower; docs/metrics.md).")
+@click.option("--bank-bytes", type=click.Choice(["4", "8"]), default=None,
+              help="Shared-memory bank width for --memory-counters (default 4).")
 def opt_command(file, pipeline, emit, fmt, output, verify_each, kernel, grid, block,
-                shared, args, mode, max_steps, threads):
+                shared, args, mode, max_steps, threads, memory_counters, bank_bytes):
     """Parse FILE (or stdin for '-'), run a pass pipeline, print the reports
     and optionally the resulting module.
 
@@ -309,7 +322,8 @@ def opt_command(file, pipeline, emit, fmt, output, verify_each, kernel, grid, bl
       ptxc opt --pass= --emit=ptx kernel.ptx -o out.ptx
       ptxc opt --pass='slice,count' --kernel k --grid 4 --block 128 --arg n=500 kernel.ptx
     """
-    launch = build_launch(kernel, grid, block, shared, args, mode, max_steps, threads)
+    launch = build_launch(kernel, grid, block, shared, args, mode, max_steps, threads,
+                          memory_counters, bank_bytes)
     from .passmanager import make_pass, parse_pipeline, run_pipeline
     # Build the passes first: a bad pass name or option is reported before
     # the (possibly long) parse of the file.

@@ -26,8 +26,11 @@ MODES = ("hybrid", "full")
 
 # ------------------------------------------------------------------ API
 def launch(module, kernel=None, grid=(1, 1, 1), block=None, args=(), mode: str = "hybrid",
-           shared_bytes: int = 0, max_steps: int | None = None, threads: int | None = None):
-    """Run ``kernel`` of ``module`` and return its Profile (see module doc)."""
+           shared_bytes: int = 0, max_steps: int | None = None, threads: int | None = None,
+           memory_counters: bool = False, bank_bytes: int = 4):
+    """Run ``kernel`` of ``module`` and return its Profile (see module doc).
+    ``memory_counters`` also collects the coalescing / bank-conflict counters
+    (docs/metrics.md), with shared-memory banks of ``bank_bytes`` (4 or 8)."""
     if isinstance(module, (str, os.PathLike)):
         from . import load
         module = load(module)
@@ -37,11 +40,12 @@ def launch(module, kernel=None, grid=(1, 1, 1), block=None, args=(), mode: str =
     grid = dim3(grid, "grid")
     block = dim3(block if block is not None else default_block(fn), "block")
     check_config(fn, grid, block, shared_bytes)
+    memory = memory_setting(memory_counters, bank_bytes)
     if mode == "hybrid":
-        ensure_slice(module, fn)
+        ensure_slice(module, fn, **memory_slice_options(module, memory))
     params, buffers, arrays = bind_args(fn, args, mode)
     return execute(module, fn, grid, block, params, buffers, arrays, mode, shared_bytes,
-                   max_steps or DEFAULT_MAX_STEPS, threads or os.cpu_count() or 1)
+                   max_steps or DEFAULT_MAX_STEPS, threads or os.cpu_count() or 1, memory)
 
 
 def launch_from_options(module, opts: dict, mode: str):
@@ -52,7 +56,9 @@ def launch_from_options(module, opts: dict, mode: str):
     args = parse_arg_strings(fn, opts.get("args") or [])
     return launch(module, fn, grid, block, args, mode=mode,
                   shared_bytes=int(opts.get("shared") or 0),
-                  max_steps=opts.get("max_steps"), threads=opts.get("threads"))
+                  max_steps=opts.get("max_steps"), threads=opts.get("threads"),
+                  memory_counters=bool(opts.get("memory_counters")),
+                  bank_bytes=int(opts.get("bank_bytes") or 4))
 
 
 # ------------------------------------------------------ configuration
@@ -104,6 +110,25 @@ def check_config(fn, grid, block, shared_bytes) -> None:
         raise PtxcError(f"grid {grid} too large")
     if shared_bytes < 0:
         raise PtxcError("dynamic shared memory size must be >= 0")
+
+
+def memory_setting(memory_counters: bool, bank_bytes: int) -> int:
+    """The compiled kernels' memory-counter setting: the shared-memory bank
+    width in bytes, or 0 when the memory counters are off."""
+    if bank_bytes not in (4, 8):
+        raise PtxcError(f"shared-memory bank width must be 4 or 8 bytes, got {bank_bytes}")
+    return bank_bytes if memory_counters else 0
+
+
+def memory_slice_options(module, memory: int, options: dict | None = None) -> dict:
+    """ensure_slice options for a hybrid run: ``options`` (default: none, i.e.
+    the marks already chosen); with memory counters, the slice must also keep
+    the address computations of the memory instructions (slice option
+    addresses=true), on top of ``options`` or of the options already chosen."""
+    if not memory:
+        return dict(options or {})
+    current = dict(options if options is not None else module.attrs.get("slice") or {})
+    return {**current, "addresses": True}
 
 
 def ensure_slice(module, fn, **options) -> None:
@@ -336,14 +361,15 @@ def generate(fn, parts):
 
 
 # ------------------------------------------------------------- running
-def execute(module, fn, grid, block, params, buffers, arrays, mode, shared_bytes, max_steps, threads):
+def execute(module, fn, grid, block, params, buffers, arrays, mode, shared_bytes, max_steps, threads,
+            memory: int = 0):
     """Run a launch whose buffers came from ``bind_args`` (one segment each,
     named after the pointer parameter it was bound to); copy results back."""
     from .backends.llvm.layout import SEG_FIRST_BUFFER
     from .backends.llvm import jit
     t0 = time.perf_counter()
     level = jit.choose_level(fn, mode, count(grid) * count(block))
-    c = compile_for_launch(module, fn, mode, level)
+    c = compile_for_launch(module, fn, mode, level, memory)
     compile_s = time.perf_counter() - t0
     buffers = private_buffers(c, mode, buffers, arrays)
     owners = [p.name for p in fn.params if is_pointer_param(p, addr_bits(fn))]
@@ -362,16 +388,18 @@ def execute(module, fn, grid, block, params, buffers, arrays, mode, shared_bytes
 
 def launch_segments(module, kernel, grid, block, params: bytes, segments: dict, mode: str = "hybrid",
                     shared_bytes: int = 0, max_steps: int | None = None, threads: int | None = None,
-                    memory=None, segment_names: dict | None = None, slice_options: dict | None = None):
+                    memory=None, segment_names: dict | None = None, slice_options: dict | None = None,
+                    memory_counters: bool = False, bank_bytes: int = 4):
     """Run a launch on device memory the caller manages (the CUDA runtime):
     ``params`` are the kernel parameter bytes as the kernel sees them (pointer
     values are generic addresses ``segment << 32 | offset``), ``segments``
     maps segment numbers (>= layout.SEG_FIRST_BUFFER) to uint8 arrays that are
     used in place, ``memory`` is a runtime.ModuleMemory kept between launches,
-    and ``segment_names`` ({segment: text}) name segments in error messages
+    ``segment_names`` ({segment: text}) name segments in error messages
     (also segments not in ``segments``, such as freed ones; the key None
     names any other segment). ``slice_options`` (mark_slice's keywords,
-    e.g. ``{"criteria": "effects"}``) choose the slice of a hybrid run."""
+    e.g. ``{"criteria": "effects"}``) choose the slice of a hybrid run, and
+    ``memory_counters`` / ``bank_bytes`` are launch()'s."""
     from .backends.llvm import jit
     if mode not in MODES:
         raise PtxcError(f"unknown mode '{mode}' (use 'hybrid' or 'full')")
@@ -379,11 +407,12 @@ def launch_segments(module, kernel, grid, block, params: bytes, segments: dict, 
     grid = dim3(grid, "grid")
     block = dim3(block if block is not None else default_block(fn), "block")
     check_config(fn, grid, block, shared_bytes)
+    mem = memory_setting(memory_counters, bank_bytes)
     if mode == "hybrid":
-        ensure_slice(module, fn, **(slice_options or {}))
+        ensure_slice(module, fn, **memory_slice_options(module, mem, slice_options))
     t0 = time.perf_counter()
     level = jit.choose_level(fn, mode, count(grid) * count(block))
-    c = compile_for_launch(module, fn, mode, level)
+    c = compile_for_launch(module, fn, mode, level, mem)
     return run_compiled(c, fn, grid, block, bytes(params), segments, shared_bytes,
                         max_steps or DEFAULT_MAX_STEPS, threads or os.cpu_count() or 1,
                         memory=memory, segment_names=segment_names,
@@ -428,11 +457,14 @@ def private_buffers(c, mode: str, buffers: list, arrays: list) -> list:
     return out
 
 
-def compile_for_launch(module, fn, mode: str, level: int):
+def compile_for_launch(module, fn, mode: str, level: int, memory: int = 0):
     """Compile ``fn``; on the second kernel of one module analysed in hybrid
     mode, compile every remaining kernel of the module in one batch (one LLVM
-    module: its fixed cost dominates small kernels)."""
+    module: its fixed cost dominates small kernels). ``memory``: the memory
+    counters' bank width (0 = off; such launches are compiled one by one)."""
     from .backends.llvm import jit
+    if memory:
+        return jit.compile_kernel(module, fn, mode, level, memory=memory)
     if mode == "hybrid" and not jit.is_compiled(module, fn, mode, level) and len(module.kernels) > 2:
         seen = module.attrs.setdefault("hybrid_launched", set())
         seen.add(fn.name)

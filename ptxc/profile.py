@@ -4,8 +4,11 @@ Every attribute is named as in /work/shared/METRICS.md (and docs/launch.md):
 totals (``inst_executed`` ...), ``per_block`` (``"function:block"`` ->
 warp/thread executions), ``per_branch`` (SASSI's five numbers per conditional
 branch) and ``per_cta`` (min / mean / max over CTAs of the instruction
-counts). ``counters()`` gives the numbers that a hybrid and a full run of the
-same launch must share.
+counts). With ``memory_counters`` (collected only when the launch asked for
+them), ``memory`` holds the launch's coalescing, bank-conflict and atomic
+totals and ``per_memory_instr`` the same per memory instruction
+(docs/metrics.md, "Memory access counters"). ``counters()`` gives the numbers
+that a hybrid and a full run of the same launch must share.
 """
 from __future__ import annotations
 
@@ -40,6 +43,9 @@ class Profile:
     per_branch: dict = field(default_factory=dict)
     per_cta: dict = field(default_factory=dict)
     timings: dict = field(default_factory=dict)
+    memory_counters: bool = False       # were the memory counters collected?
+    memory: dict = field(default_factory=dict)
+    per_memory_instr: dict = field(default_factory=dict)
 
     @property
     def branch_efficiency(self) -> float:
@@ -60,6 +66,9 @@ class Profile:
         d["per_block"] = self.per_block
         d["per_branch"] = self.per_branch
         d["per_cta"] = self.per_cta
+        if self.memory_counters:
+            d["memory"] = self.memory
+            d["per_memory_instr"] = self.per_memory_instr
         return d
 
     def to_dict(self) -> dict:
@@ -72,6 +81,13 @@ class Profile:
         d["per_block"] = self.per_block
         d["per_branch"] = self.per_branch
         d["per_cta"] = self.per_cta
+        d["memory_counters"] = self.memory_counters
+        if self.memory_counters:
+            from .memreport import memory_rows
+            d["memory"] = self.memory
+            d["per_memory_instr"] = self.per_memory_instr
+            d["memory_ranking"] = memory_rows(self.per_memory_instr,
+                                              self.memory.get("shared_bank_bytes", 4))
         return d
 
     def to_json(self, **kw) -> str:
@@ -88,6 +104,8 @@ class Profile:
         lines.append(f"  {'static_inst':30s} {self.static_inst}")
         if self.slice_fraction is not None:
             lines.append(f"  {'slice_fraction':30s} {self.slice_fraction:.4f}")
+        if self.memory_counters:
+            lines += [f"  {k:30s} {v}" for k, v in self.memory.items() if not isinstance(v, list)]
         return "\n".join(lines)
 
     def __str__(self) -> str:

@@ -19,14 +19,20 @@ until every lane has exited (returns ST_DONE), the warp reaches a CTA barrier
   counts its pred-on lanes. Everything else is derived after the run.
 * Hybrid mode: only instructions marked ``attrs['slice']`` are computed;
   terminators, guards, calls and barriers always are.
+* Memory counters (``memory_counters`` = the shared-memory bank width, 0 =
+  off): every measured load/store/atomic counts its lanes' addresses
+  (mem_count.py); in hybrid mode also those outside the slice, without
+  accessing memory (the slice then keeps their address computations).
 """
 from __future__ import annotations
 
 from ptxc import ir
 from ptxc.errors import PtxcError
+from ptxc.memaccess import access_kind
 
 from . import layout as Lo
 from .irtext import Fn, LANE_IDS, splat, vt
+from .mem_count import count_only
 from .plan import Plan
 from .simt import SimtMixin
 from .values import Values, ity
@@ -39,12 +45,26 @@ def header(name: str) -> str:
             "ptr noalias %segs, ptr noalias %cnt)")
 
 
+def check_address_slice(plan: Plan, mode: str, memory_counters: int) -> None:
+    """Hybrid memory counters read the address registers of instructions
+    outside the slice: the slice must have been made with addresses=true."""
+    kernel = plan.kernel
+    if not memory_counters or mode != "hybrid" or not kernel.attrs.get("sliced"):
+        return
+    if not (kernel.attrs.get("slice_report") or {}).get("addresses"):
+        raise PtxcError(f"kernel {kernel.name}: a hybrid run with memory counters needs the slice "
+                        f"with addresses=true (launcher.ensure_slice does this)")
+
+
 class KernelCodegen(SimtMixin, Values):
     """Generates the LLVM IR text of one kernel's ``run_warp``."""
 
-    def __init__(self, plan: Plan, mode: str, name: str = WARP_FN):
+    def __init__(self, plan: Plan, mode: str, name: str = WARP_FN, memory_counters: int = 0):
         from .ops import OPS
         self.name = name
+        self.memory_counters = memory_counters   # shared bank bytes (4 or 8), 0 = off
+        self.mem_ctr: dict[int, dict[str, int]] = {}   # instr id -> {space: counter base}
+        check_address_slice(plan, mode, memory_counters)
         self.ops = OPS
         self.plan, self.mode = plan, mode
         self.f = Fn(header(name))
@@ -260,6 +280,8 @@ class KernelCodegen(SimtMixin, Values):
                 self.unsupported(ins)
             else:
                 self.lower(ins, handler, ins)
+        elif self.memory_counters and access_kind(ins) is not None:
+            self.lower(ins, count_only, ins)
         self.em, self.emi = self.mv, self.m
 
     def lower(self, ins, fn, *args) -> None:

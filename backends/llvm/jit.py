@@ -50,6 +50,9 @@ class Compiled:
     engine: object
     ir_text: str = ""
     timings: dict = field(default_factory=dict)
+    memory_counters: bool = False   # coalescing / bank-conflict counters collected
+    bank_bytes: int = 0             # their shared-memory bank width (4 or 8; 0 when off)
+    mem_ctr: dict = field(default_factory=dict)   # instr id -> {space: counter base}
 
 
 def llvm():
@@ -118,22 +121,24 @@ def _cache(module) -> dict:
     return module.attrs.setdefault("llvm_jit_cache", {})
 
 
-def _key(kernel, mode: str, level: int):
+def _key(kernel, mode: str, level: int, memory: int = 0):
     stamp = id(kernel.attrs.get("slice_report")) if mode == "hybrid" and kernel.attrs.get("sliced") else None
-    return (kernel.name, mode, level, stamp)
+    return (kernel.name, mode, level, stamp) + ((memory,) if memory else ())
 
 
-def compile_kernel(module, kernel, mode: str, level: int = 0, keep_ir: bool = False) -> Compiled:
-    """The compiled kernel, from the cache when possible."""
+def compile_kernel(module, kernel, mode: str, level: int = 0, keep_ir: bool = False,
+                   memory: int = 0) -> Compiled:
+    """The compiled kernel, from the cache when possible (``memory``: the
+    shared bank width of the memory counters, 0 = no memory counters)."""
     with _lock:
-        hit = _cache(module).get(_key(kernel, mode, level))
+        hit = _cache(module).get(_key(kernel, mode, level, memory))
         if hit is None:
-            hit = compile_many(module, [kernel], mode, level, keep_ir)[0]
+            hit = compile_many(module, [kernel], mode, level, keep_ir, memory=memory)[0]
         return hit
 
 
 def compile_many(module, kernels, mode: str, level: int = 0, keep_ir: bool = False,
-                 skip_errors: bool = False) -> list:
+                 skip_errors: bool = False, memory: int = 0) -> list:
     """Compile several kernels of ``module`` into one LLVM module (cached).
     Kernels whose generated code is identical (XLA's many copies of one
     elementwise kernel) are compiled once; kernels found in the on-disk cache
@@ -141,17 +146,17 @@ def compile_many(module, kernels, mode: str, level: int = 0, keep_ir: bool = Fal
     cannot be compiled are left out (and None is returned for them)."""
     with _lock:
         cache = _cache(module)
-        todo = list({_key(k, mode, level): k for k in kernels
-                     if _key(k, mode, level) not in cache}.values())
+        todo = list({_key(k, mode, level, memory): k for k in kernels
+                     if _key(k, mode, level, memory) not in cache}.values())
         if todo:
-            _compile_into(cache, module, todo, mode, level, keep_ir, skip_errors)
-        return [cache.get(_key(k, mode, level)) for k in kernels]
+            _compile_into(cache, module, todo, mode, level, keep_ir, skip_errors, memory)
+        return [cache.get(_key(k, mode, level, memory)) for k in kernels]
 
 
 PLACEHOLDER = "run_warp"
 
 
-def _generate(module, kernels, mode: str, level: int, skip_errors: bool) -> list:
+def _generate(module, kernels, mode: str, level: int, skip_errors: bool, memory: int) -> list:
     """[(kernel, generator, function text)] with each function named after
     its key (objcache.key): identical code gets the same name."""
     from .codegen import KernelCodegen
@@ -159,7 +164,7 @@ def _generate(module, kernels, mode: str, level: int, skip_errors: bool) -> list
     out = []
     for k in kernels:
         try:
-            g = KernelCodegen(Plan(module, k), mode, name=PLACEHOLDER)
+            g = KernelCodegen(Plan(module, k), mode, name=PLACEHOLDER, memory_counters=memory)
             g.generate_function()
             text = g.function_text()
         except PtxcError:
@@ -179,10 +184,10 @@ def _kernel_key(text: str, g, level: int) -> str:
                          REPORT, str(level), cpu, features, str(llvm().llvm_version_info)])
 
 
-def _compile_into(cache, module, todo, mode, level, keep_ir, skip_errors) -> None:
+def _compile_into(cache, module, todo, mode, level, keep_ir, skip_errors, memory) -> None:
     from .codegen import module_text_of
     t0 = time.perf_counter()
-    made = _generate(module, todo, mode, level, skip_errors)
+    made = _generate(module, todo, mode, level, skip_errors, memory)
     if not made:
         return
     unique = {g.name: (g, text) for _, g, text in made}
@@ -191,7 +196,7 @@ def _compile_into(cache, module, todo, mode, level, keep_ir, skip_errors) -> Non
     t2 = time.perf_counter()
     share = 1.0 / len(made)
     for k, g, text in made:
-        cache[_key(k, mode, level)] = Compiled(
+        cache[_key(k, mode, level, memory)] = Compiled(
             plan=g.plan, mode=mode, level=level, n_counters=g.next_ctr,
             branch_ctr=g.branch_ctr, guard_ctr=g.guard_ctr, ws_size=g.ws_size,
             uses_global_atomics=g.uses_global_atomics, writes_global=g.writes_global,
@@ -199,11 +204,12 @@ def _compile_into(cache, module, todo, mode, level, keep_ir, skip_errors) -> Non
             warp_fn=engine.get_function_address(g.name), engine=engine,
             ir_text=module_text_of([text], [g]) if keep_ir else "",
             timings={"codegen": (t1 - t0) * share, "llvm": (t2 - t1) * share,
-                     "batch": len(made), "distinct": len(unique), "compiled": compiled})
+                     "batch": len(made), "distinct": len(unique), "compiled": compiled},
+            memory_counters=bool(memory), bank_bytes=memory, mem_ctr=g.mem_ctr)
 
 
-def is_compiled(module, kernel, mode: str, level: int) -> bool:
-    return _key(kernel, mode, level) in _cache(module)
+def is_compiled(module, kernel, mode: str, level: int, memory: int = 0) -> bool:
+    return _key(kernel, mode, level, memory) in _cache(module)
 
 
 # -------------------------------------------------------------- native

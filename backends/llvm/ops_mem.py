@@ -6,7 +6,8 @@ inside its segment and is naturally aligned (layout.py has the address map).
 A failing lane ends the run with ERR_OOB / ERR_MISALIGNED, its lane and its
 address. Loads and stores are then LLVM masked gathers/scatters; atomics run
 lane by lane in lane order with LLVM ``atomicrmw``/``cmpxchg`` (safe when CTAs
-run on several threads).
+run on several threads). With memory counters on, ld/st/atom/red first pass
+their lane addresses to mem_count.count_access.
 """
 from __future__ import annotations
 
@@ -15,6 +16,7 @@ from ptxc.errors import PtxcError
 
 from . import layout as Lo
 from .irtext import LANE_IDS, splat, vt
+from .mem_count import count_access
 from .ops_common import intr, itype, types_of
 from .plan import DYNAMIC, decode_call
 from .values import bits_of, is_signed, lty, vname
@@ -178,6 +180,7 @@ def op_ld(cg, ins):
     dsts = cg.dst_list(ins)
     if static is not None and static[0].space == "param" and static[0].seg == Lo.SEG_PARAM:
         return load_kernel_param(cg, static, t, n, dsts)
+    count_access(cg, ins, space, addr, static, es * n)
     ptrs = resolve(cg, space, addr, static, es * n, es * n)
     lt = lty(t)
     for i in range(n):
@@ -216,6 +219,7 @@ def op_st(cg, ins):
         return cg.unsupported(ins, "st to a kernel parameter")
     if space in ("global", "generic") and static is None:
         cg.writes_global = True
+    count_access(cg, ins, space, addr, static, es * n)
     ptrs = resolve(cg, space, addr, static, es * n, es * n)
     items = val_op.items if isinstance(val_op, ir.Vec) else [val_op]
     lt = lty(t)
@@ -229,26 +233,35 @@ RMW = {"add": "add", "and": "and", "or": "or", "xor": "xor", "exch": "xchg",
        "inc": "uinc_wrap", "dec": "udec_wrap"}
 
 
-def atomic(cg, ins, has_result: bool):
+def atomic_form(ins):
+    """(operation, type, LLVM atomicrmw name or 'cas') of an atom/red that
+    ptxc runs, or None for a form that is 'not supported yet'."""
     t = mem_type(ins)
     op = next((m for m in ins.mods if m in ("add", "min", "max", "inc", "dec", "and", "or",
                                              "xor", "exch", "cas")), None)
     if op is None or t in ("f16", "bf16", "f16x2", "bf16x2", "b128") or vec_width(ins) > 1:
+        return None
+    rmw = rmw_name(op, t)
+    return None if rmw is None else (op, t, rmw)
+
+
+def atomic(cg, ins, has_result: bool):
+    form = atomic_form(ins)
+    if form is None:
         return cg.unsupported(ins)
+    op, t, rmw = form
     space = space_of(ins)
     if space in ("global", "generic"):
         cg.uses_global_atomics = True
         cg.writes_global = True
     es = bits_of(t) // 8
-    a_idx = 0 if not has_result else 0
+    a_idx = 0
     addr, static = address(cg, ins.srcs[a_idx], space)
+    count_access(cg, ins, space, addr, static, es)
     ptrs = resolve(cg, space, addr, static, es, es)
     lt = lty(t)
     b = cg.read(ins.srcs[a_idx + 1], t)
     c = cg.read(ins.srcs[a_idx + 2], t) if op == "cas" else None
-    rmw = rmw_name(op, t)
-    if rmw is None:
-        return cg.unsupported(ins)
     old = lane_atomics(cg, lt, ptrs, b, c, rmw, es)
     if has_result:
         cg.write(ins.results[0] if ins.results else None, old, t)

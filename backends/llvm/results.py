@@ -10,7 +10,8 @@ the static node sizes, as METRICS.md prescribes:
 * thread_inst_executed_pred_on subtracts, per guarded instruction, the
   executing lanes whose guard was false;
 * FLOPs: flop_weight per pred-on lane (guarded) or per executing lane;
-* branch / cond_branch: warp executions of blocks ending in bra / brx.
+* branch / cond_branch: warp executions of blocks ending in bra / brx;
+* memory counters (when collected): results_memory.py.
 """
 from __future__ import annotations
 
@@ -18,6 +19,8 @@ import numpy as np
 
 from ptxc.opcodes import flop_weight
 from ptxc.profile import Profile
+
+from .results_memory import memory_profile
 
 
 def build_profile(c, counts: np.ndarray, per_cta, kernel, mode, grid, block) -> Profile:
@@ -31,6 +34,7 @@ def build_profile(c, counts: np.ndarray, per_cta, kernel, mode, grid, block) -> 
     prof.per_block = per_block(plan, we, te)
     prof.per_cta = cta_stats(per_cta)
     prof.static_inst, prof.slice_fraction = static_counts(plan)
+    memory_profile(prof, c, counts)
     return prof
 
 
