@@ -2,7 +2,8 @@
 
     ptxc run [--mode hybrid|full] [--gpu MODEL] [--report FILE.sqlite]
              [--format text|csv|json] [-o FILE] [--ptx FILE] [--keep-ptx DIR]
-             [--max-steps N] [--threads N] -- ./app args...
+             [--memory-counters [--bank-bytes 4|8]] [--max-steps N] [--threads N]
+             -- ./app args...
 
 The application's output is its own; ptxc's summary goes to stderr (or to
 ``-o FILE``). Exit status: the application's, or 1 when ptxc stopped it.
@@ -34,12 +35,18 @@ FORMAT_CHOICES = ("text", "csv", "json")
               help="Use this PTX module instead of the PTX in the application's fat binary.")
 @click.option("--keep-ptx", type=click.Path(file_okay=False), default=None, metavar="DIR",
               help="Write the PTX of each fat binary into DIR (run-time errors cite its lines).")
+@click.option("--memory-counters", is_flag=True,
+              help="Also count memory coalescing, bank conflicts and atomics per launch "
+                   "(docs/metrics.md; slower).")
+@click.option("--bank-bytes", type=click.Choice(["4", "8"]), default=None,
+              help="Shared-memory bank width of the memory counters (default 4).")
 @click.option("--max-steps", type=click.IntRange(min=1), default=None, metavar="N",
               help="Step budget per warp and launch (block executions).")
 @click.option("--threads", type=click.IntRange(min=1), default=None, metavar="N",
               help="Worker threads per launch (default: all cores).")
 @click.argument("argv", nargs=-1, type=click.UNPROCESSED, required=True, metavar="-- APP [ARGS]...")
-def run_command(mode, gpu, report_path, fmt, output, ptx, keep_ptx, max_steps, threads, argv):
+def run_command(mode, gpu, report_path, fmt, output, ptx, keep_ptx, memory_counters, bank_bytes,
+                max_steps, threads, argv):
     """Run a CUDA application (built with `nvcc -cudart shared`) on the CPU
     and profile every kernel launch."""
     from .runtime import gpus, report
@@ -50,8 +57,11 @@ def run_command(mode, gpu, report_path, fmt, output, ptx, keep_ptx, max_steps, t
         argv = argv[1:]
     if not argv:
         raise click.UsageError("give the application to run: ptxc run [OPTIONS] -- ./app ARGS...")
+    if bank_bytes is not None and not memory_counters:
+        raise click.UsageError("--bank-bytes only applies with --memory-counters")
     options = Options(mode=mode, gpu=gpus.model(gpu), max_steps=max_steps, threads=threads,
-                      ptx=ptx, keep_ptx=keep_ptx)
+                      ptx=ptx, keep_ptx=keep_ptx, memory_counters=memory_counters,
+                      bank_bytes=int(bank_bytes or 4))
     result = run_app(argv, options)
     launches = result.session.launches
     if report_path:

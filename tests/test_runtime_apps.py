@@ -75,6 +75,38 @@ def test_counts_derived_by_hand(apps):
     assert blocks[1].split()[0] == "ret;"
 
 
+def test_memory_counters_in_the_report(apps):
+    """fill<<<3, 128>>>(p, 300) with --memory-counters. The only measured
+    access is `st.global.u32 [p + 4*i]`, executed by warps 0-9 (see above)
+    with consecutive i: warps 0-8 store 32 * 4 = 128 bytes from a
+    128-byte-aligned offset (4 sectors, 1 line each; cudaMalloc memory is
+    aligned), warp 9 stores lanes i = 288..299, 48 bytes at offset 1152 =
+    9 * 128: sectors 36 and 37 (2 sectors, 1 line). So gst_requests = 10,
+    gst_transactions = 9*4 + 2 = 38, gst_lines = 10, requested bytes = 1200,
+    gst_efficiency = 1200 / (38 * 32) = 98.684...%; no loads, no shared
+    accesses. Full and hybrid agree; the kernels table equals the launch."""
+    app = apps.build("counts")
+    rows = {}
+    for mode in ("full", "hybrid"):
+        r = run_ptxc(app, mode=mode, options=("--memory-counters",))
+        assert r.returncode == 0 and "PASS" in r.proc.stdout, r.proc.stderr
+        (row,) = r.rows("SELECT * FROM launches")
+        (kernel,) = r.rows("SELECT * FROM kernels")
+        assert (row["gst_requests"], row["gst_transactions"], row["gst_lines"]) == (10, 38, 10)
+        assert row["gst_requested_bytes"] == 1200 and row["gld_requests"] == 0
+        assert row["gst_efficiency"] == pytest.approx(100 * 1200 / (38 * 32), abs=1e-4)
+        assert row["shared_load_requests"] == row["shared_store_requests"] == 0
+        for name in ("gst_requests", "gst_transactions", "gst_efficiency"):
+            assert kernel[name] == row[name]
+        (instr,) = r.rows("SELECT * FROM memory_instructions")
+        assert (instr["opcode"], instr["space"], instr["transactions"]) == ("st.global.u32",
+                                                                             "global", 38)
+        rows[mode] = row
+    drop = ("mode", "wall_s", "compile_s", "run_s", "slice_fraction")
+    assert {k: v for k, v in rows["full"].items() if k not in drop} == \
+        {k: v for k, v in rows["hybrid"].items() if k not in drop}
+
+
 def test_api_tour(apps):
     full, hybrid = both_modes(apps.build("api_tour"))
     kernels = [row["kernel"] for row in full.summary["kernels"]]

@@ -92,29 +92,28 @@ def derive(d: dict, kind: str, part: str, bank_bytes: int) -> None:
 
 
 def totals(per: dict, bank_bytes: int) -> dict:
-    """The launch totals (nvprof names; docs/metrics.md)."""
+    """The launch totals (nvprof names; docs/metrics.md): integer sums, then
+    the ratios derived from them (add_ratios; None marks their place in the
+    reports' order)."""
     t = {"shared_bank_bytes": bank_bytes}
     for prefix, kind in (("gld", "load"), ("gst", "store")):
         rows = [e["global"] for e in per.values() if e["kind"] == kind and "global" in e]
-        req, tx = _sum(rows, "requests"), _sum(rows, "transactions")
-        nbytes = _sum(rows, "requested_bytes")
-        hist = [sum(r["sectors_hist"][k] for r in rows) for k in range(32)]
-        t.update({f"{prefix}_requests": req, f"{prefix}_transactions": tx,
-                  f"{prefix}_lines": _sum(rows, "lines"), f"{prefix}_requested_bytes": nbytes,
-                  f"{prefix}_sectors_hist": hist,
-                  f"{prefix}_transactions_per_request": ratio(tx, req),
-                  f"{prefix}_efficiency": ratio(nbytes, SECTOR * tx, 100)})
-    moved = 0
+        t.update({f"{prefix}_requests": _sum(rows, "requests"),
+                  f"{prefix}_transactions": _sum(rows, "transactions"),
+                  f"{prefix}_lines": _sum(rows, "lines"),
+                  f"{prefix}_requested_bytes": _sum(rows, "requested_bytes"),
+                  f"{prefix}_sectors_hist": [sum(r["sectors_hist"][k] for r in rows)
+                                             for k in range(32)],
+                  f"{prefix}_transactions_per_request": None, f"{prefix}_efficiency": None})
     for word, short, kind in (("load", "ld", "load"), ("store", "st", "store")):
         rows = [e["shared"] for e in per.values() if e["kind"] == kind and "shared" in e]
-        req, tx = _sum(rows, "requests"), _sum(rows, "transactions")
-        t.update({f"shared_{word}_requests": req, f"shared_{word}_transactions": tx,
+        tx = _sum(rows, "transactions")
+        t.update({f"shared_{word}_requests": _sum(rows, "requests"),
+                  f"shared_{word}_transactions": tx,
                   f"shared_{short}_bank_conflict": tx - _sum(rows, "ideal_transactions"),
                   f"shared_{word}_requested_bytes": _sum(rows, "requested_bytes"),
-                  f"shared_{word}_transactions_per_request": ratio(tx, req)})
-        moved += tx
-    asked = t["shared_load_requested_bytes"] + t["shared_store_requested_bytes"]
-    t["shared_efficiency"] = ratio(asked, 32 * bank_bytes * moved, 100)
+                  f"shared_{word}_transactions_per_request": None})
+    t["shared_efficiency"] = None
     for space in ("global", "shared"):
         atom = [e[space] for e in per.values() if e["kind"] == "atomic" and space in e]
         red = [e[space] for e in per.values() if e["kind"] == "reduction" and space in e]
@@ -124,7 +123,33 @@ def totals(per: dict, bank_bytes: int) -> dict:
         else:
             t["shared_atomic_requests"] = _sum(atom, "requests") + _sum(red, "requests")
         t[f"{space}_atomic_addresses"] = _sum(atom, "addresses") + _sum(red, "addresses")
+    add_ratios(t)
     return t
+
+
+RATIOS = ("gld_transactions_per_request", "gld_efficiency", "gst_transactions_per_request",
+          "gst_efficiency", "shared_load_transactions_per_request",
+          "shared_store_transactions_per_request", "shared_efficiency")
+
+
+def add_ratios(t: dict) -> None:
+    """Set the RATIOS of totals ``t`` from its integer sums (also for totals
+    summed over several launches: ptxc run's per-kernel rows)."""
+    for prefix in ("gld", "gst"):
+        tx, req = t[f"{prefix}_transactions"], t[f"{prefix}_requests"]
+        t[f"{prefix}_transactions_per_request"] = ratio(tx, req)
+        t[f"{prefix}_efficiency"] = ratio(t[f"{prefix}_requested_bytes"], SECTOR * tx, 100)
+    for word in ("load", "store"):
+        t[f"shared_{word}_transactions_per_request"] = ratio(t[f"shared_{word}_transactions"],
+                                                             t[f"shared_{word}_requests"])
+    asked = t["shared_load_requested_bytes"] + t["shared_store_requested_bytes"]
+    moved = t["shared_load_transactions"] + t["shared_store_transactions"]
+    t["shared_efficiency"] = ratio(asked, 32 * t["shared_bank_bytes"] * moved, 100)
+
+
+def scalar_totals(memory: dict) -> dict:
+    """The totals that fit one table cell each (the histograms left out)."""
+    return {k: v for k, v in memory.items() if not isinstance(v, list)}
 
 
 def _sum(rows, key: str) -> int:

@@ -9,7 +9,10 @@ editing this file.
 
 SQLite tables (docs/runtime.md has the schema): ``meta`` (key, value),
 ``launches`` (one row per launch), ``kernels`` (aggregated per kernel),
-``branches`` (per launch and conditional branch: SASSI's numbers).
+``branches`` (per launch and conditional branch: SASSI's numbers). With
+``ptxc run --memory-counters`` the launches and kernels get the memory
+totals as columns (docs/metrics.md) and ``memory_instructions`` has one row
+per launch, memory instruction and space.
 """
 from __future__ import annotations
 
@@ -19,6 +22,7 @@ import json
 import sqlite3
 
 from ptxc import profile
+from ptxc.backends.llvm.results_memory import RATIOS, add_ratios, scalar_totals
 
 TIME_COLUMNS = ("wall_s", "compile_s", "run_s")
 
@@ -37,7 +41,22 @@ def launch_row(r) -> dict:
     row["wall_s"] = r.wall_s
     row["compile_s"] = r.compile_s
     row["run_s"] = float(p.timings.get("run", 0.0))
+    if p.memory_counters:
+        row.update(scalar_totals(p.memory))
     return row
+
+
+def memory_totals(rs) -> dict:
+    """The memory totals of several launches of one kernel: integer sums and
+    the ratios derived from them ({} without memory counters)."""
+    mems = [r.profile.memory for r in rs if r.profile.memory_counters]
+    if not mems:
+        return {}
+    total = {k: sum(m[k] for m in mems) for k, v in scalar_totals(mems[0]).items()
+             if k not in RATIOS and k != "shared_bank_bytes"}
+    total["shared_bank_bytes"] = mems[0]["shared_bank_bytes"]
+    add_ratios(total)
+    return {k: total[k] for k in scalar_totals(mems[0])}
 
 
 def kernel_rows(launches) -> list[dict]:
@@ -57,7 +76,29 @@ def kernel_rows(launches) -> list[dict]:
         row.update({"wall_s": sum(walls), "wall_avg_s": sum(walls) / len(walls),
                     "wall_min_s": min(walls), "wall_max_s": max(walls),
                     "compile_s": sum(r.compile_s for r in rs)})
+        row.update(memory_totals(rs))
         rows.append(row)
+    return rows
+
+
+MEMORY_INSTR_COLUMNS = ("requests", "transactions", "lines", "requested_bytes",
+                        "transactions_per_request", "efficiency", "ideal_transactions",
+                        "bank_conflicts", "addresses", "addresses_per_request")
+
+
+def memory_instruction_rows(launches) -> list[dict]:
+    """One row per launch, measured memory instruction and space."""
+    rows = []
+    for r in launches:
+        for e in r.profile.per_memory_instr.values():
+            for part in ("global", "shared"):
+                if part not in e:
+                    continue
+                row = {"launch_id": r.id, "kernel": r.kernel, "function": e["function"],
+                       "index": e["index"], "line": e["line"], "opcode": e["opcode"],
+                       "kind": e["kind"], "space": part}
+                row.update((c, e[part].get(c)) for c in MEMORY_INSTR_COLUMNS)
+                rows.append(row)
     return rows
 
 
@@ -94,27 +135,41 @@ def _table(db, name: str, rows: list[dict], template: dict, key: str | None = No
                    [tuple(row.get(c) for c in cols) for row in rows])
 
 
-def _template_launch() -> dict:
+def _memory_template(launches) -> dict:
+    """The memory columns (empty when no launch collected memory counters)."""
+    first = next((r.profile.memory for r in launches if r.profile.memory_counters), None)
+    if first is None:
+        return {}
+    return {k: (0.0 if k in RATIOS else 0) for k in scalar_totals(first)}
+
+
+def _template_launch(launches=()) -> dict:
     t = {"id": 0, "kernel": "", "module": "", "grid_x": 0, "grid_y": 0, "grid_z": 0,
          "block_x": 0, "block_y": 0, "block_z": 0, "shared_bytes": 0, "stream": 0, "mode": ""}
     t.update((k, 0) for k in profile.TOTALS)
     t.update((k, 0.0) for k in profile.DERIVED)
     t.update({"static_inst": 0, "slice_fraction": 0.0})
     t.update((k, 0.0) for k in TIME_COLUMNS)
+    t.update(_memory_template(launches))
     return t
 
 
-def _template_kernel() -> dict:
+def _template_kernel(launches=()) -> dict:
     t = {"kernel": "", "module": "", "launches": 0}
     t.update((k, 0) for k in profile.TOTALS)
     t.update((k, 0.0) for k in profile.DERIVED)
     t.update({"wall_s": 0.0, "wall_avg_s": 0.0, "wall_min_s": 0.0, "wall_max_s": 0.0,
               "compile_s": 0.0})
+    t.update(_memory_template(launches))
     return t
 
 
 BRANCH_TEMPLATE = {"launch_id": 0, "kernel": "", "function": "", "block": "", "line": 0,
                    "warp_execs": 0, "active": 0, "taken": 0, "not_taken": 0, "divergent": 0}
+MEMORY_INSTR_TEMPLATE = {"launch_id": 0, "kernel": "", "function": "", "index": 0, "line": 0,
+                         "opcode": "", "kind": "", "space": "",
+                         **{c: (0.0 if "_per_" in c or c == "efficiency" else 0)
+                            for c in MEMORY_INSTR_COLUMNS}}
 
 
 def write_sqlite(path: str, launches, meta: dict) -> None:
@@ -127,9 +182,13 @@ def write_sqlite(path: str, launches, meta: dict) -> None:
         db.execute('CREATE TABLE "meta" ("key" TEXT PRIMARY KEY, "value" TEXT)')
         db.executemany('INSERT INTO "meta" VALUES (?, ?)',
                        [(k, None if v is None else str(v)) for k, v in meta.items()])
-        _table(db, "launches", [launch_row(r) for r in launches], _template_launch(), key="id")
-        _table(db, "kernels", kernel_rows(launches), _template_kernel())
+        _table(db, "launches", [launch_row(r) for r in launches], _template_launch(launches),
+               key="id")
+        _table(db, "kernels", kernel_rows(launches), _template_kernel(launches))
         _table(db, "branches", branch_rows(launches), BRANCH_TEMPLATE)
+        if any(r.profile.memory_counters for r in launches):
+            _table(db, "memory_instructions", memory_instruction_rows(launches),
+                   MEMORY_INSTR_TEMPLATE)
         db.commit()
     finally:
         db.close()
@@ -161,7 +220,7 @@ def _time(s: float) -> str:
 
 
 def _num(v) -> str:
-    return f"{v:.2f}%" if isinstance(v, float) else str(v)
+    return f"{v:.2f}" if isinstance(v, float) else str(v)
 
 
 def summary_text(launches, meta: dict) -> str:
@@ -186,20 +245,39 @@ def summary_text(launches, meta: dict) -> str:
     for k in kernels:
         rs = [r for r in launches if r.kernel == k["kernel"] and r.module == k["module"]]
         lines.append(f"Kernel: {readable[k['kernel']]}")
-        for name in profile.TOTALS + profile.DERIVED:
-            vals = [getattr(r.profile, name) for r in rs]
-            avg = sum(vals) / len(vals)
-            avg_text = f"{avg:.2f}%" if name in profile.DERIVED else (
-                str(int(avg)) if float(avg).is_integer() else f"{avg:.2f}")
-            lines.append(f"{len(rs):>11}  {name:<32}  {_num(min(vals)):>14}  {_num(max(vals)):>14}  "
-                         f"{avg_text:>16}")
+        for name, vals, percent in _metric_values(rs):
+            lines.append(_metric_line(len(rs), name, vals, percent))
     return "\n".join(lines) + "\n"
+
+
+def _metric_values(rs):
+    """(name, per-launch values, is a percentage) of every metric of a kernel's
+    launches; memory ratios skip the launches where they are undefined."""
+    for name in profile.TOTALS + profile.DERIVED:
+        yield name, [getattr(r.profile, name) for r in rs], name in profile.DERIVED
+    mems = [r.profile.memory for r in rs if r.profile.memory_counters]
+    for name in (scalar_totals(mems[0]) if mems else ()):
+        if name == "shared_bank_bytes":
+            continue
+        vals = [m[name] for m in mems if m[name] is not None]
+        if vals:
+            yield name, vals, name.endswith("efficiency")
+
+
+def _metric_line(n: int, name: str, vals: list, percent: bool) -> str:
+    avg = sum(vals) / len(vals)
+    if percent:
+        lo, hi, avg_text = f"{min(vals):.2f}%", f"{max(vals):.2f}%", f"{avg:.2f}%"
+    else:
+        lo, hi = _num(min(vals)), _num(max(vals))
+        avg_text = str(int(avg)) if float(avg).is_integer() else f"{avg:.2f}"
+    return f"{n:>11}  {name:<32}  {lo:>14}  {hi:>14}  {avg_text:>16}"
 
 
 def summary_csv(launches, meta: dict) -> str:
     rows = kernel_rows(launches)
     out = io.StringIO()
-    cols = list(_template_kernel())
+    cols = list(_template_kernel(launches))
     w = csv.writer(out, lineterminator="\n")
     w.writerow(cols)
     for r in rows:

@@ -33,6 +33,8 @@ class Options:
     threads: int | None = None
     ptx: str | None = None
     keep_ptx: str | None = None
+    memory_counters: bool = False    # coalescing / bank-conflict counters (docs/metrics.md)
+    bank_bytes: int = 4
 
 
 @dataclass
@@ -230,7 +232,8 @@ class Session:
         prof = launch_segments(lm.module, fn, grid, block, params, self.devmem.segments(),
                                mode=opts.mode, shared_bytes=shared, max_steps=opts.max_steps,
                                threads=opts.threads, memory=lm.memory, segment_names=names,
-                               slice_options=HYBRID_SLICE if opts.mode == "hybrid" else None)
+                               slice_options=HYBRID_SLICE if opts.mode == "hybrid" else None,
+                               memory_counters=opts.memory_counters, bank_bytes=opts.bank_bytes)
         wall = time.perf_counter() - t0
         return LaunchRecord(len(self.launches) + 1, k.name, lm.label, grid, block, shared,
                             stream, opts.mode, prof, wall, prof.timings.get("compile", 0.0))
