@@ -87,8 +87,11 @@ class Slicer:
 
     def _seed(self) -> None:
         for fn in self.funcs:
-            for ins in self.facts.seeds(fn, self.criteria):
-                self.keep(ins)
+            for seed in self.facts.seeds(fn, self.criteria):
+                if isinstance(seed, ir.Value):
+                    self.keep_value(seed)
+                else:
+                    self.keep(seed)
 
     def _visit(self, ins) -> None:
         for v in ins.operand_values():

@@ -31,15 +31,17 @@ def criterion(ins: ir.Instr, criteria: str) -> tuple[bool, bool]:
 
 
 def seeds(fn, criteria: str) -> list:
-    """The instructions a function contributes as slicing criteria: kept
-    instructions, and the definitions of the guards that must be known."""
+    """What a function contributes as slicing criteria: kept instructions,
+    and the guard values that must be known (a Value: its definition is kept
+    by the data rule, so a guard returned by a call keeps the callee's
+    definition of the return register too)."""
     out = []
     for ins in fn.instructions():
         keep, guard = criterion(ins, criteria)
         if keep:
             out.append(ins)
         if guard and isinstance(ins.guard, ir.Result):
-            out.append(ins.guard.instr)
+            out.append(ins.guard)
     return out
 
 
