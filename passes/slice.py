@@ -39,28 +39,43 @@ from ptxc.passmanager import ALL, NONE, Pass, PassResult
 from .slice_calls import Program
 from .slice_engine import Slicer
 from .slice_facts import CRITERIA, Facts
+from .slice_launch import AliasRules, check_alias
 from .slice_memory import MODES
 from .slice_report import control_inputs, function_report, render_csv, render_text
 
 EMITS = ("marked", "sliced")
+DEFAULT_MEMORY = "launch"
 
 
-def check_options(memory: str = "conservative", criteria: str = "counters") -> dict:
+def check_options(memory: str = DEFAULT_MEMORY, criteria: str = "counters", alias=None) -> dict:
     if memory not in MODES:
         raise ValueError(f"option 'memory' must be one of {', '.join(MODES)}; got '{memory}'")
     if criteria not in CRITERIA:
         raise ValueError(f"option 'criteria' must be one of {', '.join(CRITERIA)}; "
                          f"got '{criteria}'")
-    return {"memory": memory, "criteria": criteria}
+    options = {"memory": memory, "criteria": criteria}
+    alias = check_alias(memory, alias)
+    if alias is not None:
+        options["alias"] = alias
+    return options
 
 
-def mark_slice(module, memory: str = "conservative", criteria: str = "counters") -> dict:
+def mark_slice(module, memory: str = DEFAULT_MEMORY, criteria: str = "counters",
+               alias=None) -> dict:
     """Slice every function of ``module``, set the marks, return the reports.
 
-    The cyclic garbage collector is paused meanwhile: the slice creates no
-    cycles, and full collections over a large module's IR cost a third of
-    the time otherwise."""
-    options = check_options(memory, criteria)
+    This is also the module's *requested* slice (``module.attrs
+    ['slice_request']``): a later hybrid launch uses these options, and with
+    ``memory=launch`` specialises the slice to the launch's arguments."""
+    options = check_options(memory, criteria, alias)
+    module.attrs["slice_request"] = {"memory": memory, "criteria": criteria}
+    return _compute(module, options)
+
+
+def _compute(module, options: dict) -> dict:
+    """Compute and apply one slice variant. The cyclic garbage collector is
+    paused meanwhile: the slice creates no cycles, and full collections over
+    a large module's IR cost a third of the time otherwise."""
     enabled = gc.isenabled()
     gc.disable()
     try:
@@ -73,15 +88,40 @@ def mark_slice(module, memory: str = "conservative", criteria: str = "counters")
 def select_slice(module, **options) -> dict:
     """The marks of ``mark_slice(module, **options)``, computed once per set of
     options and module: a later call with the same options puts the
-    remembered marks back instead of slicing again. Returns the reports."""
-    key = variant_key(check_options(**options))
+    remembered marks back instead of slicing again. Returns the reports.
+    Unlike mark_slice it does not change the module's requested slice."""
+    options = check_options(**options)
+    key = variant_key(options)
     variants = module.attrs.setdefault("slice_variants", {})
     if module.attrs.get("slice_variant") == key:
         return variants[key].reports
     if key not in variants:
-        return mark_slice(module, **options)
+        return _compute(module, options)
     variants[key].apply(module)
     return variants[key].reports
+
+
+def select_launch_slice(module, kernel: str, classes: tuple, criteria: str = "counters",
+                        others: dict | None = None) -> dict:
+    """The ``memory=launch`` slice for a launch of ``kernel`` whose pointer
+    parameters have ``classes`` (((param, class), ...): passes.slice_launch).
+
+    A remembered variant in which ``kernel`` has exactly these classes is
+    reused whatever it assumed for the other kernels (their marks do not
+    matter to this launch). A new variant also specialises every other kernel
+    to ``others[name]`` (the launcher's guess: one allocation per pointer
+    parameter), so that compiling the module's kernels together, and their
+    later launches with those arguments, reuse it."""
+    entry = (kernel, tuple(classes))
+    for key, v in module.attrs.get("slice_variants", {}).items():
+        o = v.options
+        if o["memory"] == "launch" and o["criteria"] == criteria and entry in o.get("alias", ()):
+            if module.attrs.get("slice_variant") != key:
+                v.apply(module)
+            return v.reports
+    alias = dict(others or {})
+    alias[kernel] = tuple(classes)
+    return select_slice(module, memory="launch", criteria=criteria, alias=tuple(alias.items()))
 
 
 def variant_key(options: dict) -> tuple:
@@ -115,11 +155,12 @@ class SliceVariant:
 
 
 def _mark(module, options: dict) -> dict:
-    memory, criteria = options["memory"], options["criteria"]
+    criteria = options["criteria"]
     program = Program(module)
-    facts = Facts(program, memory, module.address_size or 64)
+    facts = Facts(program, AliasRules(options["memory"], options.get("alias")),
+                  module.address_size or 64)
     regions_of = facts.regions
-    slicers = [(root, Slicer(program, u, memory, criteria, facts).run())
+    slicers = [(root, Slicer(program, u, criteria, facts).run())
                for root, u in program.universes()]
     kept = _union_fixpoint([s for _, s in slicers])
     inputs: dict[int, dict] = {}
@@ -194,8 +235,9 @@ def remove_unkept(module) -> int:
 @dataclass(frozen=True)
 class SlicePass(Pass):
     name = "slice"
-    summary = "mark the backward slice of branches and guards (memory=conservative|refined|noalias)"
-    memory: str = "conservative"
+    summary = ("mark the backward slice of branches and guards "
+               "(memory=launch|conservative|refined|noalias)")
+    memory: str = DEFAULT_MEMORY
     criteria: str = "counters"
     emit: str = "marked"
 
@@ -206,6 +248,8 @@ class SlicePass(Pass):
 
     def run(self, module, am) -> PassResult:
         reports = mark_slice(module, memory=self.memory, criteria=self.criteria)
+        if self.memory == "launch" and isinstance(am.options.get("launch"), dict):
+            reports = self._specialise(module, am.options["launch"])
         preserved = ALL
         if self.emit == "sliced":
             remove_unkept(module)
@@ -213,3 +257,9 @@ class SlicePass(Pass):
         fmt = am.options.get("format", "text")
         text = render_csv(reports) if fmt == "csv" else render_text(reports)
         return PassResult(self.name, text, reports, preserved)
+
+    def _specialise(self, module, launch: dict) -> dict:
+        """The pipeline configures a launch (``--kernel --arg ...``): report
+        the slice specialised to its arguments (what the launch will run)."""
+        from ptxc.launch_alias import launch_slice_for_options
+        return launch_slice_for_options(module, launch, self.criteria)

@@ -48,8 +48,8 @@ def seeds(fn, criteria: str) -> list:
 class Facts:
     """Per-function and per-instruction facts, computed once per module."""
 
-    def __init__(self, program, memory: str, address_size: int):
-        self.program, self.memory, self.address_size = program, memory, address_size
+    def __init__(self, program, rules, address_size: int):
+        self.program, self.rules, self.address_size = program, rules, address_size
         self._seeds: dict = {}
         self._reads: dict = {}
         self._writes: dict = {}
@@ -72,7 +72,7 @@ class Facts:
     def writes(self, fn) -> FunctionWrites:
         w = self._writes.get(id(fn))
         if w is None:
-            w = self._writes[id(fn)] = FunctionWrites(fn, self.program, self.memory, self.regions)
+            w = self._writes[id(fn)] = FunctionWrites(fn, self.program, self.rules, self.regions)
         return w
 
     def taken_params(self, fn) -> tuple:

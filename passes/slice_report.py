@@ -14,6 +14,7 @@ from __future__ import annotations
 from ptxc import ir
 
 from .slice_access import reads
+from .slice_launch import alias_classes
 from .slice_regions import region_name
 
 
@@ -69,7 +70,7 @@ def inputs_sentence(inputs: dict) -> str:
 
 def function_report(fn, inputs: dict, options: dict) -> dict:
     n, k = static_size(fn), slice_size(fn)
-    return {
+    report = {
         "kernel": fn.is_kernel,
         "static_inst": n,
         "slice_inst": k,
@@ -78,6 +79,23 @@ def function_report(fn, inputs: dict, options: dict) -> dict:
         "criteria": options["criteria"],
         "control_inputs": inputs,
     }
+    if options["memory"] == "launch" and fn.is_kernel:
+        report["alias"] = alias_classes(options.get("alias"), fn.name)
+    return report
+
+
+def memory_text(r: dict) -> str:
+    """'conservative', or for memory=launch the allocation classes used."""
+    if r["memory"] != "launch" or not r["kernel"]:
+        return r["memory"]
+    classes = r.get("alias")
+    if classes is None:
+        return "launch (no launch: conservative)"
+    groups: dict = {}
+    for param, cls in classes.items():
+        groups.setdefault(cls, []).append(param)
+    text = " ".join("{" + ", ".join(ps) + "}" for ps in groups.values()) or "none"
+    return f"launch (pointer parameters by allocation: {text})"
 
 
 def render_text(reports: dict) -> str:
@@ -85,7 +103,7 @@ def render_text(reports: dict) -> str:
     for name, r in reports.items():
         kind = "kernel" if r["kernel"] else "func"
         lines.append(f"slice {kind} @{name}: {r['slice_inst']}/{r['static_inst']} instructions "
-                     f"({100 * r['slice_fraction']:.1f}%), memory={r['memory']}, "
+                     f"({100 * r['slice_fraction']:.1f}%), memory={memory_text(r)}, "
                      f"criteria={r['criteria']}")
         subject = "control flow" if r["criteria"] == "branches" else "control flow and guards"
         lines.append(f"  {subject} depend only on: {inputs_sentence(r['control_inputs'])}")

@@ -18,10 +18,12 @@ import time
 import numpy as np
 
 from .errors import PtxcError
+from .launch_alias import classes_for_segments, classes_for_values, ensure_launch_slice
 from .types import TYPE_SIZES
 
 DEFAULT_MAX_STEPS = 100_000_000     # block executions per warp
 MODES = ("hybrid", "full")
+GENERATORS = ("zeros", "ones", "arange", "random", "full")
 
 
 # ------------------------------------------------------------------ API
@@ -38,7 +40,7 @@ def launch(module, kernel=None, grid=(1, 1, 1), block=None, args=(), mode: str =
     block = dim3(block if block is not None else default_block(fn), "block")
     check_config(fn, grid, block, shared_bytes)
     if mode == "hybrid":
-        ensure_slice(module, fn)
+        ensure_launch_slice(module, fn, classes_for_values(fn, normalise_args(fn, args)))
     params, buffers, arrays = bind_args(fn, args, mode)
     return execute(module, fn, grid, block, params, buffers, arrays, mode, shared_bytes,
                    max_steps or DEFAULT_MAX_STEPS, threads or os.cpu_count() or 1)
@@ -297,7 +299,7 @@ def parse_value(fn, text: str):
         except (OSError, ValueError) as e:
             raise arg_error(fn, f"cannot read '{text[1:]}': {e}")
     parts = text.split(":")
-    if len(parts) >= 3 and parts[0] in ("zeros", "ones", "arange", "random", "full"):
+    if len(parts) >= 3 and parts[0] in GENERATORS:
         return generate(fn, parts)
     try:
         return int(text, 0)
@@ -377,7 +379,7 @@ def launch_segments(module, kernel, grid, block, params: bytes, segments: dict, 
     block = dim3(block if block is not None else default_block(fn), "block")
     check_config(fn, grid, block, shared_bytes)
     if mode == "hybrid":
-        ensure_slice(module, fn)
+        ensure_launch_slice(module, fn, classes_for_segments(fn, bytes(params), segments, memory))
     t0 = time.perf_counter()
     level = jit.choose_level(fn, mode, count(grid) * count(block))
     c = compile_for_launch(module, fn, mode, level)
@@ -414,15 +416,55 @@ def private_buffers(c, mode: str, buffers: list, arrays: list) -> list:
     """The byte buffers the kernel runs on. A full run works in place on
     contiguous writeable arrays (what a GPU does); a hybrid run never changes
     the caller's arrays: it copies a buffer only when the slice may store to
-    global memory."""
-    out = []
+    global memory. Buffers whose memory overlaps (one array bound to two
+    parameters, overlapping views) are copied together, so that the copies
+    overlap as the originals do."""
+    need = []
     for buf, (_, orig) in zip(buffers, arrays):
         shared = np.shares_memory(buf, orig)
-        if shared and ((mode == "hybrid" and c.writes_global) or
-                       (mode == "full" and not orig.flags.writeable)):
-            buf = buf.copy()
-        out.append(buf)
+        need.append(shared and ((mode == "hybrid" and c.writes_global) or
+                                (mode == "full" and not orig.flags.writeable)))
+    out = list(buffers)
+    for group in overlap_groups(buffers):
+        if any(need[k] for k in group):
+            for k, copy in zip(group, copy_together([buffers[k] for k in group])):
+                out[k] = copy
     return out
+
+
+def byte_span(buf: np.ndarray) -> tuple[int, int]:
+    lo = buf.__array_interface__["data"][0]
+    return lo, lo + buf.nbytes
+
+
+def overlap_groups(buffers: list) -> list[list[int]]:
+    """Indices of contiguous uint8 buffers grouped by overlapping memory
+    (merging of sorted intervals); empty buffers are alone."""
+    order = sorted((byte_span(b), k) for k, b in enumerate(buffers))
+    groups: list[list[int]] = []
+    hi = None
+    for (lo, end), k in order:
+        if buffers[k].nbytes and groups and hi is not None and lo < hi:
+            groups[-1].append(k)
+            hi = max(hi, end)
+        else:
+            groups.append([k])
+            hi = end if buffers[k].nbytes else None
+    return groups
+
+
+def copy_together(bufs: list) -> list:
+    """Copies of overlapping contiguous buffers that overlap in one new array
+    (the union of overlapping intervals has no gap, so only their bytes are read)."""
+    if len(bufs) == 1:
+        return [bufs[0].copy()]
+    import ctypes
+    from .backends.llvm.runtime import aligned
+    spans = [byte_span(b) for b in bufs]
+    lo, hi = min(s[0] for s in spans), max(s[1] for s in spans)
+    whole = aligned(hi - lo)
+    whole[:] = np.ctypeslib.as_array((ctypes.c_uint8 * (hi - lo)).from_address(lo))
+    return [whole[s[0] - lo:s[1] - lo] for s in spans]
 
 
 def compile_for_launch(module, fn, mode: str, level: int):

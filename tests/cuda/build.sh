@@ -61,6 +61,8 @@ ptx intops        sm75          -arch=sm_75 -O3
 ptx fpops         sm90          -arch=sm_90 -O3
 ptx fpops         sm75          -arch=sm_75 -O3
 
+ptx launch_alias  sm90          -arch=sm_90 -O3
+
 # Every file must assemble.
 for f in *.sm90*.ptx; do run ptxas -arch=sm_90 "$f" -o /dev/null; done
 for f in *.sm75*.ptx; do run ptxas -arch=sm_75 "$f" -o /dev/null; done
