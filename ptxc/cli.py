@@ -144,13 +144,16 @@ def _arg_callback(ctx, param, values):
     return list(values)
 
 
-def build_launch(kernel, grid, block, shared, args, mode, max_steps, threads) -> dict | None:
+def build_launch(kernel, grid, block, shared, args, mode, max_steps, threads,
+                 cta_equivalence: bool = True) -> dict | None:
     """The ``launch`` option dict for the pass pipeline, or None when no launch
     was asked for (none of --kernel, --grid, --block given)."""
     if kernel is None and grid is None and block is None:
         extra = [flag for flag, v in (("--arg", args), ("--shared", shared),
                                       ("--mode", mode), ("--max-steps", max_steps),
-                                      ("--threads", threads)) if v not in (None, (), [])]
+                                      ("--threads", threads),
+                                      ("--no-cta-equivalence", not cta_equivalence or None))
+                 if v not in (None, (), [])]
         if extra:
             raise click.UsageError(
                 f"{', '.join(extra)} only apply to a kernel launch; "
@@ -165,6 +168,7 @@ def build_launch(kernel, grid, block, shared, args, mode, max_steps, threads) ->
         "mode": mode or "hybrid",
         "max_steps": max_steps,
         "threads": threads,
+        "cta_equivalence": cta_equivalence,
     }
 
 
@@ -297,8 +301,11 @@ def _print_warnings(module, start: int = 0) -> int:
               help="Step budget per warp before the run is stopped as non-terminating.")
 @click.option("--threads", type=click.IntRange(min=1), default=None, metavar="N",
               help="Host threads that run CTAs in parallel.")
+@click.option("--cta-equivalence/--no-cta-equivalence", default=True, show_default=True,
+              help="In a hybrid run, run one CTA per class of CTAs that provably give the "
+                   "same counters (docs/cta-equivalence.md); --no-cta-equivalence runs every CTA.")
 def opt_command(file, pipeline, emit, fmt, output, verify_each, kernel, grid, block,
-                shared, args, mode, max_steps, threads):
+                shared, args, mode, max_steps, threads, cta_equivalence):
     """Parse FILE (or stdin for '-'), run a pass pipeline, print the reports
     and optionally the resulting module.
 
@@ -309,7 +316,8 @@ def opt_command(file, pipeline, emit, fmt, output, verify_each, kernel, grid, bl
       ptxc opt --pass= --emit=ptx kernel.ptx -o out.ptx
       ptxc opt --pass='slice,count' --kernel k --grid 4 --block 128 --arg n=500 kernel.ptx
     """
-    launch = build_launch(kernel, grid, block, shared, args, mode, max_steps, threads)
+    launch = build_launch(kernel, grid, block, shared, args, mode, max_steps, threads,
+                          cta_equivalence)
     from .passmanager import make_pass, parse_pipeline, run_pipeline
     # Build the passes first: a bad pass name or option is reported before
     # the (possibly long) parse of the file.

@@ -28,8 +28,11 @@ GENERATORS = ("zeros", "ones", "arange", "random", "full")
 
 # ------------------------------------------------------------------ API
 def launch(module, kernel=None, grid=(1, 1, 1), block=None, args=(), mode: str = "hybrid",
-           shared_bytes: int = 0, max_steps: int | None = None, threads: int | None = None):
-    """Run ``kernel`` of ``module`` and return its Profile (see module doc)."""
+           shared_bytes: int = 0, max_steps: int | None = None, threads: int | None = None,
+           cta_equivalence: bool = True):
+    """Run ``kernel`` of ``module`` and return its Profile (see module doc).
+    A hybrid run executes one CTA per equivalence class when the slice
+    allows it (docs/cta-equivalence.md); ``cta_equivalence=False`` runs every CTA."""
     if isinstance(module, (str, os.PathLike)):
         from . import load
         module = load(module)
@@ -43,7 +46,8 @@ def launch(module, kernel=None, grid=(1, 1, 1), block=None, args=(), mode: str =
         ensure_launch_slice(module, fn, classes_for_values(fn, normalise_args(fn, args)))
     params, buffers, arrays = bind_args(fn, args, mode)
     return execute(module, fn, grid, block, params, buffers, arrays, mode, shared_bytes,
-                   max_steps or DEFAULT_MAX_STEPS, threads or os.cpu_count() or 1)
+                   max_steps or DEFAULT_MAX_STEPS, threads or os.cpu_count() or 1,
+                   cta_equivalence=cta_equivalence)
 
 
 def launch_from_options(module, opts: dict, mode: str):
@@ -54,7 +58,8 @@ def launch_from_options(module, opts: dict, mode: str):
     args = parse_arg_strings(fn, opts.get("args") or [])
     return launch(module, fn, grid, block, args, mode=mode,
                   shared_bytes=int(opts.get("shared") or 0),
-                  max_steps=opts.get("max_steps"), threads=opts.get("threads"))
+                  max_steps=opts.get("max_steps"), threads=opts.get("threads"),
+                  cta_equivalence=opts.get("cta_equivalence", True))
 
 
 # ------------------------------------------------------ configuration
@@ -338,7 +343,8 @@ def generate(fn, parts):
 
 
 # ------------------------------------------------------------- running
-def execute(module, fn, grid, block, params, buffers, arrays, mode, shared_bytes, max_steps, threads):
+def execute(module, fn, grid, block, params, buffers, arrays, mode, shared_bytes, max_steps, threads,
+            cta_equivalence: bool = True):
     """Run a launch whose buffers came from ``bind_args`` (one segment each,
     named after the pointer parameter it was bound to); copy results back."""
     from .backends.llvm.layout import SEG_FIRST_BUFFER
@@ -354,7 +360,8 @@ def execute(module, fn, grid, block, params, buffers, arrays, mode, shared_bytes
         segments[SEG_FIRST_BUFFER + k] = buf
         names[SEG_FIRST_BUFFER + k] = ("buffer of parameter " + owners[k]) if k < len(owners) else f"buffer {k}"
     prof = run_compiled(c, fn, grid, block, params, segments, shared_bytes, max_steps, threads,
-                        segment_names=names, compile_s=compile_s)
+                        segment_names=names, compile_s=compile_s,
+                        cta_equivalence=cta_equivalence and mode == "hybrid")
     if mode == "full":
         for buf, orig in zip(buffers, (o for _, o in arrays)):
             if not np.shares_memory(buf, orig) and orig.flags.writeable:
@@ -364,13 +371,16 @@ def execute(module, fn, grid, block, params, buffers, arrays, mode, shared_bytes
 
 def launch_segments(module, kernel, grid, block, params: bytes, segments: dict, mode: str = "hybrid",
                     shared_bytes: int = 0, max_steps: int | None = None, threads: int | None = None,
-                    memory=None, segment_names: dict | None = None):
+                    memory=None, segment_names: dict | None = None, cta_equivalence: bool = True):
     """Run a launch on device memory the caller manages (the CUDA runtime):
     ``params`` are the kernel parameter bytes as the kernel sees them (pointer
     values are generic addresses ``segment << 32 | offset``), ``segments``
     maps segment numbers (>= layout.SEG_FIRST_BUFFER) to uint8 arrays that are
     used in place, ``memory`` is a runtime.ModuleMemory kept between launches,
-    and ``segment_names`` ({segment: text}) name segments in error messages."""
+    and ``segment_names`` ({segment: text}) name segments in error messages.
+    A hybrid run may execute one CTA per equivalence class
+    (docs/cta-equivalence.md) unless ``cta_equivalence=False`` or the slice
+    keeps writes to global memory (``criteria="effects"``: the outputs are needed)."""
     from .backends.llvm import jit
     if mode not in MODES:
         raise PtxcError(f"unknown mode '{mode}' (use 'hybrid' or 'full')")
@@ -386,7 +396,8 @@ def launch_segments(module, kernel, grid, block, params: bytes, segments: dict, 
     return run_compiled(c, fn, grid, block, bytes(params), segments, shared_bytes,
                         max_steps or DEFAULT_MAX_STEPS, threads or os.cpu_count() or 1,
                         memory=memory, segment_names=segment_names,
-                        compile_s=time.perf_counter() - t0)
+                        compile_s=time.perf_counter() - t0,
+                        cta_equivalence=cta_equivalence and mode == "hybrid")
 
 
 def count(dims) -> int:
@@ -394,21 +405,26 @@ def count(dims) -> int:
 
 
 def run_compiled(c, fn, grid, block, params, segments, shared_bytes, max_steps, threads,
-                 memory=None, segment_names=None, compile_s: float = 0.0):
+                 memory=None, segment_names=None, compile_s: float = 0.0,
+                 cta_equivalence: bool = False):
     """Run compiled kernel ``c`` on ``segments``; the Profile (raises PtxcError)."""
     from .backends.llvm.results import build_profile
     from .backends.llvm.runtime import Launch, RunError
+    from .cta_launch import cta_classes
     t1 = time.perf_counter()
+    classes, note = cta_classes(c, fn, grid, block, params) if cta_equivalence else (None, "off")
+    t_classes = time.perf_counter() - t1
     run = Launch(c, grid, block, params, segments, shared_bytes, max_steps, threads, memory=memory)
     try:
-        counts = run.run()
+        counts = run.run(classes)
     except RunError as e:
         sizes = space_sizes(run, segment_names or {})
         sizes["shift"] = c.plan.shift
         raise run_error(c, fn, grid, block, e, max_steps, sizes) from None
     t2 = time.perf_counter()
     prof = build_profile(c, counts, run.per_cta, fn, c.mode, grid, block)
-    prof.timings = {"compile": compile_s, "run": t2 - t1, **c.timings}
+    prof.timings = {"compile": compile_s, "run": t2 - t1, "cta_classes": t_classes, **c.timings}
+    prof.ctas_launched, prof.ctas_run, prof.cta_equivalence = run.nctas, run.ctas_run, note
     return prof
 
 

@@ -5,7 +5,9 @@ totals (``inst_executed`` ...), ``per_block`` (``"function:block"`` ->
 warp/thread executions), ``per_branch`` (SASSI's five numbers per conditional
 branch) and ``per_cta`` (min / mean / max over CTAs of the instruction
 counts). ``counters()`` gives the numbers that a hybrid and a full run of the
-same launch must share.
+same launch must share. ``ctas_launched`` / ``ctas_run`` say how many CTAs the
+grid has and how many the executor ran (CTA equivalence, docs/cta-equivalence.md;
+``cta_equivalence`` says why it did or did not apply).
 """
 from __future__ import annotations
 
@@ -40,6 +42,9 @@ class Profile:
     per_branch: dict = field(default_factory=dict)
     per_cta: dict = field(default_factory=dict)
     timings: dict = field(default_factory=dict)
+    ctas_launched: int = 0
+    ctas_run: int = 0
+    cta_equivalence: str = ""
 
     @property
     def branch_efficiency(self) -> float:
@@ -72,6 +77,9 @@ class Profile:
         d["per_block"] = self.per_block
         d["per_branch"] = self.per_branch
         d["per_cta"] = self.per_cta
+        d["ctas_launched"] = self.ctas_launched
+        d["ctas_run"] = self.ctas_run
+        d["cta_equivalence"] = self.cta_equivalence
         return d
 
     def to_json(self, **kw) -> str:
@@ -88,6 +96,8 @@ class Profile:
         lines.append(f"  {'static_inst':30s} {self.static_inst}")
         if self.slice_fraction is not None:
             lines.append(f"  {'slice_fraction':30s} {self.slice_fraction:.4f}")
+        lines.append(f"  {'ctas_run':30s} {self.ctas_run} of {self.ctas_launched}"
+                     + (f" ({self.cta_equivalence})" if self.cta_equivalence else ""))
         return "\n".join(lines)
 
     def __str__(self) -> str:

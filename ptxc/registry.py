@@ -17,6 +17,7 @@ PASSES: dict[str, str] = {
     "loops": "ptxc.passes.loops:LoopsPass",
     "slice": "ptxc.passes.slice:SlicePass",
     "count": "ptxc.passes.count:CountPass",
+    "cta-equivalence": "ptxc.passes.cta_equivalence:CtaEquivalencePass",
 }
 
 

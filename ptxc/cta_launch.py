@@ -1,0 +1,50 @@
+"""Whether a hybrid launch runs one CTA per equivalence class, and the classes.
+
+The launcher calls :func:`cta_classes` for hybrid runs whose outputs are not
+needed (``launch()`` in hybrid mode, ``launch_segments()`` unless the slice
+computes the program's effects). It returns the classes
+(passes/cta_classes.py) or None and a note saying why every CTA runs:
+
+* the static condition (passes/cta_equivalence.py) fails for the kernel's
+  slice, or this launch's values break a range check;
+* the compiled kernel counts something that depends on memory addresses
+  (``Compiled.address_counters``, the memory-coalescing counters): the
+  condition covers only what decides control flow, so it is off for them;
+* the slice keeps the program's writes (criteria ``effects``);
+* the grid has one CTA, or more than runtime.MAX_PER_CTA, or more than half
+  of the CTAs would run anyway.
+"""
+from __future__ import annotations
+
+NO_CLASSES_CRITERIA = ("effects",)
+
+
+def cta_classes(c, fn, grid, block, params: bytes):
+    """(CtaClasses or None, note) for a hybrid launch of compiled kernel ``c``."""
+    try:
+        from ptxc.passes.cta_classes import Unclassifiable, classify
+        from ptxc.passes.cta_equivalence import cached_condition
+    except ImportError:
+        return None, "off: no CTA-equivalence analysis"
+    from .backends.llvm.runtime import MAX_PER_CTA
+    from .launch_alias import param_offsets
+    module = fn.module
+    nctas = grid[0] * grid[1] * grid[2]
+    if c.mode != "hybrid":
+        return None, "off: full run"
+    if getattr(c, "address_counters", False):
+        return None, "off: address-dependent counters"
+    if (module.attrs.get("slice") or {}).get("criteria") in NO_CLASSES_CRITERIA:
+        return None, "off: the slice computes the program's effects"
+    if nctas < 2 or nctas > MAX_PER_CTA:
+        return None, f"off: {nctas} CTAs"
+    condition = cached_condition(module, fn)
+    if not condition.ok:
+        return None, f"off: {condition.reason}"
+    try:
+        classes = classify(condition, fn, grid, block, params, param_offsets(fn))
+    except Unclassifiable as e:
+        return None, f"off: {e}"
+    if len(classes) > nctas // 2:
+        return None, f"off: {len(classes)} classes for {nctas} CTAs"
+    return classes, f"{len(classes)} classes"
