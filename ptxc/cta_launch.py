@@ -13,10 +13,16 @@ computes the program's effects). It returns the classes
 * the slice keeps the program's writes (criteria ``effects``);
 * the grid has one CTA, or more than runtime.MAX_PER_CTA, or more than half
   of the CTAs would run anyway.
+
+The classes of the last launches are remembered per module, keyed by the
+kernel, its condition (one per slice variant), grid, block and parameter bytes.
 """
 from __future__ import annotations
 
 NO_CLASSES_CRITERIA = ("effects",)
+CACHE_SIZE = 16            # launches whose classes are remembered (a kernel relaunched
+CACHE_CTAS = 1 << 20       # with the same grid, block and parameters reuses them), up to
+                           # this many CTAs (the class of every CTA is kept)
 
 
 def cta_classes(c, fn, grid, block, params: bytes):
@@ -41,10 +47,19 @@ def cta_classes(c, fn, grid, block, params: bytes):
     condition = cached_condition(module, fn)
     if not condition.ok:
         return None, f"off: {condition.reason}"
-    try:
-        classes = classify(condition, fn, grid, block, params, param_offsets(fn))
-    except Unclassifiable as e:
-        return None, f"off: {e}"
-    if len(classes) > nctas // 2:
-        return None, f"off: {len(classes)} classes for {nctas} CTAs"
-    return classes, f"{len(classes)} classes"
+    cache = module.attrs.setdefault("cta_classes", {})
+    key = (fn.name, id(condition), tuple(grid), tuple(block), bytes(params))
+    if key not in cache:
+        try:
+            classes = classify(condition, fn, grid, block, params, param_offsets(fn))
+            found = (classes, f"{len(classes)} classes")
+            if len(classes) > nctas // 2:
+                found = (None, f"off: {len(classes)} classes for {nctas} CTAs")
+        except Unclassifiable as e:
+            found = (None, f"off: {e}")
+        if nctas > CACHE_CTAS:
+            return found
+        if len(cache) >= CACHE_SIZE:
+            cache.pop(next(iter(cache)))
+        cache[key] = found
+    return cache[key]

@@ -222,3 +222,33 @@ def test_countdown_loop(m):
     assert reduced.ctas_run == 8
     rounds = np.maximum(0, -(-(20 - np.arange(30)) // 3))
     assert np.array_equal(args[0], np.repeat(rounds, 32).astype(np.float32))
+
+
+def test_launch_segments(m):
+    """launch_segments (the CUDA runtime's entry point) reduces hybrid runs
+    too; grid 100, n = 99*128 + 5: 2 classes."""
+    import struct
+    from ptxc.backends.llvm.layout import SEG_FIRST_BUFFER
+    from ptxc.launcher import launch_segments
+    s_x, s_y = SEG_FIRST_BUFFER, SEG_FIRST_BUFFER + 1
+    params = struct.pack("<QQfI", s_x << 32, s_y << 32, 2.0, 99 * 128 + 5)
+    runs = {}
+    for mode, eq in (("hybrid", True), ("hybrid", False), ("full", True)):
+        segs = {s_x: f32(12800).view(np.uint8), s_y: np.zeros(12800 * 4, np.uint8)}
+        runs[(mode, eq)] = launch_segments(m, "scale_bounded", 100, 128, params, segs,
+                                           mode=mode, cta_equivalence=eq)
+    assert runs[("hybrid", True)].ctas_run == 2
+    assert runs[("hybrid", False)].ctas_run == runs[("full", True)].ctas_run == 100
+    assert runs[("hybrid", True)].counters() == runs[("hybrid", False)].counters() \
+        == runs[("full", True)].counters()
+
+
+def test_off_when_the_slice_keeps_global_stores():
+    """tests/cuda/launch_alias.cu store_then_branch with a == b: the slice
+    keeps the store through b (a branch reads it), so CTAs could see each
+    other's writes: every CTA runs."""
+    mod = ptxc.load(CUDA / "launch_alias.sm90.ptx")
+    x = np.zeros(512, np.int32)
+    prof = launch(mod, "store_then_branch", 4, 128, [x, x, np.zeros(512, np.int32), 500])
+    assert prof.ctas_run == 4
+    assert prof.cta_equivalence.startswith("off: the slice writes global memory")
