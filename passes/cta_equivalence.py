@@ -112,7 +112,7 @@ def analyse(module, kernel) -> Condition:
 
 class Analysis:
     def __init__(self, module, kernel):
-        self.program = Program(module)
+        self.program = module_program(module)
         self.kernel = kernel
         self.funcs = self.program.universe(kernel)
         self.am = AnalysisManager(module)
@@ -365,6 +365,15 @@ def _iv_loop(node):
 def _is_pred(op) -> bool:
     v = op.value if isinstance(op, ir.Not) else op
     return isinstance(v, ir.Value) and v.type == "pred"
+
+
+def module_program(module) -> Program:
+    """The call structure of ``module``, built once (the slice's
+    remove_unkept drops it with the module's slice variants)."""
+    program = module.attrs.get("cta_program")
+    if program is None:
+        program = module.attrs["cta_program"] = Program(module)
+    return program
 
 
 def cached_condition(module, kernel) -> Condition:

@@ -219,6 +219,7 @@ def remove_unkept(module) -> int:
     module changes, so remembered slice variants are dropped."""
     module.attrs.pop("slice_variants", None)
     module.attrs.pop("slice_variant", None)
+    module.attrs.pop("cta_program", None)
     removed = 0
     for fn in module.functions:
         if fn.is_decl:
