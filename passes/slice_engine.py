@@ -34,13 +34,13 @@ from .slice_memory import PURE_EXTERNS, MemoryIndex
 class Slicer:
     """The slice of one universe (a kernel and the functions it can reach)."""
 
-    def __init__(self, program, funcs: list, criteria: str, facts):
+    def __init__(self, program, funcs: list, criteria: str, facts, rules):
         self.program = program
         self.funcs = funcs
         self.criteria = criteria
         self.facts = facts
         self.in_universe = {id(f) for f in funcs}
-        self.memory = MemoryIndex(funcs, facts.rules, facts.regions, facts.writes)
+        self.memory = MemoryIndex(funcs, rules, facts.regions, lambda fn: facts.writes(fn, rules))
         self.kept: set[int] = set()
         self.kept_instrs: list = []
         self._work: list = []

@@ -46,10 +46,11 @@ def seeds(fn, criteria: str) -> list:
 
 
 class Facts:
-    """Per-function and per-instruction facts, computed once per module."""
+    """Per-function and per-instruction facts, computed once per module (the
+    indexed writes once per function and alias rules that matter to it)."""
 
-    def __init__(self, program, rules, address_size: int):
-        self.program, self.rules, self.address_size = program, rules, address_size
+    def __init__(self, program, address_size: int):
+        self.program, self.address_size = program, address_size
         self._seeds: dict = {}
         self._reads: dict = {}
         self._writes: dict = {}
@@ -69,10 +70,11 @@ class Facts:
             r = self._reads[id(ins)] = reads(ins)
         return r
 
-    def writes(self, fn) -> FunctionWrites:
-        w = self._writes.get(id(fn))
+    def writes(self, fn, rules) -> FunctionWrites:
+        key = (id(fn), rules.key(fn))
+        w = self._writes.get(key)
         if w is None:
-            w = self._writes[id(fn)] = FunctionWrites(fn, self.program, self.rules, self.regions)
+            w = self._writes[key] = FunctionWrites(fn, self.program, rules, self.regions)
         return w
 
     def taken_params(self, fn) -> tuple:

@@ -56,6 +56,7 @@ class AliasRules:
     def __init__(self, memory: str, alias=None):
         self.mode = "conservative" if memory == "launch" and not alias else memory
         self.classes = {name: dict(classes) for name, classes in alias or ()}
+        self._keys = {name: (self.mode, tuple(sorted(classes))) for name, classes in alias or ()}
 
     @property
     def uses_regions(self) -> bool:
@@ -68,6 +69,13 @@ class AliasRules:
     @property
     def launch(self) -> bool:
         return self.mode == "launch"
+
+    def key(self, fn) -> tuple:
+        """What of these rules matters to ``fn``'s accesses: the mode, and for
+        a kernel in launch mode its parameter classes (for caching)."""
+        if self.launch and fn.is_kernel:
+            return self._keys.get(fn.name, (self.mode, ()))
+        return (self.mode,)
 
     def region(self, fn, region):
         if region is None or not self.launch or region[0] != "param":

@@ -70,7 +70,7 @@ def inputs_sentence(inputs: dict) -> str:
 
 def function_report(fn, inputs: dict, options: dict) -> dict:
     n, k = static_size(fn), slice_size(fn)
-    report = {
+    return {
         "kernel": fn.is_kernel,
         "static_inst": n,
         "slice_inst": k,
@@ -79,16 +79,14 @@ def function_report(fn, inputs: dict, options: dict) -> dict:
         "criteria": options["criteria"],
         "control_inputs": inputs,
     }
-    if options["memory"] == "launch" and fn.is_kernel:
-        report["alias"] = alias_classes(options.get("alias"), fn.name)
-    return report
 
 
-def memory_text(r: dict) -> str:
-    """'conservative', or for memory=launch the allocation classes used."""
+def memory_text(name: str, r: dict, alias=None) -> str:
+    """'conservative', or for memory=launch the allocation classes of the
+    kernel in ``alias`` (the variant's option)."""
     if r["memory"] != "launch" or not r["kernel"]:
         return r["memory"]
-    classes = r.get("alias")
+    classes = alias_classes(alias, name)
     if classes is None:
         return "launch (no launch: conservative)"
     groups: dict = {}
@@ -98,12 +96,12 @@ def memory_text(r: dict) -> str:
     return f"launch (pointer parameters by allocation: {text})"
 
 
-def render_text(reports: dict) -> str:
+def render_text(reports: dict, alias=None) -> str:
     lines = []
     for name, r in reports.items():
         kind = "kernel" if r["kernel"] else "func"
         lines.append(f"slice {kind} @{name}: {r['slice_inst']}/{r['static_inst']} instructions "
-                     f"({100 * r['slice_fraction']:.1f}%), memory={memory_text(r)}, "
+                     f"({100 * r['slice_fraction']:.1f}%), memory={memory_text(name, r, alias)}, "
                      f"criteria={r['criteria']}")
         subject = "control flow" if r["criteria"] == "branches" else "control flow and guards"
         lines.append(f"  {subject} depend only on: {inputs_sentence(r['control_inputs'])}")

@@ -38,7 +38,11 @@ def pointer_params(fn) -> list[tuple[int, object]]:
 def guessed_classes(fn) -> tuple:
     """One allocation per pointer parameter: what launch() gives for distinct
     arrays (the slice variant that compiling a whole module assumes)."""
-    return tuple((p.name, f"b{k}") for k, (_, p) in enumerate(pointer_params(fn)))
+    got = fn.attrs.get("guessed_alias")
+    if got is None:
+        got = fn.attrs["guessed_alias"] = tuple(
+            (p.name, f"b{k}") for k, (_, p) in enumerate(pointer_params(fn)))
+    return got
 
 
 class _Namer:

@@ -301,3 +301,61 @@ def test_readme_command_reports_the_launch_slice(tmp_path):
     assert res.exit_code == 0, res.output
     assert "slice kernel @vecadd_branchy: 27/39 instructions (69.2%), memory=launch" in res.output
     assert "slice_fraction = 0.6923" in res.output
+
+
+# ------------------------------------------------------ variant caching
+def marks(module) -> list[bool]:
+    return [bool(i.attrs.get("slice")) for fn in module.functions if not fn.is_decl
+            for i in fn.instructions()]
+
+
+def test_cached_and_derived_variants_equal_fresh_slices():
+    """Launch variants are built from per-universe slices (slice_cache) and
+    derived from the variant in place when one kernel's pattern changes;
+    after every launch the marks must equal a fresh slice of the same
+    options. pick() is shared by two kernels (their slices close together)."""
+    from ptxc.passes.slice import select_slice
+    m = ptxc.load(PTX)
+    x, y, z = (np.zeros(256, np.int32) for _ in range(3))
+    launches = [("store_then_branch", [x, y, z, N]), ("store_then_branch", [x, x, z, N]),
+                ("global_then_branch", [x, z, N]), ("global_then_branch", [flags_address(m), z, N]),
+                ("shared_pick_a", [x, y, z, N]), ("shared_pick_a", [x, x, z, N]),
+                ("shared_pick_b", [x, z, N]), ("store_then_branch", [x, y, z, N]),
+                ("loaded_pointer", [np.array([(SEG_FIRST_BUFFER + 1) << 32], np.uint64), x, z, N])]
+    for kernel, args in launches:
+        launch(m, kernel, 2, 128, args, cta_equivalence=False)
+        fresh = ptxc.load(PTX)
+        select_slice(fresh, memory="launch", alias=m.attrs["slice"]["alias"])
+        assert marks(m) == marks(fresh), kernel
+        for fn in m.functions:
+            if not fn.is_decl:
+                mine = {k: v for k, v in fn.attrs["slice_report"].items()}
+                assert mine == fresh.function(fn.name).attrs["slice_report"], (kernel, fn.name)
+
+
+def test_shared_function_aliasing_is_exact():
+    m = ptxc.load(PTX)
+    x0 = np.full(256, 3, np.int32)
+
+    def make():
+        x = x0.copy()
+        return [x, x, np.zeros(256, np.int32), N]
+    hybrid, full, args = both(m, "shared_pick_a", make)
+    assert args[2][:N].tolist() == (np.arange(N) % 5 > 2).astype(int).tolist()
+
+
+def test_unchanged_kernels_keep_their_compiled_code():
+    """A new alias pattern for one kernel re-slices only that kernel; the
+    others keep their report objects, so the JIT does not compile them again."""
+    from ptxc.backends.llvm import jit
+    m = ptxc.load(PTX)
+    x, y, z = (np.zeros(256, np.int32) for _ in range(3))
+    launch(m, "global_then_branch", 2, 128, [x, z, N])
+    before = m.function("global_then_branch").attrs["slice_report"]
+    first = dict(jit._cache(m))
+    launch(m, "store_then_branch", 2, 128, [x, x, z, N])        # a new pattern
+    assert m.function("global_then_branch").attrs["slice_report"] is before
+    compiled = dict(jit._cache(m))
+    launch(m, "global_then_branch", 2, 128, [x, z, N])
+    assert dict(jit._cache(m)) == compiled                      # nothing compiled again
+    assert all(compiled.get(k) is v for k, v in first.items())

@@ -48,3 +48,30 @@ extern "C" __global__ void loaded_pointer(int *const *table, const int *a, int *
     else
         out[i] = 0;
 }
+
+// two kernels share a device function that loads through its pointer
+// argument (a callee's pointer is an unknown region): their slices are
+// closed together (passes/slice.py, shared functions)
+__device__ __noinline__ int pick(const int *p, int i)
+{
+    return p[i];
+}
+
+extern "C" __global__ void shared_pick_a(const int *a, int *b, int *out, int n)
+{
+    int i = blockIdx.x * blockDim.x + threadIdx.x;
+    if (i >= n)
+        return;
+    b[i] = i % 5;
+    if (pick(a, i) > 2)
+        out[i] = 1;
+}
+
+extern "C" __global__ void shared_pick_b(const int *a, int *out, int n)
+{
+    int i = blockIdx.x * blockDim.x + threadIdx.x;
+    if (i >= n)
+        return;
+    if (pick(a, i) == 0)
+        out[i] = 5;
+}
