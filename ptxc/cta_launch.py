@@ -8,8 +8,9 @@ computes the program's effects). It returns the classes
 * the static condition (passes/cta_equivalence.py) fails for the kernel's
   slice, or this launch's values break a range check;
 * the compiled kernel counts something that depends on memory addresses
-  (``Compiled.address_counters``, the memory-coalescing counters): the
-  condition covers only what decides control flow, so it is off for them;
+  (``Compiled.memory_counters`` or ``address_counters`` set: the
+  memory-coalescing and bank-conflict counters): the condition covers only
+  what decides control flow, so it is off for them;
 * the slice keeps the program's writes (criteria ``effects``);
 * the grid has one CTA, or more than runtime.MAX_PER_CTA, or more than half
   of the CTAs would run anyway.
@@ -20,6 +21,10 @@ kernel, its condition (one per slice variant), grid, block and parameter bytes.
 from __future__ import annotations
 
 NO_CLASSES_CRITERIA = ("effects",)
+# Compiled attributes that mean "some counter depends on memory addresses"
+# (the memory-coalescing / bank-conflict counters): the condition does not
+# cover those values, so CTA equivalence is off for such kernels
+ADDRESS_COUNTER_FLAGS = ("memory_counters", "address_counters")
 CACHE_SIZE = 16            # launches whose classes are remembered (a kernel relaunched
 CACHE_CTAS = 1 << 20       # with the same grid, block and parameters reuses them), up to
                            # this many CTAs (the class of every CTA is kept)
@@ -38,8 +43,8 @@ def cta_classes(c, fn, grid, block, params: bytes):
     nctas = grid[0] * grid[1] * grid[2]
     if c.mode != "hybrid":
         return None, "off: full run"
-    if getattr(c, "address_counters", False):
-        return None, "off: address-dependent counters"
+    if any(getattr(c, flag, False) for flag in ADDRESS_COUNTER_FLAGS):
+        return None, "off: the memory counters depend on addresses"
     if (module.attrs.get("slice") or {}).get("criteria") in NO_CLASSES_CRITERIA:
         return None, "off: the slice computes the program's effects"
     if nctas < 2 or nctas > MAX_PER_CTA:

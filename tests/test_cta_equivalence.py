@@ -252,3 +252,21 @@ def test_off_when_the_slice_keeps_global_stores():
     prof = launch(mod, "store_then_branch", 4, 128, [x, x, np.zeros(512, np.int32), 500])
     assert prof.ctas_run == 4
     assert prof.cta_equivalence.startswith("off: the slice writes global memory")
+
+
+def test_off_for_address_counters(m, monkeypatch):
+    """The hook for counters that depend on addresses (memory coalescing):
+    a compiled kernel that sets memory_counters runs every CTA."""
+    from ptxc.backends.llvm import jit
+    original = jit.compile_kernel
+
+    def flagged(*a, **kw):
+        c = original(*a, **kw)
+        c.memory_counters = True
+        return c
+    args = [f32(12800), np.zeros(12800, np.float32), 2.0, 12677]
+    monkeypatch.setattr(jit, "compile_kernel", flagged)
+    prof = launch(ptxc.load(PTX), "scale_bounded", 100, 128, args)     # a fresh module: its
+    assert prof.ctas_run == 100 and "memory counters" in prof.cta_equivalence   # own JIT cache
+    monkeypatch.undo()
+    assert launch(ptxc.load(PTX), "scale_bounded", 100, 128, args).ctas_run == 2
