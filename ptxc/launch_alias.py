@@ -150,17 +150,19 @@ def all_guesses(module, skip: str) -> dict:
     return {k.name: guessed_classes(k) for k in module.kernels if k.name != skip}
 
 
-def ensure_launch_slice(module, fn, classes) -> None:
+def ensure_launch_slice(module, fn, classes, criteria: str | None = None,
+                        memory: str | None = None) -> None:
     """Put the slice a hybrid launch of ``fn`` runs in place: the module's
     requested slice (``mark_slice`` / the ``slice`` pass), by default
-    ``memory=launch`` specialised to ``classes``."""
+    ``memory=launch`` specialised to ``classes``; ``criteria`` / ``memory``
+    given by the caller (launch_segments' slice options) override the request."""
     try:
         from ptxc.passes.slice import select_launch_slice, select_slice
     except ImportError:                 # no slice pass: a hybrid run executes everything
         return
     request = module.attrs.get("slice_request") or {}
-    memory = request.get("memory", "launch")
-    criteria = request.get("criteria", "counters")
+    memory = memory or request.get("memory", "launch")
+    criteria = criteria or request.get("criteria", "counters")
     if memory != "launch":
         current = module.attrs.get("slice") or {}
         if fn.attrs.get("sliced") and current.get("memory") == memory \
