@@ -3,7 +3,8 @@
 For the XLA module (109 kernels) and the largest corpus files that parse,
 times, in one run and side by side: ``ptxc.load`` (parse + SSA), the control
 flow analyses the executor needs (cfg, postdomtree, reconvergence), the slice
-(default conservative memory, and noalias), the count pass, and
+(the default memory=launch, which is conservative without a launch, and
+noalias; bench/slice_fraction.py compares every mode per kernel), the count pass, and
 ``ptxas -arch=sm_75 -O0`` on the same file (when ptxas exists and accepts the
 file). Prints per file the slice fraction of both memory modes, the seconds
 of each stage and the ratio pipeline / ptxas (the target: at most 3).

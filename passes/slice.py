@@ -40,16 +40,17 @@ from dataclasses import dataclass
 from ptxc import ir
 from ptxc.passmanager import ALL, NONE, Pass, PassResult
 
-from .slice_calls import Program
-from .slice_engine import Slicer
-from .slice_facts import CRITERIA, Facts
+from .slice_cache import report_key, slice_cache
+from .slice_facts import CRITERIA
+from .slice_launch import AliasRules, check_alias
 from .slice_memory import MODES
-from .slice_report import control_inputs, function_report, render_csv, render_text
+from .slice_report import control_inputs, render_csv, render_text
 
 EMITS = ("marked", "sliced")
+DEFAULT_MEMORY = "launch"
 
 
-def check_options(memory: str = "conservative", criteria: str = "counters",
+def check_options(memory: str = DEFAULT_MEMORY, criteria: str = "counters", alias=None,
                   addresses: bool = False) -> dict:
     if memory not in MODES:
         raise ValueError(f"option 'memory' must be one of {', '.join(MODES)}; got '{memory}'")
@@ -59,19 +60,31 @@ def check_options(memory: str = "conservative", criteria: str = "counters",
     if not isinstance(addresses, bool):
         raise ValueError(f"option 'addresses' must be true or false; got '{addresses}'")
     options = {"memory": memory, "criteria": criteria}
+    alias = check_alias(memory, alias)
+    if alias is not None:
+        options["alias"] = alias
     if addresses:                       # only when set: the default variant keeps its key
         options["addresses"] = True
     return options
 
 
-def mark_slice(module, memory: str = "conservative", criteria: str = "counters",
-               addresses: bool = False) -> dict:
+def mark_slice(module, memory: str = DEFAULT_MEMORY, criteria: str = "counters",
+               alias=None, addresses: bool = False) -> dict:
     """Slice every function of ``module``, set the marks, return the reports.
 
-    The cyclic garbage collector is paused meanwhile: the slice creates no
-    cycles, and full collections over a large module's IR cost a third of
-    the time otherwise."""
-    options = check_options(memory, criteria, addresses)
+    This is also the module's *requested* slice (``module.attrs
+    ['slice_request']``): a later hybrid launch uses these options, and with
+    ``memory=launch`` specialises the slice to the launch's arguments."""
+    options = check_options(memory, criteria, alias, addresses)
+    module.attrs["slice_request"] = {"memory": memory, "criteria": criteria,
+                                     "addresses": addresses}
+    return _compute(module, options)
+
+
+def _compute(module, options: dict) -> dict:
+    """Compute and apply one slice variant. The cyclic garbage collector is
+    paused meanwhile: the slice creates no cycles, and full collections over
+    a large module's IR cost a third of the time otherwise."""
     enabled = gc.isenabled()
     gc.disable()
     try:
@@ -84,15 +97,88 @@ def mark_slice(module, memory: str = "conservative", criteria: str = "counters",
 def select_slice(module, **options) -> dict:
     """The marks of ``mark_slice(module, **options)``, computed once per set of
     options and module: a later call with the same options puts the
-    remembered marks back instead of slicing again. Returns the reports."""
-    key = variant_key(check_options(**options))
+    remembered marks back instead of slicing again. Returns the reports.
+    Unlike mark_slice it does not change the module's requested slice."""
+    options = check_options(**options)
+    key = variant_key(options)
     variants = module.attrs.setdefault("slice_variants", {})
     if module.attrs.get("slice_variant") == key:
         return variants[key].reports
     if key not in variants:
-        return mark_slice(module, **options)
+        return _compute(module, options)
     variants[key].apply(module)
     return variants[key].reports
+
+
+def select_launch_slice(module, kernel: str, classes: tuple, criteria: str = "counters",
+                        others: dict | None = None, addresses: bool = False) -> dict:
+    """The ``memory=launch`` slice for a launch of ``kernel`` whose pointer
+    parameters have ``classes`` (((param, class), ...): passes.slice_launch),
+    with the address slice when ``addresses`` (memory counters).
+
+    A remembered variant in which ``kernel`` has exactly these classes is
+    reused whatever it assumed for the other kernels (their marks do not
+    matter to this launch). A new variant also specialises every other kernel
+    to ``others[name]`` (the launcher's guess: one allocation per pointer
+    parameter), so that compiling the module's kernels together, and their
+    later launches with those arguments, reuse it."""
+    entry = (kernel, tuple(classes))
+    key = module.attrs.get("slice_launch_index", {}).get((entry, criteria, addresses))
+    variants = module.attrs.get("slice_variants", {})
+    if key in variants:
+        if module.attrs.get("slice_variant") != key:
+            variants[key].apply(module)
+        return variants[key].reports
+    base = variants.get(module.attrs.get("slice_variant"))
+    if base is not None and base.options["memory"] == "launch" and \
+            base.options["criteria"] == criteria and "alias" in base.options and \
+            base.options.get("addresses", False) == addresses:
+        derived = _derive(module, base, entry)
+        if derived is not None:
+            return derived
+    alias = dict(others or {})
+    alias[kernel] = tuple(classes)
+    return select_slice(module, memory="launch", criteria=criteria, alias=tuple(alias.items()),
+                        addresses=addresses)
+
+
+def _derive(module, base, entry) -> dict | None:
+    """The launch variant ``base`` with one kernel's classes replaced, when
+    that kernel's universe shares no function with another one: only that
+    universe is sliced again (slice_cache), the rest is the base's."""
+    cache = slice_cache(module)
+    kernel = module.function(entry[0])
+    funcs = next((u for root, u in cache.universes if root is kernel), None)
+    if funcs is None or id(kernel) not in cache.alone:
+        return None
+    alias = dict(base.options["alias"])
+    alias[entry[0]] = entry[1]
+    addresses = base.options.get("addresses", False)
+    options = check_options("launch", base.options["criteria"], tuple(alias.items()), addresses)
+    slicer = cache.slicer(kernel, funcs, AliasRules("launch", options["alias"]),
+                          options["criteria"], addresses)
+    mine = {id(i) for f in funcs for i in f.instructions()}
+    kept = (base.kept - mine) | slicer.kept
+    reports = dict(base.reports)
+    fp = cache.fingerprint(funcs, kept, slicer)
+    known = cache.reports.get(report_key(kernel, options, fp))
+    for f in funcs:
+        reports.pop(f.name, None)
+    if known is not None:
+        reports[kernel.name] = known
+    variant = SliceVariant(base.functions, kept, reports, options)
+    variant.apply_marks()
+    reports[kernel.name] = cache.report(kernel, cache.kernel_inputs(kernel, slicer), options, fp)
+    for f in funcs:
+        if f is not kernel:
+            own = [i for i in f.instructions() if id(i) in kept]
+            inputs = control_inputs(own, cache.program, cache.facts.regions, owner=f)
+            reports[f.name] = cache.report(f, inputs, options, frozenset(id(i) for i in own))
+    variant.reports = {f.name: reports[f.name] for f in base.functions}
+    variant.apply_reports(module)
+    module.attrs["slice_variants"][variant_key(options)] = variant
+    _index_launch_variant(module, variant)
+    return variant.reports
 
 
 def variant_key(options: dict) -> tuple:
@@ -113,9 +199,13 @@ class SliceVariant:
         self.apply_reports(module)
 
     def apply_marks(self) -> None:
+        """Mark the functions whose marks differ from the ones in place (the
+        same report object means the same marks: passes/slice_cache.py)."""
         for fn in self.functions:
-            for ins in fn.instructions():
-                ins.attrs["slice"] = id(ins) in self.kept
+            current = fn.attrs.get("slice_report")
+            if current is None or current is not self.reports.get(fn.name):
+                for ins in fn.instructions():
+                    ins.attrs["slice"] = id(ins) in self.kept
 
     def apply_reports(self, module) -> None:
         for fn in self.functions:
@@ -126,37 +216,52 @@ class SliceVariant:
 
 
 def _mark(module, options: dict) -> dict:
-    memory, criteria = options["memory"], options["criteria"]
-    program = Program(module)
-    facts = Facts(program, memory, module.address_size or 64, options.get("addresses", False))
-    regions_of = facts.regions
-    slicers = [(root, Slicer(program, u, memory, criteria, facts).run())
-               for root, u in program.universes()]
-    kept = _union_fixpoint([s for _, s in slicers])
-    inputs: dict[int, dict] = {}
-    for root, slicer in slicers:
+    cache = slice_cache(module)
+    rules = AliasRules(options["memory"], options.get("alias"))
+    addresses = options.get("addresses", False)
+    slicers = [(root, funcs, cache.slicer(root, funcs, rules, options["criteria"], addresses))
+               for root, funcs in cache.universes]
+    kept = _union_fixpoint([s for _, _, s in slicers], bool(cache.shared_functions))
+    pending = []                     # (fn, inputs, fingerprint) of reports not made yet
+    reports: dict[str, dict] = {}
+    for root, funcs, slicer in slicers:
         if root.is_kernel:
-            inputs[id(root)] = control_inputs(slicer.kept_instrs, program, regions_of, root)
-    for fn in program.functions:
-        if id(fn) not in inputs:
+            pending.append((root, cache.kernel_inputs(root, slicer),
+                            cache.fingerprint(funcs, kept, slicer)))
+    covered = {id(item[0]) for item in pending}
+    for fn in cache.program.functions:
+        if id(fn) not in covered:
             mine = [i for i in fn.instructions() if id(i) in kept]
-            inputs[id(fn)] = control_inputs(mine, program, regions_of, owner=fn)
-    return _apply_marks(module, program, kept, inputs, options)
+            pending.append((fn, control_inputs(mine, cache.program, cache.facts.regions, owner=fn),
+                            frozenset(id(i) for i in mine)))
+    variant = SliceVariant(cache.program.functions, kept, reports, options)
+    for fn, inputs, fp in pending:     # known reports first: they say which marks to keep
+        known = cache.reports.get(report_key(fn, options, fp))
+        if known is not None:
+            reports[fn.name] = known
+    variant.apply_marks()
+    made = {fn.name: cache.report(fn, inputs, options, fp) for fn, inputs, fp in pending}
+    reports.clear()
+    reports.update((fn.name, made[fn.name]) for fn in cache.program.functions)
+    variant.apply_reports(module)
+    module.attrs.setdefault("slice_variants", {})[variant_key(options)] = variant
+    _index_launch_variant(module, variant)
+    return variant.reports
 
 
-def _union_fixpoint(slicers) -> set[int]:
+def _union_fixpoint(slicers, shared: bool) -> set[int]:
     """The union of the universes' slices, closed in every universe.
 
-    Only functions shared by several universes can add work, so this is one
-    extra scan per universe when no function is shared."""
+    Only functions shared by several universes can add work (and only
+    universes that share functions are sliced afresh for each variant:
+    slice_cache)."""
     kept: set[int] = set()
     for s in slicers:
         kept |= s.kept
-    shared = len(slicers) > 1 and _shares_functions(slicers)
-    while shared:
+    while shared and len(slicers) > 1:
         grew = False
         for s in slicers:
-            if s.absorb(kept):
+            if not getattr(s, "alone", False) and s.absorb(kept):
                 kept |= s.kept
                 grew = True
         if not grew:
@@ -164,31 +269,23 @@ def _union_fixpoint(slicers) -> set[int]:
     return kept
 
 
-def _shares_functions(slicers) -> bool:
-    seen: set[int] = set()
-    for s in slicers:
-        ids = {id(f) for f in s.funcs}
-        if seen & ids:
-            return True
-        seen |= ids
-    return False
-
-
-def _apply_marks(module, program, kept, inputs, options) -> dict:
-    variant = SliceVariant(program.functions, kept, {}, options)
-    variant.apply_marks()
-    variant.reports.update((fn.name, function_report(fn, inputs[id(fn)], options))
-                           for fn in program.functions)
-    variant.apply_reports(module)
-    module.attrs.setdefault("slice_variants", {})[variant_key(options)] = variant
-    return variant.reports
+def _index_launch_variant(module, variant) -> None:
+    """Remember, per (kernel, classes, criteria, addresses), a launch variant
+    that has them."""
+    o = variant.options
+    if o["memory"] != "launch" or "alias" not in o:
+        return
+    index = module.attrs.setdefault("slice_launch_index", {})
+    for entry in o["alias"]:
+        index.setdefault((entry, o["criteria"], o.get("addresses", False)), variant_key(o))
 
 
 def remove_unkept(module) -> int:
     """Delete non-kept, non-terminator instructions (``emit=sliced``). The
     module changes, so remembered slice variants are dropped."""
-    module.attrs.pop("slice_variants", None)
-    module.attrs.pop("slice_variant", None)
+    for key in ("slice_variants", "slice_variant", "slice_launch_index", "slice_cache",
+                "cta_program"):
+        module.attrs.pop(key, None)
     removed = 0
     for fn in module.functions:
         if fn.is_decl:
@@ -205,9 +302,10 @@ def remove_unkept(module) -> int:
 @dataclass(frozen=True)
 class SlicePass(Pass):
     name = "slice"
-    summary = ("mark the backward slice of branches and guards (memory=conservative|refined|noalias, "
-               "criteria=counters|branches|effects)")
-    memory: str = "conservative"
+    summary = ("mark the backward slice of branches and guards "
+               "(memory=launch|conservative|refined|noalias, criteria=counters|branches|effects, "
+               "addresses=true|false)")
+    memory: str = DEFAULT_MEMORY
     criteria: str = "counters"
     addresses: bool = False
     emit: str = "marked"
@@ -220,10 +318,20 @@ class SlicePass(Pass):
     def run(self, module, am) -> PassResult:
         reports = mark_slice(module, memory=self.memory, criteria=self.criteria,
                              addresses=self.addresses)
+        if self.memory == "launch" and isinstance(am.options.get("launch"), dict):
+            reports = self._specialise(module, am.options["launch"])
         preserved = ALL
         if self.emit == "sliced":
             remove_unkept(module)
             preserved = NONE
         fmt = am.options.get("format", "text")
-        text = render_csv(reports) if fmt == "csv" else render_text(reports)
+        alias = module.attrs.get("slice", {}).get("alias")
+        text = render_csv(reports) if fmt == "csv" else render_text(reports, alias)
         return PassResult(self.name, text, reports, preserved)
+
+    def _specialise(self, module, launch: dict) -> dict:
+        """The pipeline configures a launch (``--kernel --arg ...``): report
+        the slice specialised to its arguments (what the launch will run)."""
+        from ptxc.launch_alias import launch_slice_for_options
+        addresses = self.addresses or bool(launch.get("memory_counters"))
+        return launch_slice_for_options(module, launch, self.criteria, addresses)

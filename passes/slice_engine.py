@@ -34,13 +34,14 @@ from .slice_memory import PURE_EXTERNS, MemoryIndex
 class Slicer:
     """The slice of one universe (a kernel and the functions it can reach)."""
 
-    def __init__(self, program, funcs: list, memory: str, criteria: str, facts):
+    def __init__(self, program, funcs: list, criteria: str, facts, rules, addresses: bool = False):
         self.program = program
         self.funcs = funcs
         self.criteria = criteria
+        self.addresses = addresses
         self.facts = facts
         self.in_universe = {id(f) for f in funcs}
-        self.memory = MemoryIndex(funcs, memory, facts.regions, facts.writes)
+        self.memory = MemoryIndex(funcs, rules, facts.regions, lambda fn: facts.writes(fn, rules))
         self.kept: set[int] = set()
         self.kept_instrs: list = []
         self._work: list = []
@@ -87,8 +88,11 @@ class Slicer:
 
     def _seed(self) -> None:
         for fn in self.funcs:
-            for ins in self.facts.seeds(fn, self.criteria):
-                self.keep(ins)
+            for seed in self.facts.seeds(fn, self.criteria, self.addresses):
+                if isinstance(seed, ir.Value):
+                    self.keep_value(seed)
+                else:
+                    self.keep(seed)
 
     def _visit(self, ins) -> None:
         for v in ins.operand_values():

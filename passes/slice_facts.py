@@ -40,10 +40,12 @@ def criterion(ins: ir.Instr, criteria: str) -> tuple[bool, bool]:
 
 
 def seeds(fn, criteria: str, addresses: bool = False) -> list:
-    """The instructions a function contributes as slicing criteria: kept
-    instructions, and the definitions of the guards that must be known (and,
-    with ``addresses``, of the address registers and guards of the memory
-    instructions the memory counters measure)."""
+    """What a function contributes as slicing criteria: kept instructions,
+    and the guard values that must be known (a Value: its definition is kept
+    by the data rule, so a guard returned by a call keeps the callee's
+    definition of the return register too); with ``addresses``, also the
+    address registers and guards of the memory instructions the memory
+    counters measure."""
     out = []
     for ins in fn.instructions():
         keep, guard = criterion(ins, criteria)
@@ -53,16 +55,16 @@ def seeds(fn, criteria: str, addresses: bool = False) -> list:
         needed = address_values(ins) if measured else []
         if ins.guard is not None and (guard or measured):
             needed.append(ins.guard)
-        out.extend(v.instr for v in needed if isinstance(v, ir.Result))
+        out.extend(v for v in needed if isinstance(v, ir.Result))
     return out
 
 
 class Facts:
-    """Per-function and per-instruction facts, computed once per module."""
+    """Per-function and per-instruction facts, computed once per module (the
+    indexed writes once per function and alias rules that matter to it)."""
 
-    def __init__(self, program, memory: str, address_size: int, addresses: bool = False):
-        self.program, self.memory, self.address_size = program, memory, address_size
-        self.addresses = addresses
+    def __init__(self, program, address_size: int):
+        self.program, self.address_size = program, address_size
         self._seeds: dict = {}
         self._reads: dict = {}
         self._writes: dict = {}
@@ -70,10 +72,10 @@ class Facts:
         self._reg_defs: dict = {}
         self._taken: dict = {}
 
-    def seeds(self, fn, criteria: str) -> list:
-        key = (id(fn), criteria)
+    def seeds(self, fn, criteria: str, addresses: bool = False) -> list:
+        key = (id(fn), criteria, addresses)
         if key not in self._seeds:
-            self._seeds[key] = seeds(fn, criteria, self.addresses)
+            self._seeds[key] = seeds(fn, criteria, addresses)
         return self._seeds[key]
 
     def reads(self, ins) -> list:
@@ -82,10 +84,11 @@ class Facts:
             r = self._reads[id(ins)] = reads(ins)
         return r
 
-    def writes(self, fn) -> FunctionWrites:
-        w = self._writes.get(id(fn))
+    def writes(self, fn, rules) -> FunctionWrites:
+        key = (id(fn), rules.key(fn))
+        w = self._writes.get(key)
         if w is None:
-            w = self._writes[id(fn)] = FunctionWrites(fn, self.program, self.memory, self.regions)
+            w = self._writes[key] = FunctionWrites(fn, self.program, rules, self.regions)
         return w
 
     def taken_params(self, fn) -> tuple:

@@ -22,6 +22,12 @@ modes (``slice{memory=...}``):
     refined, plus: distinct kernel pointer parameters never alias each other
     nor a named global variable (``__restrict__`` on every pointer parameter).
     An assumption the user opts into; real CUDA code may break it.
+``launch`` (with ``alias``: the pointer classes of one launch's arguments)
+    refined, plus what the launch's argument values say (slice_launch): two
+    kernel pointer parameters alias only when they point into the same
+    allocation, a parameter aliases the named .global variables only when it
+    points into them; a parameter of unknown class is an unknown region.
+    Without ``alias`` (a static report) it is exactly ``conservative``.
 
 Each mode is sound under its stated assumption. Writes are indexed once per
 slicing universe by (space, region); a read pulls a whole bucket at most once
@@ -34,8 +40,9 @@ from ptxc import ir
 
 from .slice_access import ALIAS_SPACES, GENERIC, Access, writes
 from .slice_calls import decode_call
+from .slice_launch import AliasRules
 
-MODES = ("conservative", "refined", "noalias")
+MODES = ("conservative", "refined", "noalias", "launch")
 
 # external functions known not to write memory that the kernel can read back
 PURE_EXTERNS = frozenset(("vprintf", "__assertfail", "__assert_fail", "malloc", "free"))
@@ -58,16 +65,19 @@ def _var_space(region) -> str | None:
     return region[1].space if region is not None and region[0] == "sym" else None
 
 
-def may_alias(r1, r2, noalias: bool) -> bool:
-    """May two known regions overlap? (Same bucket: yes, unless offsets say no.)"""
+def may_alias(r1, r2, noalias: bool, rules: AliasRules | None = None) -> bool:
+    """May two known regions overlap? (Same bucket: yes, unless offsets say no.)
+    ``rules`` (memory=launch) decide for kernel pointer parameters."""
     k1, k2 = region_key(r1), region_key(r2)
     if k1 == k2:
         return True
     if k1[0] == "param" and k2[0] == "param":
-        return not noalias
+        return rules.params_alias(r1, r2) if rules is not None else not noalias
     if k1[0] == "param" or k2[0] == "param":
-        sym_space = _var_space(r2 if k1[0] == "param" else r1)
-        return sym_space == "global" and not noalias
+        param, other = (r1, r2) if k1[0] == "param" else (r2, r1)
+        if _var_space(other) != "global":
+            return False
+        return rules.param_aliases_globals(param) if rules is not None else not noalias
     return False
 
 
@@ -89,7 +99,7 @@ class FunctionWrites:
     """The writes of one function, indexed once and shared by every universe."""
     __slots__ = ("writers", "param_writers", "ret_sites", "extern_sites")
 
-    def __init__(self, fn, program, mode: str, regions_of):
+    def __init__(self, fn, program, rules: AliasRules, regions_of):
         self.writers: list[Writer] = []
         self.param_writers: list[tuple[int, object]] = []      # (id(var), st.param)
         self.ret_sites: list[tuple[int, object, int]] = []     # (id(var), site, j)
@@ -99,9 +109,9 @@ class FunctionWrites:
                 self._index_call(ins, program)
             elif ins.info is not None and ins.info.writes_mem:
                 for acc in writes(ins):
-                    self._index_write(fn, ins, acc, program, mode, regions_of)
+                    self._index_write(fn, ins, acc, program, rules, regions_of)
 
-    def _index_write(self, fn, ins, acc: Access, program, mode, regions_of) -> None:
+    def _index_write(self, fn, ins, acc: Access, program, rules, regions_of) -> None:
         if acc.space == "param":
             if acc.addr is not None and isinstance(acc.addr.base, ir.Sym):
                 var = program.resolve(ins, acc.addr.base.name)
@@ -109,9 +119,9 @@ class FunctionWrites:
                     self.param_writers.append((id(var), ins))
             return
         region = offset = None
-        if mode != "conservative":
+        if rules.uses_regions:
             regions = regions_of(fn)
-            region = regions.region(ins, acc.addr, acc.space)
+            region = rules.region(fn, regions.region(ins, acc.addr, acc.space))
             offset = regions.exact_offset(ins, acc.addr) if region is not None else None
         self.writers.append(Writer(ins, acc, region, offset))
 
@@ -133,8 +143,8 @@ class FunctionWrites:
 class MemoryIndex:
     """Every write of one universe, bucketed by space and region."""
 
-    def __init__(self, funcs, mode: str, regions_of, writes_of):
-        self.mode = mode
+    def __init__(self, funcs, rules: AliasRules, regions_of, writes_of):
+        self.rules = rules
         self.regions_of = regions_of
         self.unknown: dict[str, list[Writer]] = {}            # space -> writers, region unknown
         self.known: dict[str, dict[tuple, list[Writer]]] = {}   # space -> key -> writers
@@ -171,9 +181,9 @@ class MemoryIndex:
         instructions are in the slice already.
         """
         region = offset = None
-        if self.mode != "conservative" and acc.addr is not None:
+        if self.rules.uses_regions and acc.addr is not None:
             regions = self.regions_of(fn)
-            region = regions.region(ins, acc.addr, acc.space)
+            region = self.rules.region(fn, regions.region(ins, acc.addr, acc.space))
             offset = regions.exact_offset(ins, acc.addr) if region is not None else None
         out: list = []
         for space in ALIAS_SPACES.get(acc.space, (acc.space,)):
@@ -203,9 +213,11 @@ class MemoryIndex:
 
     def _pull_region(self, space, region, offset, size, out) -> None:
         self._pull_unknown(space, out)
-        noalias = self.mode == "noalias"
+        rules = self.rules
+        launch = rules if rules.launch else None
         for key, ws in self.known.get(space, {}).items():
-            if ("key", space, key) in self._pulled or not may_alias(region, ws[0].region, noalias):
+            if ("key", space, key) in self._pulled or \
+                    not may_alias(region, ws[0].region, rules.noalias, launch):
                 continue
             if offset is None or key != region_key(region) or key[0] != "sym":
                 self._pulled.add(("key", space, key))

@@ -14,6 +14,7 @@ from __future__ import annotations
 from ptxc import ir
 
 from .slice_access import reads
+from .slice_launch import alias_classes
 from .slice_regions import region_name
 
 
@@ -81,12 +82,27 @@ def function_report(fn, inputs: dict, options: dict) -> dict:
     }
 
 
-def render_text(reports: dict) -> str:
+def memory_text(name: str, r: dict, alias=None) -> str:
+    """'conservative', or for memory=launch the allocation classes of the
+    kernel in ``alias`` (the variant's option)."""
+    if r["memory"] != "launch" or not r["kernel"]:
+        return r["memory"]
+    classes = alias_classes(alias, name)
+    if classes is None:
+        return "launch (no launch: conservative)"
+    groups: dict = {}
+    for param, cls in classes.items():
+        groups.setdefault(cls, []).append(param)
+    text = " ".join("{" + ", ".join(ps) + "}" for ps in groups.values()) or "none"
+    return f"launch (pointer parameters by allocation: {text})"
+
+
+def render_text(reports: dict, alias=None) -> str:
     lines = []
     for name, r in reports.items():
         kind = "kernel" if r["kernel"] else "func"
         lines.append(f"slice {kind} @{name}: {r['slice_inst']}/{r['static_inst']} instructions "
-                     f"({100 * r['slice_fraction']:.1f}%), memory={r['memory']}, "
+                     f"({100 * r['slice_fraction']:.1f}%), memory={memory_text(name, r, alias)}, "
                      f"criteria={r['criteria']}"
                      + (", addresses=true" if r.get("addresses") else ""))
         subject = {"branches": "control flow", "effects": "control flow, guards and stores"}.get(

@@ -145,7 +145,8 @@ def _arg_callback(ctx, param, values):
 
 
 def build_launch(kernel, grid, block, shared, args, mode, max_steps, threads,
-                 memory_counters=False, bank_bytes=None) -> dict | None:
+                 memory_counters=False, bank_bytes=None,
+                 cta_equivalence: bool = True) -> dict | None:
     """The ``launch`` option dict for the pass pipeline, or None when no launch
     was asked for (none of --kernel, --grid, --block given)."""
     if kernel is None and grid is None and block is None:
@@ -153,7 +154,9 @@ def build_launch(kernel, grid, block, shared, args, mode, max_steps, threads,
                                       ("--mode", mode), ("--max-steps", max_steps),
                                       ("--threads", threads),
                                       ("--memory-counters", memory_counters or None),
-                                      ("--bank-bytes", bank_bytes)) if v not in (None, (), [])]
+                                      ("--bank-bytes", bank_bytes),
+                                      ("--no-cta-equivalence", not cta_equivalence or None))
+                 if v not in (None, (), [])]
         if extra:
             raise click.UsageError(
                 f"{', '.join(extra)} only apply to a kernel launch; "
@@ -170,6 +173,7 @@ def build_launch(kernel, grid, block, shared, args, mode, max_steps, threads,
         "mode": mode or "hybrid",
         "max_steps": max_steps,
         "threads": threads,
+        "cta_equivalence": cta_equivalence,
     }
     if memory_counters:
         launch.update(memory_counters=True, bank_bytes=int(bank_bytes or 4))
@@ -310,8 +314,12 @@ def _print_warnings(module, start: int = 0) -> int:
                    "per memory instruction (slower; docs/metrics.md).")
 @click.option("--bank-bytes", type=click.Choice(["4", "8"]), default=None,
               help="Shared-memory bank width for --memory-counters (default 4).")
+@click.option("--cta-equivalence/--no-cta-equivalence", default=True, show_default=True,
+              help="In a hybrid run, run one CTA per class of CTAs that provably give the "
+                   "same counters (docs/cta-equivalence.md); --no-cta-equivalence runs every CTA.")
 def opt_command(file, pipeline, emit, fmt, output, verify_each, kernel, grid, block,
-                shared, args, mode, max_steps, threads, memory_counters, bank_bytes):
+                shared, args, mode, max_steps, threads, memory_counters, bank_bytes,
+                cta_equivalence):
     """Parse FILE (or stdin for '-'), run a pass pipeline, print the reports
     and optionally the resulting module.
 
@@ -323,7 +331,7 @@ def opt_command(file, pipeline, emit, fmt, output, verify_each, kernel, grid, bl
       ptxc opt --pass='slice,count' --kernel k --grid 4 --block 128 --arg n=500 kernel.ptx
     """
     launch = build_launch(kernel, grid, block, shared, args, mode, max_steps, threads,
-                          memory_counters, bank_bytes)
+                          memory_counters, bank_bytes, cta_equivalence)
     from .passmanager import make_pass, parse_pipeline, run_pipeline
     # Build the passes first: a bad pass name or option is reported before
     # the (possibly long) parse of the file.

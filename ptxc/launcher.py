@@ -18,19 +18,23 @@ import time
 import numpy as np
 
 from .errors import PtxcError
+from .launch_alias import classes_for_segments, classes_for_values, ensure_launch_slice
 from .types import TYPE_SIZES
 
 DEFAULT_MAX_STEPS = 100_000_000     # block executions per warp
 MODES = ("hybrid", "full")
+GENERATORS = ("zeros", "ones", "arange", "random", "full")
 
 
 # ------------------------------------------------------------------ API
 def launch(module, kernel=None, grid=(1, 1, 1), block=None, args=(), mode: str = "hybrid",
            shared_bytes: int = 0, max_steps: int | None = None, threads: int | None = None,
-           memory_counters: bool = False, bank_bytes: int = 4):
+           memory_counters: bool = False, bank_bytes: int = 4, cta_equivalence: bool = True):
     """Run ``kernel`` of ``module`` and return its Profile (see module doc).
     ``memory_counters`` also collects the coalescing / bank-conflict counters
-    (docs/metrics.md), with shared-memory banks of ``bank_bytes`` (4 or 8)."""
+    (docs/metrics.md), with shared-memory banks of ``bank_bytes`` (4 or 8).
+    A hybrid run executes one CTA per equivalence class when the slice
+    allows it (docs/cta-equivalence.md); ``cta_equivalence=False`` runs every CTA."""
     if isinstance(module, (str, os.PathLike)):
         from . import load
         module = load(module)
@@ -42,10 +46,12 @@ def launch(module, kernel=None, grid=(1, 1, 1), block=None, args=(), mode: str =
     check_config(fn, grid, block, shared_bytes)
     memory = memory_setting(memory_counters, bank_bytes)
     if mode == "hybrid":
-        ensure_slice(module, fn, **memory_slice_options(module, memory))
+        ensure_launch_slice(module, fn, classes_for_values(fn, normalise_args(fn, args)),
+                            addresses=bool(memory))
     params, buffers, arrays = bind_args(fn, args, mode)
     return execute(module, fn, grid, block, params, buffers, arrays, mode, shared_bytes,
-                   max_steps or DEFAULT_MAX_STEPS, threads or os.cpu_count() or 1, memory)
+                   max_steps or DEFAULT_MAX_STEPS, threads or os.cpu_count() or 1, memory,
+                   cta_equivalence=cta_equivalence)
 
 
 def launch_from_options(module, opts: dict, mode: str):
@@ -58,7 +64,8 @@ def launch_from_options(module, opts: dict, mode: str):
                   shared_bytes=int(opts.get("shared") or 0),
                   max_steps=opts.get("max_steps"), threads=opts.get("threads"),
                   memory_counters=bool(opts.get("memory_counters")),
-                  bank_bytes=int(opts.get("bank_bytes") or 4))
+                  bank_bytes=int(opts.get("bank_bytes") or 4),
+                  cta_equivalence=opts.get("cta_equivalence", True))
 
 
 # ------------------------------------------------------ configuration
@@ -118,17 +125,6 @@ def memory_setting(memory_counters: bool, bank_bytes: int) -> int:
     if bank_bytes not in (4, 8):
         raise PtxcError(f"shared-memory bank width must be 4 or 8 bytes, got {bank_bytes}")
     return bank_bytes if memory_counters else 0
-
-
-def memory_slice_options(module, memory: int, options: dict | None = None) -> dict:
-    """ensure_slice options for a hybrid run: ``options`` (default: none, i.e.
-    the marks already chosen); with memory counters, the slice must also keep
-    the address computations of the memory instructions (slice option
-    addresses=true), on top of ``options`` or of the options already chosen."""
-    if not memory:
-        return dict(options or {})
-    current = dict(options if options is not None else module.attrs.get("slice") or {})
-    return {**current, "addresses": True}
 
 
 def ensure_slice(module, fn, **options) -> None:
@@ -322,7 +318,7 @@ def parse_value(fn, text: str):
         except (OSError, ValueError) as e:
             raise arg_error(fn, f"cannot read '{text[1:]}': {e}")
     parts = text.split(":")
-    if len(parts) >= 3 and parts[0] in ("zeros", "ones", "arange", "random", "full"):
+    if len(parts) >= 3 and parts[0] in GENERATORS:
         return generate(fn, parts)
     try:
         return int(text, 0)
@@ -362,7 +358,7 @@ def generate(fn, parts):
 
 # ------------------------------------------------------------- running
 def execute(module, fn, grid, block, params, buffers, arrays, mode, shared_bytes, max_steps, threads,
-            memory: int = 0):
+            memory: int = 0, cta_equivalence: bool = True):
     """Run a launch whose buffers came from ``bind_args`` (one segment each,
     named after the pointer parameter it was bound to); copy results back."""
     from .backends.llvm.layout import SEG_FIRST_BUFFER
@@ -378,7 +374,8 @@ def execute(module, fn, grid, block, params, buffers, arrays, mode, shared_bytes
         segments[SEG_FIRST_BUFFER + k] = buf
         names[SEG_FIRST_BUFFER + k] = ("buffer of parameter " + owners[k]) if k < len(owners) else f"buffer {k}"
     prof = run_compiled(c, fn, grid, block, params, segments, shared_bytes, max_steps, threads,
-                        segment_names=names, compile_s=compile_s)
+                        segment_names=names, compile_s=compile_s,
+                        cta_equivalence=cta_equivalence and mode == "hybrid")
     if mode == "full":
         for buf, orig in zip(buffers, (o for _, o in arrays)):
             if not np.shares_memory(buf, orig) and orig.flags.writeable:
@@ -389,7 +386,8 @@ def execute(module, fn, grid, block, params, buffers, arrays, mode, shared_bytes
 def launch_segments(module, kernel, grid, block, params: bytes, segments: dict, mode: str = "hybrid",
                     shared_bytes: int = 0, max_steps: int | None = None, threads: int | None = None,
                     memory=None, segment_names: dict | None = None, slice_options: dict | None = None,
-                    memory_counters: bool = False, bank_bytes: int = 4):
+                    memory_counters: bool = False, bank_bytes: int = 4,
+                    cta_equivalence: bool = True):
     """Run a launch on device memory the caller manages (the CUDA runtime):
     ``params`` are the kernel parameter bytes as the kernel sees them (pointer
     values are generic addresses ``segment << 32 | offset``), ``segments``
@@ -397,9 +395,13 @@ def launch_segments(module, kernel, grid, block, params: bytes, segments: dict, 
     used in place, ``memory`` is a runtime.ModuleMemory kept between launches,
     ``segment_names`` ({segment: text}) name segments in error messages
     (also segments not in ``segments``, such as freed ones; the key None
-    names any other segment). ``slice_options`` (mark_slice's keywords,
-    e.g. ``{"criteria": "effects"}``) choose the slice of a hybrid run, and
-    ``memory_counters`` / ``bank_bytes`` are launch()'s."""
+    names any other segment). ``slice_options`` (``memory``, ``criteria``
+    as for mark_slice, e.g. ``{"criteria": "effects"}``) choose the slice of
+    a hybrid run instead of the module's requested one, and
+    ``memory_counters`` / ``bank_bytes`` are launch()'s. A hybrid run may
+    execute one CTA per equivalence class (docs/cta-equivalence.md) unless
+    ``cta_equivalence=False`` or the slice keeps writes to global memory
+    (``criteria="effects"``: the outputs are needed)."""
     from .backends.llvm import jit
     if mode not in MODES:
         raise PtxcError(f"unknown mode '{mode}' (use 'hybrid' or 'full')")
@@ -409,14 +411,18 @@ def launch_segments(module, kernel, grid, block, params: bytes, segments: dict, 
     check_config(fn, grid, block, shared_bytes)
     mem = memory_setting(memory_counters, bank_bytes)
     if mode == "hybrid":
-        ensure_slice(module, fn, **memory_slice_options(module, mem, slice_options))
+        opts = slice_options or {}
+        ensure_launch_slice(module, fn, classes_for_segments(fn, bytes(params), segments, memory),
+                            criteria=opts.get("criteria"), memory=opts.get("memory"),
+                            addresses=bool(mem))
     t0 = time.perf_counter()
     level = jit.choose_level(fn, mode, count(grid) * count(block))
     c = compile_for_launch(module, fn, mode, level, mem)
     return run_compiled(c, fn, grid, block, bytes(params), segments, shared_bytes,
                         max_steps or DEFAULT_MAX_STEPS, threads or os.cpu_count() or 1,
                         memory=memory, segment_names=segment_names,
-                        compile_s=time.perf_counter() - t0)
+                        compile_s=time.perf_counter() - t0,
+                        cta_equivalence=cta_equivalence and mode == "hybrid")
 
 
 def count(dims) -> int:
@@ -424,21 +430,26 @@ def count(dims) -> int:
 
 
 def run_compiled(c, fn, grid, block, params, segments, shared_bytes, max_steps, threads,
-                 memory=None, segment_names=None, compile_s: float = 0.0):
+                 memory=None, segment_names=None, compile_s: float = 0.0,
+                 cta_equivalence: bool = False):
     """Run compiled kernel ``c`` on ``segments``; the Profile (raises PtxcError)."""
     from .backends.llvm.results import build_profile
     from .backends.llvm.runtime import Launch, RunError
+    from .cta_launch import cta_classes
     t1 = time.perf_counter()
+    classes, note = cta_classes(c, fn, grid, block, params) if cta_equivalence else (None, "off")
+    t_classes = time.perf_counter() - t1
     run = Launch(c, grid, block, params, segments, shared_bytes, max_steps, threads, memory=memory)
     try:
-        counts = run.run()
+        counts = run.run(classes)
     except RunError as e:
         sizes = space_sizes(run, segment_names or {})
         sizes["shift"] = c.plan.shift
         raise run_error(c, fn, grid, block, e, max_steps, sizes) from None
     t2 = time.perf_counter()
     prof = build_profile(c, counts, run.per_cta, fn, c.mode, grid, block)
-    prof.timings = {"compile": compile_s, "run": t2 - t1, **c.timings}
+    prof.timings = {"compile": compile_s, "run": t2 - t1, "cta_classes": t_classes, **c.timings}
+    prof.ctas_launched, prof.ctas_run, prof.cta_equivalence = run.nctas, run.ctas_run, note
     return prof
 
 
@@ -446,15 +457,55 @@ def private_buffers(c, mode: str, buffers: list, arrays: list) -> list:
     """The byte buffers the kernel runs on. A full run works in place on
     contiguous writeable arrays (what a GPU does); a hybrid run never changes
     the caller's arrays: it copies a buffer only when the slice may store to
-    global memory."""
-    out = []
+    global memory. Buffers whose memory overlaps (one array bound to two
+    parameters, overlapping views) are copied together, so that the copies
+    overlap as the originals do."""
+    need = []
     for buf, (_, orig) in zip(buffers, arrays):
         shared = np.shares_memory(buf, orig)
-        if shared and ((mode == "hybrid" and c.writes_global) or
-                       (mode == "full" and not orig.flags.writeable)):
-            buf = buf.copy()
-        out.append(buf)
+        need.append(shared and ((mode == "hybrid" and c.writes_global) or
+                                (mode == "full" and not orig.flags.writeable)))
+    out = list(buffers)
+    for group in overlap_groups(buffers):
+        if any(need[k] for k in group):
+            for k, copy in zip(group, copy_together([buffers[k] for k in group])):
+                out[k] = copy
     return out
+
+
+def byte_span(buf: np.ndarray) -> tuple[int, int]:
+    lo = buf.__array_interface__["data"][0]
+    return lo, lo + buf.nbytes
+
+
+def overlap_groups(buffers: list) -> list[list[int]]:
+    """Indices of contiguous uint8 buffers grouped by overlapping memory
+    (merging of sorted intervals); empty buffers are alone."""
+    order = sorted((byte_span(b), k) for k, b in enumerate(buffers))
+    groups: list[list[int]] = []
+    hi = None
+    for (lo, end), k in order:
+        if buffers[k].nbytes and groups and hi is not None and lo < hi:
+            groups[-1].append(k)
+            hi = max(hi, end)
+        else:
+            groups.append([k])
+            hi = end if buffers[k].nbytes else None
+    return groups
+
+
+def copy_together(bufs: list) -> list:
+    """Copies of overlapping contiguous buffers that overlap in one new array
+    (the union of overlapping intervals has no gap, so only their bytes are read)."""
+    if len(bufs) == 1:
+        return [bufs[0].copy()]
+    import ctypes
+    from .backends.llvm.runtime import aligned
+    spans = [byte_span(b) for b in bufs]
+    lo, hi = min(s[0] for s in spans), max(s[1] for s in spans)
+    whole = aligned(hi - lo)
+    whole[:] = np.ctypeslib.as_array((ctypes.c_uint8 * (hi - lo)).from_address(lo))
+    return [whole[s[0] - lo:s[1] - lo] for s in spans]
 
 
 def compile_for_launch(module, fn, mode: str, level: int, memory: int = 0):

@@ -8,7 +8,10 @@ counts). With ``memory_counters`` (collected only when the launch asked for
 them), ``memory`` holds the launch's coalescing, bank-conflict and atomic
 totals and ``per_memory_instr`` the same per memory instruction
 (docs/metrics.md, "Memory access counters"). ``counters()`` gives the numbers
-that a hybrid and a full run of the same launch must share.
+that a hybrid and a full run of the same launch must share. ``ctas_launched``
+/ ``ctas_run`` say how many CTAs the grid has and how many the executor ran
+(CTA equivalence, docs/cta-equivalence.md; ``cta_equivalence`` says why it
+did or did not apply).
 """
 from __future__ import annotations
 
@@ -46,6 +49,9 @@ class Profile:
     memory_counters: bool = False       # were the memory counters collected?
     memory: dict = field(default_factory=dict)
     per_memory_instr: dict = field(default_factory=dict)
+    ctas_launched: int = 0
+    ctas_run: int = 0
+    cta_equivalence: str = ""
 
     @property
     def branch_efficiency(self) -> float:
@@ -81,6 +87,9 @@ class Profile:
         d["per_block"] = self.per_block
         d["per_branch"] = self.per_branch
         d["per_cta"] = self.per_cta
+        d["ctas_launched"] = self.ctas_launched
+        d["ctas_run"] = self.ctas_run
+        d["cta_equivalence"] = self.cta_equivalence
         d["memory_counters"] = self.memory_counters
         if self.memory_counters:
             from .memreport import memory_rows
@@ -104,6 +113,8 @@ class Profile:
         lines.append(f"  {'static_inst':30s} {self.static_inst}")
         if self.slice_fraction is not None:
             lines.append(f"  {'slice_fraction':30s} {self.slice_fraction:.4f}")
+        lines.append(f"  {'ctas_run':30s} {self.ctas_run} of {self.ctas_launched}"
+                     + (f" ({self.cta_equivalence})" if self.cta_equivalence else ""))
         if self.memory_counters:
             lines += [f"  {k:30s} {v}" for k, v in self.memory.items() if not isinstance(v, list)]
         return "\n".join(lines)

@@ -18,6 +18,7 @@ PASSES: dict[str, str] = {
     "slice": "ptxc.passes.slice:SlicePass",
     "count": "ptxc.passes.count:CountPass",
     "infer-launch": "ptxc.passes.launch_infer:InferLaunchPass",
+    "cta-equivalence": "ptxc.passes.cta_equivalence:CtaEquivalencePass",
 }
 
 

@@ -280,6 +280,7 @@ def test_parse_dim_rejects(text):
     (["--kernel", "k", "--max-steps", "0"], "--max-steps"),
     (["--arg", "n=1"], "--kernel"),
     (["--shared", "0"], "--kernel"),
+    (["--no-cta-equivalence"], "--kernel"),
 ])
 def test_bad_launch_options(args, msg, fake):
     r = run("opt", "--pass=recorder", *args, "x.ptx")
@@ -291,7 +292,8 @@ def test_bad_launch_options(args, msg, fake):
 def test_launch_options_reach_passes(fake):
     r = run("opt", "--pass=recorder{level=3}", "--kernel", "k", "--grid", "4,2",
             "--block", "128", "--shared", "64", "--arg", "n=500", "--arg", "a=random:f32:512:1",
-            "--mode", "full", "--max-steps", "1000", "--threads", "2", "x.ptx")
+            "--mode", "full", "--max-steps", "1000", "--threads", "2", "--no-cta-equivalence",
+            "x.ptx")
     assert r.exit_code == 0, r.output
     (level, options), = Recorder.seen
     assert level == 3
@@ -299,7 +301,7 @@ def test_launch_options_reach_passes(fake):
     assert options["launch"] == {
         "kernel": "k", "grid": (4, 2, 1), "block": (128, 1, 1), "shared": 64,
         "args": ["n=500", "a=random:f32:512:1"], "mode": "full", "max_steps": 1000,
-        "threads": 2,
+        "threads": 2, "cta_equivalence": False,
     }
 
 
@@ -309,7 +311,7 @@ def test_launch_defaults(fake):
     (_, options), = Recorder.seen
     assert options["launch"] == {"kernel": None, "grid": (2, 1, 1), "block": None,
                                  "shared": 0, "args": [], "mode": "hybrid",
-                                 "max_steps": None, "threads": None}
+                                 "max_steps": None, "threads": None, "cta_equivalence": True}
 
 
 def test_no_launch_key_without_launch_options(fake):

@@ -83,7 +83,8 @@ def test_marks_contract():
     assert rep["slice_fraction"] == pytest.approx(5 / 12, abs=1e-6)
     assert rep["control_inputs"] == {"special": ["%tid.x"], "params": ["n"],
                                      "memory": [], "functions": []}
-    assert m.attrs["slice"] == {"memory": "conservative", "criteria": "counters"}
+    # the default: conservative marks until a launch specialises them (memory=launch)
+    assert m.attrs["slice"] == {"memory": "launch", "criteria": "counters"}
 
 
 def test_pass_reports_and_options():
@@ -278,6 +279,41 @@ def test_loaded_pointer_is_unknown_region():
     text = data_branch("global", "global", "", "cvta.to.global.u64 %rd10, %rd1;",
                        "ld.global.u64 %rd11, [%rd2];")
     assert is_kept(sliced(text, memory="noalias").kernels[0], "st.global")
+
+
+GUARD_FROM_CALL = HEADER + """
+.func (.reg .u32 a, .reg .pred b) f(.reg .u32 x)
+{
+    add.u32 a, x, 1;
+    setp.eq.u32 b, x, 7;
+    ret;
+}
+.visible .entry k(.param .u64 p0, .param .u64 p1)
+{
+    .reg .u64 %rd<4>;
+    .reg .u32 %r<4>;
+    .reg .pred %p<2>;
+    ld.param.u64 %rd1, [p0];
+    ld.param.u64 %rd2, [p1];
+    ld.global.u32 %r1, [%rd1];
+    call (%r2, %p1), f, (%r1);
+    @%p1 st.global.u32 [%rd2], %r2;
+    ret;
+}
+"""
+
+
+def test_guard_returned_by_a_call_keeps_the_callee_definition():
+    """The guard of the store is the call's .reg return b: the seed must keep
+    the callee's setp defining b (and x, hence the load), not only the call.
+    With noalias the store is not kept, so only the guard rule keeps them
+    (the rule for .reg returns keeps every definition of a return register,
+    so add.u32 a is kept too)."""
+    m = sliced(GUARD_FROM_CALL, memory="noalias")
+    f = m.function("f")
+    assert is_kept(f, "setp.eq.u32")
+    assert is_kept(m.kernels[0], "ld.global.u32") and not is_kept(m.kernels[0], "st.global")
+    assert check_module(m, memory="noalias") == []
 
 
 def test_barrier_is_kept_with_shared_dependence():

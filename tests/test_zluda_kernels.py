@@ -23,7 +23,7 @@ if not ZLUDA.is_dir():
                 allow_module_level=True)
 
 # Profile.to_dict() entries that legitimately differ between a hybrid and a full run
-NOT_COUNTERS = {"mode", "slice_fraction", "timings"}
+NOT_COUNTERS = {"mode", "slice_fraction", "timings", "ctas_run", "cta_equivalence"}
 
 _MODULES: dict = {}
 

@@ -132,8 +132,14 @@ class Launch:
         return segs
 
     # ------------------------------------------------------------- runs
-    def run(self) -> np.ndarray:
-        """Run every CTA; returns the summed counters (raises RunError)."""
+    def run(self, classes=None) -> np.ndarray:
+        """Run every CTA; returns the summed counters (raises RunError).
+        With ``classes`` (passes.cta_classes.CtaClasses: CTAs that execute
+        identically) run one representative per class and weight its
+        counters by the class size; per-CTA numbers are copied to the members."""
+        if classes is not None:
+            return self._run_classes(classes)
+        self.ctas_run = self.nctas
         threads = 1 if self.c.uses_global_atomics else min(self.threads, self.nctas)
         workers = [Worker(self) for _ in range(threads)]
         if threads == 1:
@@ -144,6 +150,51 @@ class Launch:
         if errors:
             raise min(errors, key=lambda e: e.cta)
         return sum(w.counters for w in workers)
+
+    def _run_classes(self, classes) -> np.ndarray:
+        reps, counts = classes.reps, classes.counts
+        threads = 1 if self.c.uses_global_atomics else min(self.threads, len(reps))
+        workers = [Worker(self) for _ in range(threads)]
+        totals = [np.zeros_like(w.counters) for w in workers]
+        state = {"next": 0, "stop": len(reps)}
+        lock = threading.Lock()
+
+        def loop(k_worker):
+            w, total = workers[k_worker], totals[k_worker]
+            while True:
+                with lock:
+                    k = state["next"]
+                    if k >= state["stop"]:
+                        return
+                    state["next"] = k + 1
+                w.counters[:] = 0
+                w.run_range(int(reps[k]), int(reps[k]) + 1)
+                if w.error is not None:
+                    with lock:
+                        state["stop"] = min(state["stop"], k)
+                    return
+                total += int(counts[k]) * w.counters
+
+        self._run_pool(loop, len(workers))
+        errors = [w.error for w in workers if w.error is not None]
+        if errors:
+            raise min(errors, key=lambda e: e.cta)
+        if self.per_cta is not None:
+            for half in (self.per_cta[0::2], self.per_cta[1::2]):
+                half[:] = half[reps][classes.cta_class]
+        self.ctas_run = len(reps)
+        return sum(totals)
+
+    @staticmethod
+    def _run_pool(loop, n: int) -> None:
+        if n == 1:
+            loop(0)
+            return
+        pool = [threading.Thread(target=loop, args=(k,), daemon=True) for k in range(n)]
+        for t in pool:
+            t.start()
+        for t in pool:
+            t.join()
 
     def _run_parallel(self, workers) -> None:
         chunk = max(1, self.nctas // (len(workers) * 16))

@@ -1,0 +1,70 @@
+"""Whether a hybrid launch runs one CTA per equivalence class, and the classes.
+
+The launcher calls :func:`cta_classes` for hybrid runs whose outputs are not
+needed (``launch()`` in hybrid mode, ``launch_segments()`` unless the slice
+computes the program's effects). It returns the classes
+(passes/cta_classes.py) or None and a note saying why every CTA runs:
+
+* the static condition (passes/cta_equivalence.py) fails for the kernel's
+  slice, or this launch's values break a range check;
+* the compiled kernel counts something that depends on memory addresses
+  (``Compiled.memory_counters`` or ``address_counters`` set: the
+  memory-coalescing and bank-conflict counters): the condition covers only
+  what decides control flow, so it is off for them;
+* the slice keeps the program's writes (criteria ``effects``);
+* the grid has one CTA, or more than runtime.MAX_PER_CTA, or more than half
+  of the CTAs would run anyway.
+
+The classes of the last launches are remembered per module, keyed by the
+kernel, its condition (one per slice variant), grid, block and parameter bytes.
+"""
+from __future__ import annotations
+
+NO_CLASSES_CRITERIA = ("effects",)
+# Compiled attributes that mean "some counter depends on memory addresses"
+# (the memory-coalescing / bank-conflict counters): the condition does not
+# cover those values, so CTA equivalence is off for such kernels
+ADDRESS_COUNTER_FLAGS = ("memory_counters", "address_counters")
+CACHE_SIZE = 16            # launches whose classes are remembered (a kernel relaunched
+CACHE_CTAS = 1 << 20       # with the same grid, block and parameters reuses them), up to
+                           # this many CTAs (the class of every CTA is kept)
+
+
+def cta_classes(c, fn, grid, block, params: bytes):
+    """(CtaClasses or None, note) for a hybrid launch of compiled kernel ``c``."""
+    try:
+        from ptxc.passes.cta_classes import Unclassifiable, classify
+        from ptxc.passes.cta_equivalence import cached_condition
+    except ImportError:
+        return None, "off: no CTA-equivalence analysis"
+    from .backends.llvm.runtime import MAX_PER_CTA
+    from .launch_alias import param_offsets
+    module = fn.module
+    nctas = grid[0] * grid[1] * grid[2]
+    if c.mode != "hybrid":
+        return None, "off: full run"
+    if any(getattr(c, flag, False) for flag in ADDRESS_COUNTER_FLAGS):
+        return None, "off: the memory counters depend on addresses"
+    if (module.attrs.get("slice") or {}).get("criteria") in NO_CLASSES_CRITERIA:
+        return None, "off: the slice computes the program's effects"
+    if nctas < 2 or nctas > MAX_PER_CTA:
+        return None, f"off: {nctas} CTAs"
+    condition = cached_condition(module, fn)
+    if not condition.ok:
+        return None, f"off: {condition.reason}"
+    cache = module.attrs.setdefault("cta_classes", {})
+    key = (fn.name, id(condition), tuple(grid), tuple(block), bytes(params))
+    if key not in cache:
+        try:
+            classes = classify(condition, fn, grid, block, params, param_offsets(fn))
+            found = (classes, f"{len(classes)} classes")
+            if len(classes) > nctas // 2:
+                found = (None, f"off: {len(classes)} classes for {nctas} CTAs")
+        except Unclassifiable as e:
+            found = (None, f"off: {e}")
+        if nctas > CACHE_CTAS:
+            return found
+        if len(cache) >= CACHE_SIZE:
+            cache.pop(next(iter(cache)))
+        cache[key] = found
+    return cache[key]
