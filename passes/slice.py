@@ -311,7 +311,7 @@ class SlicePass(Pass):
     emit: str = "marked"
 
     def __post_init__(self):
-        check_options(self.memory, self.criteria, self.addresses)
+        check_options(self.memory, self.criteria, addresses=self.addresses)
         if self.emit not in EMITS:
             raise ValueError(f"option 'emit' must be one of {', '.join(EMITS)}; got '{self.emit}'")
 
