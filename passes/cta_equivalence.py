@@ -249,20 +249,12 @@ class Analysis:
     def _atom(self, ins) -> bool:
         if id(ins) in self.atoms:
             return True
-        types = [m for m in ins.mods if m in INT_TYPES]
-        cmp = next((CMPS[m] for m in ins.mods if m in CMPS), None)
-        if len(types) != 1 or cmp is None or len(ins.srcs) < 2:
+        atom = self._formulas(ins)
+        if atom is None or (atom.a.has_iv and atom.b.has_iv):
             return False
-        width, signed = type_info(types[0])
-        if cmp[1] is not None:
-            signed = cmp[1]
-        b = self.builder(ins.block.function)
-        x, y = b.operand(ins.srcs[0], width), b.operand(ins.srcs[1], width)
-        if x is None or y is None or (x.has_iv and y.has_iv):
-            return False
-        atom = Atom(ins, cmp[0], signed, width, x, y)
+        x, y = atom.a, atom.b
         if x.has_iv or y.has_iv:
-            if len(ins.srcs) != 2 or cmp[0] in ("eq", "ne"):
+            if len(ins.srcs) != 2 or atom.cmp in ("eq", "ne"):
                 return False
             side = x if x.has_iv else y
             atom.stay = self._exit_test(ins, side)
@@ -275,17 +267,27 @@ class Analysis:
 
     def _comparison(self, ins) -> Atom | None:
         """``ins`` as an integer comparison of two formulas (no atom kept)."""
+        if ins.opcode != "setp" or len(ins.srcs) != 2 or ins.guard is not None:
+            return None
+        atom = self._formulas(ins)
+        if atom is None or atom.a.has_iv == atom.b.has_iv:
+            return None
+        return atom
+
+    def _formulas(self, ins) -> Atom | None:
+        """``setp`` ``ins`` as a comparison of its first two operands' integer
+        formulas, or None (not one integer type, no known comparison, an
+        operand with no formula)."""
         types = [m for m in ins.mods if m in INT_TYPES]
         cmp = next((CMPS[m] for m in ins.mods if m in CMPS), None)
-        if ins.opcode != "setp" or len(types) != 1 or cmp is None or len(ins.srcs) != 2 \
-                or ins.guard is not None:
+        if len(types) != 1 or cmp is None or len(ins.srcs) < 2:
             return None
         width, signed = type_info(types[0])
         if cmp[1] is not None:
             signed = cmp[1]
         b = self.builder(ins.block.function)
         x, y = b.operand(ins.srcs[0], width), b.operand(ins.srcs[1], width)
-        if x is None or y is None or x.has_iv == y.has_iv:
+        if x is None or y is None:
             return None
         return Atom(ins, cmp[0], signed, width, x, y)
 

@@ -38,13 +38,8 @@ def launch(module, kernel=None, grid=(1, 1, 1), block=None, args=(), mode: str =
     if isinstance(module, (str, os.PathLike)):
         from . import load
         module = load(module)
-    if mode not in MODES:
-        raise PtxcError(f"unknown mode '{mode}' (use 'hybrid' or 'full')")
-    fn = find_kernel(module, kernel)
-    grid = dim3(grid, "grid")
-    block = dim3(block if block is not None else default_block(fn), "block")
-    check_config(fn, grid, block, shared_bytes)
-    memory = memory_setting(memory_counters, bank_bytes)
+    fn, grid, block, memory = configure(module, kernel, grid, block, mode, shared_bytes,
+                                        memory_counters, bank_bytes)
     if mode == "hybrid":
         ensure_launch_slice(module, fn, classes_for_values(fn, normalise_args(fn, args)),
                             addresses=bool(memory))
@@ -52,6 +47,19 @@ def launch(module, kernel=None, grid=(1, 1, 1), block=None, args=(), mode: str =
     return execute(module, fn, grid, block, params, buffers, arrays, mode, shared_bytes,
                    max_steps or DEFAULT_MAX_STEPS, threads or os.cpu_count() or 1, memory,
                    cta_equivalence=cta_equivalence)
+
+
+def configure(module, kernel, grid, block, mode: str, shared_bytes: int,
+              memory_counters: bool, bank_bytes: int):
+    """(kernel Function, grid, block, memory-counter setting) of a launch,
+    after checking the mode and the configuration."""
+    if mode not in MODES:
+        raise PtxcError(f"unknown mode '{mode}' (use 'hybrid' or 'full')")
+    fn = find_kernel(module, kernel)
+    grid = dim3(grid, "grid")
+    block = dim3(block if block is not None else default_block(fn), "block")
+    check_config(fn, grid, block, shared_bytes)
+    return fn, grid, block, memory_setting(memory_counters, bank_bytes)
 
 
 def launch_from_options(module, opts: dict, mode: str):
@@ -403,13 +411,8 @@ def launch_segments(module, kernel, grid, block, params: bytes, segments: dict, 
     ``cta_equivalence=False`` or the slice keeps writes to global memory
     (``criteria="effects"``: the outputs are needed)."""
     from .backends.llvm import jit
-    if mode not in MODES:
-        raise PtxcError(f"unknown mode '{mode}' (use 'hybrid' or 'full')")
-    fn = find_kernel(module, kernel)
-    grid = dim3(grid, "grid")
-    block = dim3(block if block is not None else default_block(fn), "block")
-    check_config(fn, grid, block, shared_bytes)
-    mem = memory_setting(memory_counters, bank_bytes)
+    fn, grid, block, mem = configure(module, kernel, grid, block, mode, shared_bytes,
+                                     memory_counters, bank_bytes)
     if mode == "hybrid":
         opts = slice_options or {}
         ensure_launch_slice(module, fn, classes_for_segments(fn, bytes(params), segments, memory),

@@ -20,7 +20,6 @@ committed PTX still run.
 from __future__ import annotations
 
 import re
-from pathlib import Path
 
 import numpy as np
 import pytest

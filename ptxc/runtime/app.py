@@ -21,7 +21,7 @@ from dataclasses import dataclass
 
 from ptxc.errors import PtxcError
 
-from . import elfinfo, report, shim
+from . import elfinfo, shim
 from .protocol import EXIT_UNSUPPORTED, FD_ENV, Channel
 from .server import Options, Session
 
