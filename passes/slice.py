@@ -166,7 +166,8 @@ def _derive(module, base, entry) -> dict | None:
         reports.pop(f.name, None)
     if known is not None:
         reports[kernel.name] = known
-    variant = SliceVariant(base.functions, kept, reports, options)
+    ordered = {**base.ordered, kernel.name: slicer.reads_kernel_writes}
+    variant = SliceVariant(base.functions, kept, reports, options, ordered)
     variant.apply_marks()
     reports[kernel.name] = cache.report(kernel, cache.kernel_inputs(kernel, slicer), options, fp)
     for f in funcs:
@@ -188,11 +189,15 @@ def variant_key(options: dict) -> tuple:
 class SliceVariant:
     """The marks of one mark_slice run: kept instruction ids and reports."""
 
-    def __init__(self, functions, kept: set, reports: dict, options: dict):
+    def __init__(self, functions, kept: set, reports: dict, options: dict,
+                 ordered: dict | None = None):
         self.functions = list(functions)
         self.kept = kept
         self.reports = reports
         self.options = dict(options)
+        # kernel name -> a kept read may see what another CTA wrote to global
+        # memory, so the kernel's CTAs must run in linear order (METRICS.md)
+        self.ordered = dict(ordered or {})
 
     def apply(self, module) -> None:
         self.apply_marks()
@@ -234,7 +239,8 @@ def _mark(module, options: dict) -> dict:
             mine = [i for i in fn.instructions() if id(i) in kept]
             pending.append((fn, control_inputs(mine, cache.program, cache.facts.regions, owner=fn),
                             frozenset(id(i) for i in mine)))
-    variant = SliceVariant(cache.program.functions, kept, reports, options)
+    ordered = {root.name: s.reads_kernel_writes for root, _, s in slicers if root.is_kernel}
+    variant = SliceVariant(cache.program.functions, kept, reports, options, ordered)
     for fn, inputs, fp in pending:     # known reports first: they say which marks to keep
         known = cache.reports.get(report_key(fn, options, fp))
         if known is not None:

@@ -44,6 +44,7 @@ class Slicer:
         self.memory = MemoryIndex(funcs, rules, facts.regions, lambda fn: facts.writes(fn, rules))
         self.kept: set[int] = set()
         self.kept_instrs: list = []
+        self.reads_kernel_writes = False    # a kept read may see a global write (CTA order)
         self._work: list = []
         self._done: set = set()
 
@@ -105,6 +106,8 @@ class Slicer:
                 self._param_read(ins, acc, fn)
                 continue
             self.keep_all(self.memory.writers(ins, acc, fn))
+            if not self.reads_kernel_writes:
+                self.reads_kernel_writes = self.memory.may_see_device_write(ins, acc, fn)
             if acc.space in ("local", GENERIC) and not fn.is_kernel:
                 for i in self.facts.taken_params(fn):   # byval params live in .local
                     self._need_param(fn, i)

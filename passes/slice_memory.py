@@ -140,6 +140,9 @@ class FunctionWrites:
                     self.writers.append(Writer(ins, Access("w", space), None, None))
 
 
+DEVICE_SPACES = ("global", GENERIC)    # memory that other CTAs of the launch can write
+
+
 class MemoryIndex:
     """Every write of one universe, bucketed by space and region."""
 
@@ -192,6 +195,25 @@ class MemoryIndex:
             else:
                 self._pull_region(space, region, offset, acc.size, out)
         return out
+
+    def may_see_device_write(self, ins, acc: Access, fn) -> bool:
+        """May read ``acc`` of ``ins`` see a write of this universe to global
+        memory (a global or generic write, or an external call)? Then what a
+        CTA reads may depend on what other CTAs wrote, and CTAs must run in
+        the order METRICS.md defines. Unlike ``writers``, not memoised."""
+        if acc.space not in DEVICE_SPACES:
+            return False
+        region = None
+        if self.rules.uses_regions and acc.addr is not None:
+            region = self.rules.region(fn, self.regions_of(fn).region(ins, acc.addr, acc.space))
+        launch = self.rules if self.rules.launch else None
+        for space in DEVICE_SPACES:
+            if self.unknown.get(space):
+                return True
+            for ws in self.known.get(space, {}).values():
+                if region is None or may_alias(region, ws[0].region, self.rules.noalias, launch):
+                    return True
+        return False
 
     def _once(self, key) -> bool:
         if key in self._pulled:

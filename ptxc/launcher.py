@@ -40,12 +40,12 @@ def launch(module, kernel=None, grid=(1, 1, 1), block=None, args=(), mode: str =
         module = load(module)
     fn, grid, block, memory = configure(module, kernel, grid, block, mode, shared_bytes,
                                         memory_counters, bank_bytes)
-    if mode == "hybrid":
-        ensure_launch_slice(module, fn, classes_for_values(fn, normalise_args(fn, args)),
-                            addresses=bool(memory))
+    ensure_launch_slice(module, fn, classes_for_values(fn, normalise_args(fn, args)),
+                        addresses=bool(memory) and mode == "hybrid")
+    threads = 1 if ctas_in_order(module, fn) else threads or os.cpu_count() or 1
     params, buffers, arrays = bind_args(fn, args, mode)
     return execute(module, fn, grid, block, params, buffers, arrays, mode, shared_bytes,
-                   max_steps or DEFAULT_MAX_STEPS, threads or os.cpu_count() or 1, memory,
+                   max_steps or DEFAULT_MAX_STEPS, threads, memory,
                    cta_equivalence=cta_equivalence)
 
 
@@ -133,6 +133,18 @@ def memory_setting(memory_counters: bool, bank_bytes: int) -> int:
     if bank_bytes not in (4, 8):
         raise PtxcError(f"shared-memory bank width must be 4 or 8 bytes, got {bank_bytes}")
     return bank_bytes if memory_counters else 0
+
+
+def ctas_in_order(module, fn) -> bool:
+    """Must the CTAs of ``fn``'s launch run one after another, in linear CTA
+    order (the order METRICS.md defines)? Yes when a read that decides
+    control flow or guards may see a global write of the same launch
+    (passes.slice SliceVariant.ordered, for the slice just put in place):
+    run in parallel, a CTA could see another CTA's write or not, and the
+    counters would depend on timing. Kernels with global atomics always run
+    in order (runtime.Launch)."""
+    variant = module.attrs.get("slice_variants", {}).get(module.attrs.get("slice_variant"))
+    return True if variant is None else variant.ordered.get(fn.name, True)
 
 
 def ensure_slice(module, fn, **options) -> None:
@@ -413,16 +425,16 @@ def launch_segments(module, kernel, grid, block, params: bytes, segments: dict, 
     from .backends.llvm import jit
     fn, grid, block, mem = configure(module, kernel, grid, block, mode, shared_bytes,
                                      memory_counters, bank_bytes)
-    if mode == "hybrid":
-        opts = slice_options or {}
-        ensure_launch_slice(module, fn, classes_for_segments(fn, bytes(params), segments, memory),
-                            criteria=opts.get("criteria"), memory=opts.get("memory"),
-                            addresses=bool(mem))
+    opts = (slice_options or {}) if mode == "hybrid" else {}
+    ensure_launch_slice(module, fn, classes_for_segments(fn, bytes(params), segments, memory),
+                        criteria=opts.get("criteria"), memory=opts.get("memory"),
+                        addresses=bool(mem) and mode == "hybrid")
+    threads = 1 if ctas_in_order(module, fn) else threads or os.cpu_count() or 1
     t0 = time.perf_counter()
     level = jit.choose_level(fn, mode, count(grid) * count(block))
     c = compile_for_launch(module, fn, mode, level, mem)
     return run_compiled(c, fn, grid, block, bytes(params), segments, shared_bytes,
-                        max_steps or DEFAULT_MAX_STEPS, threads or os.cpu_count() or 1,
+                        max_steps or DEFAULT_MAX_STEPS, threads,
                         memory=memory, segment_names=segment_names,
                         compile_s=time.perf_counter() - t0,
                         cta_equivalence=cta_equivalence and mode == "hybrid")
