@@ -91,8 +91,9 @@ def profile_module(module, launches: dict | None = None, args: dict | None = Non
     chosen = select_kernels(module, kernels, launches, args)
     result = ModuleProfile(module, mode)
     t0 = time.perf_counter()
-    if chosen:
-        launcher.ensure_slice(module, chosen[0])      # slices every function of the module
+    if chosen:      # slices every function of the module, as the launches will (distinct buffers)
+        from .launch_alias import ensure_launch_slice, guessed_classes
+        ensure_launch_slice(module, chosen[0], guessed_classes(chosen[0]))
     t1 = time.perf_counter()
     rows = [plan_row(module, fn, launches.get(fn.name), args.get(fn.name), mode) for fn in chosen]
     t2 = time.perf_counter()
