@@ -40,9 +40,8 @@ def launch(module, kernel=None, grid=(1, 1, 1), block=None, args=(), mode: str =
         module = load(module)
     fn, grid, block, memory = configure(module, kernel, grid, block, mode, shared_bytes,
                                         memory_counters, bank_bytes)
-    ensure_launch_slice(module, fn, classes_for_values(fn, normalise_args(fn, args)),
-                        addresses=bool(memory) and mode == "hybrid")
-    threads = 1 if ctas_in_order(module, fn) else threads or os.cpu_count() or 1
+    threads = place_slice(module, fn, mode, classes_for_values(fn, normalise_args(fn, args)),
+                          memory, threads)
     params, buffers, arrays = bind_args(fn, args, mode)
     return execute(module, fn, grid, block, params, buffers, arrays, mode, shared_bytes,
                    max_steps or DEFAULT_MAX_STEPS, threads, memory,
@@ -60,6 +59,25 @@ def configure(module, kernel, grid, block, mode: str, shared_bytes: int,
     block = dim3(block if block is not None else default_block(fn), "block")
     check_config(fn, grid, block, shared_bytes)
     return fn, grid, block, memory_setting(memory_counters, bank_bytes)
+
+
+def place_slice(module, fn, mode: str, classes, memory: int, threads,
+                slice_options: dict | None = None) -> int:
+    """Put the slice of this launch in place (a hybrid run executes it; a
+    full run needs it to know whether CTAs must run in order: ctas_in_order)
+    and return the worker threads to use, 1 when the CTAs must run in order."""
+    opts = (slice_options or {}) if mode == "hybrid" else {}
+    ensure_launch_slice(module, fn, classes, criteria=opts.get("criteria"),
+                        memory=opts.get("memory"), addresses=bool(memory) and mode == "hybrid")
+    return 1 if ctas_in_order(module, fn) else threads or os.cpu_count() or 1
+
+
+def compile_timed(module, fn, mode: str, grid, block, memory: int):
+    """(compiled kernel, seconds spent) for a launch of ``fn``."""
+    from .backends.llvm import jit
+    t0 = time.perf_counter()
+    level = jit.choose_level(fn, mode, count(grid) * count(block))
+    return compile_for_launch(module, fn, mode, level, memory), time.perf_counter() - t0
 
 
 def launch_from_options(module, opts: dict, mode: str):
@@ -382,11 +400,7 @@ def execute(module, fn, grid, block, params, buffers, arrays, mode, shared_bytes
     """Run a launch whose buffers came from ``bind_args`` (one segment each,
     named after the pointer parameter it was bound to); copy results back."""
     from .backends.llvm.layout import SEG_FIRST_BUFFER
-    from .backends.llvm import jit
-    t0 = time.perf_counter()
-    level = jit.choose_level(fn, mode, count(grid) * count(block))
-    c = compile_for_launch(module, fn, mode, level, memory)
-    compile_s = time.perf_counter() - t0
+    c, compile_s = compile_timed(module, fn, mode, grid, block, memory)
     buffers = private_buffers(c, mode, buffers, arrays)
     owners = [p.name for p in fn.params if is_pointer_param(p, addr_bits(fn))]
     segments, names = {}, {}
@@ -422,21 +436,14 @@ def launch_segments(module, kernel, grid, block, params: bytes, segments: dict, 
     execute one CTA per equivalence class (docs/cta-equivalence.md) unless
     ``cta_equivalence=False`` or the slice keeps writes to global memory
     (``criteria="effects"``: the outputs are needed)."""
-    from .backends.llvm import jit
     fn, grid, block, mem = configure(module, kernel, grid, block, mode, shared_bytes,
                                      memory_counters, bank_bytes)
-    opts = (slice_options or {}) if mode == "hybrid" else {}
-    ensure_launch_slice(module, fn, classes_for_segments(fn, bytes(params), segments, memory),
-                        criteria=opts.get("criteria"), memory=opts.get("memory"),
-                        addresses=bool(mem) and mode == "hybrid")
-    threads = 1 if ctas_in_order(module, fn) else threads or os.cpu_count() or 1
-    t0 = time.perf_counter()
-    level = jit.choose_level(fn, mode, count(grid) * count(block))
-    c = compile_for_launch(module, fn, mode, level, mem)
+    classes = classes_for_segments(fn, bytes(params), segments, memory)
+    threads = place_slice(module, fn, mode, classes, mem, threads, slice_options)
+    c, compile_s = compile_timed(module, fn, mode, grid, block, mem)
     return run_compiled(c, fn, grid, block, bytes(params), segments, shared_bytes,
                         max_steps or DEFAULT_MAX_STEPS, threads,
-                        memory=memory, segment_names=segment_names,
-                        compile_s=time.perf_counter() - t0,
+                        memory=memory, segment_names=segment_names, compile_s=compile_s,
                         cta_equivalence=cta_equivalence and mode == "hybrid")
 
 

@@ -201,7 +201,8 @@ class Launch:
         state = {"next": 0, "stop": self.nctas}
         lock = threading.Lock()
 
-        def loop(w):
+        def loop(k_worker):
+            w = workers[k_worker]
             while True:
                 with lock:
                     begin = state["next"]
@@ -214,11 +215,7 @@ class Launch:
                         state["stop"] = min(state["stop"], w.error.cta)
                     return
 
-        pool = [threading.Thread(target=loop, args=(w,), daemon=True) for w in workers]
-        for t in pool:
-            t.start()
-        for t in pool:
-            t.join()
+        self._run_pool(loop, len(workers))
 
 
 class Worker:
