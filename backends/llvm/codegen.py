@@ -390,9 +390,12 @@ class KernelCodegen(SimtMixin, Values):
         if name.startswith("%lanemask_"):
             return self.lanemask(name[len("%lanemask_"):]), "u32"
         if name in ("%clock64", "%globaltimer"):
-            return self.bcast(f.load("i64", self.steps_a, 8), "i64"), "u64"
-        if name in ("%clock", "%globaltimer_lo"):
-            return self.bcast(f.cast("trunc", "i64", f.load("i64", self.steps_a, 8), "i32"), "i32"), "u32"
+            return self.bcast(self.clock(), "i64"), "u64"
+        if name in ("%clock", "%clock_hi", "%globaltimer_lo", "%globaltimer_hi"):
+            c = self.clock()
+            if name.endswith("_hi"):
+                c = f.val(f"lshr i64 {c}, 32")
+            return self.bcast(f.cast("trunc", "i64", c, "i32"), "i32"), "u32"
         if name == "%dynamic_smem_size":
             return self.bcast(self.dyn_shared, "i32"), "u32"
         if name in ("%total_smem_size", "%aggr_smem_size"):
@@ -400,6 +403,17 @@ class KernelCodegen(SimtMixin, Values):
         if name == "%nsmid":
             return splat("i32", 1), "u32"
         return "zeroinitializer", "u64" if name in ("%gridid",) else "u32"
+
+    def clock(self) -> str:
+        """The clock (i64): warp instructions the CTA executed before the
+        current one (docs/launch.md, "Clock"). ptxc_enter added the whole
+        block on entry, so subtract the instructions of the node from the
+        current one on."""
+        f = self.f
+        instrs = self.node.instrs
+        before = next(i for i, ins in enumerate(instrs) if ins is self.cur)
+        done = f.field("i64", "%cta", Lo.CTA_INST, 8)
+        return f.val(f"sub i64 {done}, {len(instrs) - before}")
 
     def bcast(self, scalar: str, t: str) -> str:
         f = self.f
