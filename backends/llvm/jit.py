@@ -28,6 +28,7 @@ ENV_LEVEL = os.environ.get("PTXC_OPT")      # force a level (0-3) for experiment
 BIG_LAUNCH = 1 << 16                        # threads from which O2 pays off (full mode)
 BIG_KERNEL = 4000                           # instructions above which O2 costs seconds
 HYBRID_WORK = 1 << 22                       # threads x slice instructions from which O2 pays off
+O2_MAX_IR_LINES = 40_000                    # generated IR lines above which O2 is not used (_levels)
 _lock = threading.RLock()
 _llvm = None
 
@@ -268,12 +269,28 @@ def _native(unique: dict, level: int, names: str):
         engine.add_object_file(ObjectFileRef.from_data(obj))
     if missing:
         from .codegen import module_text_of
-        gens = [unique[n][0] for n in missing]
-        obj = _emit(module_text_of([unique[n][1] for n in missing], gens), level, names)
-        objcache.store(obj, [keys[n] for n in missing])
-        engine.add_object_file(ObjectFileRef.from_data(obj))
+        for lvl, group in _levels(unique, missing, level).items():
+            gens = [unique[n][0] for n in group]
+            obj = _emit(module_text_of([unique[n][1] for n in group], gens), lvl, names)
+            objcache.store(obj, [keys[n] for n in group])
+            engine.add_object_file(ObjectFileRef.from_data(obj))
     engine.finalize_object()
     return engine, len(missing)
+
+
+def _levels(unique: dict, names: list, level: int) -> dict:
+    """{optimisation level: function names}: a function of more than
+    O2_MAX_IR_LINES lines of IR is compiled at level 0 whatever was asked.
+    LLVM's O2 pipeline and O2 code generation grow much faster than linearly
+    with the size of one function (run_warp is one function with a dispatch
+    switch over every block): 29k lines took 7.8 s at O2 against 1.0 s at
+    level 0, 150k lines (a 7.6k-instruction unrolled GEMM) 282 s against
+    2.8 s (docs/executor.md, "Optimisation level")."""
+    out: dict[int, list] = {}
+    for n in names:
+        big = level > 0 and unique[n][1].count("\n") > O2_MAX_IR_LINES
+        out.setdefault(0 if big else level, []).append(n)
+    return out
 
 
 def _emit(text: str, level: int, names: str) -> bytes:
