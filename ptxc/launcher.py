@@ -421,7 +421,7 @@ def launch_segments(module, kernel, grid, block, params: bytes, segments: dict, 
                     shared_bytes: int = 0, max_steps: int | None = None, threads: int | None = None,
                     memory=None, segment_names: dict | None = None, slice_options: dict | None = None,
                     memory_counters: bool = False, bank_bytes: int = 4,
-                    cta_equivalence: bool = True):
+                    cta_equivalence: bool = True, heap=None):
     """Run a launch on device memory the caller manages (the CUDA runtime):
     ``params`` are the kernel parameter bytes as the kernel sees them (pointer
     values are generic addresses ``segment << 32 | offset``), ``segments``
@@ -435,7 +435,9 @@ def launch_segments(module, kernel, grid, block, params: bytes, segments: dict, 
     ``memory_counters`` / ``bank_bytes`` are launch()'s. A hybrid run may
     execute one CTA per equivalence class (docs/cta-equivalence.md) unless
     ``cta_equivalence=False`` or the slice keeps writes to global memory
-    (``criteria="effects"``: the outputs are needed)."""
+    (``criteria="effects"``: the outputs are needed). ``heap`` (a
+    backends.llvm.heap.DeviceHeap) is the device heap that malloc/free use,
+    kept by the caller between launches (default: a fresh one per launch)."""
     fn, grid, block, mem = configure(module, kernel, grid, block, mode, shared_bytes,
                                      memory_counters, bank_bytes)
     classes = classes_for_segments(fn, bytes(params), segments, memory)
@@ -444,7 +446,7 @@ def launch_segments(module, kernel, grid, block, params: bytes, segments: dict, 
     return run_compiled(c, fn, grid, block, bytes(params), segments, shared_bytes,
                         max_steps or DEFAULT_MAX_STEPS, threads,
                         memory=memory, segment_names=segment_names, compile_s=compile_s,
-                        cta_equivalence=cta_equivalence and mode == "hybrid")
+                        cta_equivalence=cta_equivalence and mode == "hybrid", heap=heap)
 
 
 def count(dims) -> int:
@@ -453,17 +455,33 @@ def count(dims) -> int:
 
 def run_compiled(c, fn, grid, block, params, segments, shared_bytes, max_steps, threads,
                  memory=None, segment_names=None, compile_s: float = 0.0,
-                 cta_equivalence: bool = False):
-    """Run compiled kernel ``c`` on ``segments``; the Profile (raises PtxcError)."""
+                 cta_equivalence: bool = False, heap=None):
+    """Run compiled kernel ``c`` on ``segments``; the Profile (raises PtxcError).
+    A kernel that calls malloc/free uses ``heap`` (a backends.llvm.heap
+    DeviceHeap kept by the caller, or a function making it on first use, as
+    the CUDA runtime does), or a fresh one
+    for this launch; it runs every CTA (no CTA equivalence: each CTA's calls
+    change the heap)."""
+    from .backends.llvm import heap as device_heap
     from .backends.llvm.results import build_profile
     from .backends.llvm.runtime import Launch, RunError
     from .cta_launch import cta_classes
     t1 = time.perf_counter()
+    if c.uses_heap:
+        heap = heap() if callable(heap) else heap      # the CUDA runtime makes it on demand
+        heap = heap or device_heap.fresh(segments, c.plan.shift)
+        segments = {**segments, heap.seg: heap.array}
+        segment_names = {**(segment_names or {}), heap.seg: "the device heap (malloc)"}
+        cta_equivalence = False
     classes, note = cta_classes(c, fn, grid, block, params) if cta_equivalence else (None, "off")
     t_classes = time.perf_counter() - t1
     run = Launch(c, grid, block, params, segments, shared_bytes, max_steps, threads, memory=memory)
     try:
-        counts = run.run(classes)
+        if c.uses_heap:
+            with device_heap.active(heap):
+                counts = run.run(classes)
+        else:
+            counts = run.run(classes)
     except RunError as e:
         sizes = space_sizes(run, segment_names or {})
         sizes["shift"] = c.plan.shift
@@ -578,7 +596,8 @@ def compile_launches(module, launches, mode: str) -> dict:
 
 
 ERR_TEXT = {1: "out-of-bounds access", 2: "misaligned access", 5: "trap",
-            6: "not supported yet", 4: "reconvergence stack overflow"}
+            6: "not supported yet", 4: "reconvergence stack overflow",
+            12: "free() of an address malloc did not return"}
 
 
 def run_error(c, fn, grid, block, e, max_steps, run_sizes=None) -> PtxcError:
@@ -610,7 +629,7 @@ def run_error(c, fn, grid, block, e, max_steps, run_sizes=None) -> PtxcError:
         text += f": {c.unsupported.get(e.instr_id, ins.full_opcode)} at line {loc.line}"
     else:
         text += f" at line {loc.line} ({ins.full_opcode})"
-    if e.code in (Lo.ERR_OOB, Lo.ERR_MISALIGNED):
+    if e.code in (Lo.ERR_OOB, Lo.ERR_MISALIGNED, Lo.ERR_BAD_FREE):
         text += f", address 0x{e.addr:x}{describe_address(e.addr, ins, run_sizes)}"
     if inst.parent is not None:
         text += f" in {inst.fn.name} called from line {inst.call.loc.line}"

@@ -81,6 +81,7 @@ class KernelCodegen(SimtMixin, Values):
         self.next_ctr = 2 * self.n_nodes
         self.resume_labels: list[str] = []
         self.uses_global_atomics = False
+        self.uses_heap = False
         self.writes_global = False          # kept st/atom/red that may reach a buffer
         self.has_barrier = False
         self.stack_depth = 2 * len(plan.nodes) + 64

@@ -54,6 +54,7 @@ class Compiled:
     memory_counters: bool = False   # coalescing / bank-conflict counters collected
     bank_bytes: int = 0             # their shared-memory bank width (4 or 8; 0 when off)
     mem_ctr: dict = field(default_factory=dict)   # instr id -> {space: counter base}
+    uses_heap: bool = False         # calls device malloc / free (heap.py)
 
 
 def llvm():
@@ -63,6 +64,8 @@ def llvm():
         import llvmlite.binding as b
         b.initialize_native_target()
         b.initialize_native_asmprinter()
+        from .heap import register_symbols
+        register_symbols(b)
         _llvm = b
     return _llvm
 
@@ -206,7 +209,8 @@ def _compile_into(cache, module, todo, mode, level, keep_ir, skip_errors, memory
             ir_text=module_text_of([text], [g]) if keep_ir else "",
             timings={"codegen": (t1 - t0) * share, "llvm": (t2 - t1) * share,
                      "batch": len(made), "distinct": len(unique), "compiled": compiled},
-            memory_counters=bool(memory), bank_bytes=memory, mem_ctr=g.mem_ctr)
+            memory_counters=bool(memory), bank_bytes=memory, mem_ctr=g.mem_ctr,
+            uses_heap=g.uses_heap)
 
 
 def is_compiled(module, kernel, mode: str, level: int, memory: int = 0) -> bool:

@@ -138,6 +138,7 @@ ERR_STACK = 4
 ERR_TRAP = 5
 ERR_UNSUPPORTED = 6
 ERR_DEADLOCK = 7
+ERR_BAD_FREE = 12   # free() of an address malloc did not return (heap.py)
 
 # pc values: 0..n-1 nodes, then barrier resume points; EXIT_PC never runs
 EXIT_PC = 0x7FFFFFFF

@@ -278,6 +278,9 @@ class SimtMixin:
             why = self.plan.no_callee.get(id(node.call), "call")
             if why in ("builtin __assertfail", "builtin __assert_fail"):
                 self.fail_if(self.emi, Lo.ERR_TRAP, "zeroinitializer")
+            elif why in ("builtin malloc", "builtin free"):
+                from .ops_heap import builtin_heap
+                builtin_heap(self, node, why.split()[1])
             elif why == "builtin vprintf":
                 from .ops_mem import builtin_return_zero
                 builtin_return_zero(self, node)

@@ -65,6 +65,7 @@ class Session:
     stopped: str | None = None        # why ptxc stopped the run
     unsupported: str | None = None    # the unsupported call the application made
     _pending: list = field(default_factory=list)
+    heap: object = None               # the device heap of malloc/free (made at first use)
 
     def __post_init__(self):
         self.registry = Registry(self.devmem, self.options.gpu.sm, self.options.ptx,
@@ -222,6 +223,17 @@ class Session:
             return P.CUDA_ERROR_INVALID_CONFIGURATION
         return 0
 
+    def device_heap(self):
+        """The application's device heap (backends/llvm/heap.py), one
+        allocation kept for the whole run, made when a kernel first calls
+        malloc or free."""
+        if self.heap is None:
+            from ptxc.backends.llvm.heap import DEFAULT_BYTES, DeviceHeap
+            a = self.devmem.allocate(DEFAULT_BYTES, P.KIND_MODULE,
+                                     f"the device heap (malloc, {DEFAULT_BYTES} bytes)")
+            self.heap = DeviceHeap(a.seg, a.array)
+        return self.heap
+
     def run_launch(self, k, fn, grid, block, shared, stream, params) -> LaunchRecord:
         from ptxc.launcher import launch_segments
         opts = self.options
@@ -233,7 +245,8 @@ class Session:
                                mode=opts.mode, shared_bytes=shared, max_steps=opts.max_steps,
                                threads=opts.threads, memory=lm.memory, segment_names=names,
                                slice_options=HYBRID_SLICE if opts.mode == "hybrid" else None,
-                               memory_counters=opts.memory_counters, bank_bytes=opts.bank_bytes)
+                               memory_counters=opts.memory_counters, bank_bytes=opts.bank_bytes,
+                               heap=self.device_heap)
         wall = time.perf_counter() - t0
         return LaunchRecord(len(self.launches) + 1, k.name, lm.label, grid, block, shared,
                             stream, opts.mode, prof, wall, prof.timings.get("compile", 0.0))
