@@ -29,8 +29,12 @@ GENERATORS = ("zeros", "ones", "arange", "random", "full")
 # ------------------------------------------------------------------ API
 def launch(module, kernel=None, grid=(1, 1, 1), block=None, args=(), mode: str = "hybrid",
            shared_bytes: int = 0, max_steps: int | None = None, threads: int | None = None,
-           memory_counters: bool = False, bank_bytes: int = 4, cta_equivalence: bool = True):
+           memory_counters: bool = False, bank_bytes: int = 4, cta_equivalence: bool = True,
+           cooperative: bool = False):
     """Run ``kernel`` of ``module`` and return its Profile (see module doc).
+    ``cooperative`` makes every CTA resident at once, as
+    cudaLaunchCooperativeKernel does, so that the grid may synchronise
+    (``cg::this_grid().sync()``; backends/llvm/coop.py).
     ``memory_counters`` also collects the coalescing / bank-conflict counters
     (docs/metrics.md), with shared-memory banks of ``bank_bytes`` (4 or 8).
     A hybrid run executes one CTA per equivalence class when the slice
@@ -45,7 +49,7 @@ def launch(module, kernel=None, grid=(1, 1, 1), block=None, args=(), mode: str =
     params, buffers, arrays = bind_args(fn, args, mode)
     return execute(module, fn, grid, block, params, buffers, arrays, mode, shared_bytes,
                    max_steps or DEFAULT_MAX_STEPS, threads, memory,
-                   cta_equivalence=cta_equivalence)
+                   cta_equivalence=cta_equivalence, cooperative=cooperative)
 
 
 def configure(module, kernel, grid, block, mode: str, shared_bytes: int,
@@ -396,7 +400,7 @@ def generate(fn, parts):
 
 # ------------------------------------------------------------- running
 def execute(module, fn, grid, block, params, buffers, arrays, mode, shared_bytes, max_steps, threads,
-            memory: int = 0, cta_equivalence: bool = True):
+            memory: int = 0, cta_equivalence: bool = True, cooperative: bool = False):
     """Run a launch whose buffers came from ``bind_args`` (one segment each,
     named after the pointer parameter it was bound to); copy results back."""
     from .backends.llvm.layout import SEG_FIRST_BUFFER
@@ -409,7 +413,8 @@ def execute(module, fn, grid, block, params, buffers, arrays, mode, shared_bytes
         names[SEG_FIRST_BUFFER + k] = ("buffer of parameter " + owners[k]) if k < len(owners) else f"buffer {k}"
     prof = run_compiled(c, fn, grid, block, params, segments, shared_bytes, max_steps, threads,
                         segment_names=names, compile_s=compile_s,
-                        cta_equivalence=cta_equivalence and mode == "hybrid")
+                        cta_equivalence=cta_equivalence and mode == "hybrid",
+                        cooperative=cooperative)
     if mode == "full":
         for buf, orig in zip(buffers, (o for _, o in arrays)):
             if not np.shares_memory(buf, orig) and orig.flags.writeable:
@@ -421,7 +426,7 @@ def launch_segments(module, kernel, grid, block, params: bytes, segments: dict, 
                     shared_bytes: int = 0, max_steps: int | None = None, threads: int | None = None,
                     memory=None, segment_names: dict | None = None, slice_options: dict | None = None,
                     memory_counters: bool = False, bank_bytes: int = 4,
-                    cta_equivalence: bool = True, heap=None):
+                    cta_equivalence: bool = True, heap=None, cooperative: bool = False):
     """Run a launch on device memory the caller manages (the CUDA runtime):
     ``params`` are the kernel parameter bytes as the kernel sees them (pointer
     values are generic addresses ``segment << 32 | offset``), ``segments``
@@ -437,7 +442,8 @@ def launch_segments(module, kernel, grid, block, params: bytes, segments: dict, 
     ``cta_equivalence=False`` or the slice keeps writes to global memory
     (``criteria="effects"``: the outputs are needed). ``heap`` (a
     backends.llvm.heap.DeviceHeap) is the device heap that malloc/free use,
-    kept by the caller between launches (default: a fresh one per launch)."""
+    kept by the caller between launches (default: a fresh one per launch);
+    ``cooperative`` is launch()'s."""
     fn, grid, block, mem = configure(module, kernel, grid, block, mode, shared_bytes,
                                      memory_counters, bank_bytes)
     classes = classes_for_segments(fn, bytes(params), segments, memory)
@@ -446,7 +452,8 @@ def launch_segments(module, kernel, grid, block, params: bytes, segments: dict, 
     return run_compiled(c, fn, grid, block, bytes(params), segments, shared_bytes,
                         max_steps or DEFAULT_MAX_STEPS, threads,
                         memory=memory, segment_names=segment_names, compile_s=compile_s,
-                        cta_equivalence=cta_equivalence and mode == "hybrid", heap=heap)
+                        cta_equivalence=cta_equivalence and mode == "hybrid", heap=heap,
+                        cooperative=cooperative)
 
 
 def count(dims) -> int:
@@ -455,7 +462,7 @@ def count(dims) -> int:
 
 def run_compiled(c, fn, grid, block, params, segments, shared_bytes, max_steps, threads,
                  memory=None, segment_names=None, compile_s: float = 0.0,
-                 cta_equivalence: bool = False, heap=None):
+                 cta_equivalence: bool = False, heap=None, cooperative: bool = False):
     """Run compiled kernel ``c`` on ``segments``; the Profile (raises PtxcError).
     A kernel that calls malloc/free uses ``heap`` (a backends.llvm.heap
     DeviceHeap kept by the caller, or a function making it on first use, as
@@ -473,9 +480,16 @@ def run_compiled(c, fn, grid, block, params, segments, shared_bytes, max_steps, 
         segments = {**segments, heap.seg: heap.array}
         segment_names = {**(segment_names or {}), heap.seg: "the device heap (malloc)"}
         cta_equivalence = False
+    grid_ws = None
+    if cooperative:      # the grid-sync workspace (%envreg1:2), zeroed, in a segment of its own
+        seg = max([*segments, 5]) + 1
+        segments = {**segments, seg: np.zeros(64, np.uint8)}
+        segment_names = {**(segment_names or {}), seg: "the grid-sync workspace"}
+        grid_ws, cta_equivalence = seg << c.plan.shift, False
     classes, note = cta_classes(c, fn, grid, block, params) if cta_equivalence else (None, "off")
     t_classes = time.perf_counter() - t1
-    run = Launch(c, grid, block, params, segments, shared_bytes, max_steps, threads, memory=memory)
+    run = Launch(c, grid, block, params, segments, shared_bytes, max_steps, threads, memory=memory,
+                 grid_ws=grid_ws)
     try:
         if c.uses_heap:
             with device_heap.active(heap):
@@ -597,7 +611,9 @@ def compile_launches(module, launches, mode: str) -> dict:
 
 ERR_TEXT = {1: "out-of-bounds access", 2: "misaligned access", 5: "trap",
             6: "not supported yet", 4: "reconvergence stack overflow",
-            12: "free() of an address malloc did not return"}
+            12: "free() of an address malloc did not return",
+            13: "stopped: another CTA of the cooperative launch failed, or no CTA made progress "
+                "(a grid-wide wait that never ends)"}
 
 
 def run_error(c, fn, grid, block, e, max_steps, run_sizes=None) -> PtxcError:

@@ -64,8 +64,9 @@ def llvm():
         import llvmlite.binding as b
         b.initialize_native_target()
         b.initialize_native_asmprinter()
-        from .heap import register_symbols
-        register_symbols(b)
+        from . import coop, heap
+        heap.register_symbols(b)
+        coop.register_symbols(b)
         _llvm = b
     return _llvm
 

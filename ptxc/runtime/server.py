@@ -189,7 +189,7 @@ class Session:
 
     # ------------------------------------------------------------ launch
     def launch(self, payload: bytes) -> None:
-        kid, gx, gy, gz, bx, by, bz, _, shared, stream = LAUNCH.unpack_from(payload)
+        kid, gx, gy, gz, bx, by, bz, flags, shared, stream = LAUNCH.unpack_from(payload)
         params = payload[LAUNCH.size:]
         k = self.registry.kernel(kid)
         fn = k.function
@@ -201,7 +201,8 @@ class Session:
         if self.progress:
             self.progress.begin(k.name, len(self.launches))
         try:
-            record = self.run_launch(k, fn, grid, block, shared, stream, params)
+            record = self.run_launch(k, fn, grid, block, shared, stream, params,
+                                     cooperative=bool(flags & P.LAUNCH_COOPERATIVE))
         finally:
             if self.progress:
                 self.progress.end()
@@ -234,7 +235,8 @@ class Session:
             self.heap = DeviceHeap(a.seg, a.array)
         return self.heap
 
-    def run_launch(self, k, fn, grid, block, shared, stream, params) -> LaunchRecord:
+    def run_launch(self, k, fn, grid, block, shared, stream, params,
+                   cooperative: bool = False) -> LaunchRecord:
         from ptxc.launcher import launch_segments
         opts = self.options
         lm = k.fatbin.loaded()
@@ -246,7 +248,7 @@ class Session:
                                threads=opts.threads, memory=lm.memory, segment_names=names,
                                slice_options=HYBRID_SLICE if opts.mode == "hybrid" else None,
                                memory_counters=opts.memory_counters, bank_bytes=opts.bank_bytes,
-                               heap=self.device_heap)
+                               heap=self.device_heap, cooperative=cooperative)
         wall = time.perf_counter() - t0
         return LaunchRecord(len(self.launches) + 1, k.name, lm.label, grid, block, shared,
                             stream, opts.mode, prof, wall, prof.timings.get("compile", 0.0))

@@ -329,8 +329,9 @@ static cudaError_t kernel_info(struct kernel *k)
     return st;
 }
 
-static cudaError_t launch(struct kernel *k, dim3 grid, dim3 block, void **args, size_t shared,
-                          cudaStream_t stream)
+/* flags: LAUNCH_COOPERATIVE (every CTA resident at once: grid-wide sync) */
+static cudaError_t launch_flags(struct kernel *k, dim3 grid, dim3 block, void **args,
+                                size_t shared, cudaStream_t stream, uint32_t flags)
 {
     if (!k)
         return cudaErrorInvalidDeviceFunction;
@@ -355,6 +356,7 @@ static cudaError_t launch(struct kernel *k, dim3 grid, dim3 block, void **args, 
         put32(req + 16, block.x);
         put32(req + 20, block.y);
         put32(req + 24, block.z);
+        put32(req + 28, flags);
         put64(req + 32, shared);
         put64(req + 40, stream_id(stream));
         fflush(NULL);   /* the application's output so far comes before ptxc's */
@@ -366,6 +368,12 @@ static cudaError_t launch(struct kernel *k, dim3 grid, dim3 block, void **args, 
     free(params);
     UNLOCK();
     return st;
+}
+
+static cudaError_t launch(struct kernel *k, dim3 grid, dim3 block, void **args, size_t shared,
+                          cudaStream_t stream)
+{
+    return launch_flags(k, grid, block, args, shared, stream, 0);
 }
 
 EXPORT cudaError_t __cudaGetKernel(cudaKernel_t *out, const void *host_fun)
@@ -404,6 +412,36 @@ EXPORT cudaError_t cudaLaunchKernel_ptsz(const void *func, dim3 grid, dim3 block
                                          size_t shared, cudaStream_t stream)
 {
     return cudaLaunchKernel(func, grid, block, args, shared, stream);
+}
+
+/* A cooperative launch: every CTA must be resident at once, so the grid may
+ * have at most (blocks per SM by the occupancy rules) x SMs CTAs
+ * (cudaErrorCooperativeLaunchTooLarge otherwise), as the runtime checks. */
+EXPORT cudaError_t cudaLaunchCooperativeKernel(const void *func, dim3 grid, dim3 block,
+                                               void **args, size_t shared, cudaStream_t stream)
+{
+    int per_sm = 0;
+    uint64_t threads = (uint64_t)block.x * block.y * block.z;
+    cudaError_t st = threads && threads <= 0x7fffffff
+        ? cudaOccupancyMaxActiveBlocksPerMultiprocessorWithFlags(&per_sm, func, (int)threads,
+                                                                 shared, 0)
+        : cudaErrorInvalidConfiguration;
+    if (st)
+        return set_error(st);
+    uint64_t ctas = (uint64_t)grid.x * grid.y * grid.z;
+    if (ctas > (uint64_t)per_sm * gpu_info()[GPU_SM_COUNT])
+        return set_error(cudaErrorCooperativeLaunchTooLarge);
+    LOCK();
+    struct kernel *k = find_kernel(func);
+    UNLOCK();
+    return set_error(launch_flags(k, grid, block, args, shared, stream, LAUNCH_COOPERATIVE));
+}
+
+EXPORT cudaError_t cudaLaunchCooperativeKernel_ptsz(const void *func, dim3 grid, dim3 block,
+                                                    void **args, size_t shared,
+                                                    cudaStream_t stream)
+{
+    return cudaLaunchCooperativeKernel(func, grid, block, args, shared, stream);
 }
 
 /* ------------------------------------------------ call configuration */

@@ -36,7 +36,7 @@ enum {
     cudaErrorMissingConfiguration = 52, cudaErrorInvalidDeviceFunction = 98,
     cudaErrorNoDevice = 100, cudaErrorInvalidDevice = 101,
     cudaErrorNoKernelImageForDevice = 209, cudaErrorInvalidResourceHandle = 400,
-    cudaErrorNotReady = 600, cudaErrorNotSupported = 801, cudaErrorUnknown = 999,
+    cudaErrorNotReady = 600, cudaErrorCooperativeLaunchTooLarge = 720, cudaErrorNotSupported = 801, cudaErrorUnknown = 999,
 };
 
 enum { cudaMemcpyHostToHost = 0, cudaMemcpyHostToDevice = 1, cudaMemcpyDeviceToHost = 2,
