@@ -131,6 +131,7 @@ W_SIZE = 72
 ST_DONE = 0
 ST_BARRIER = 1
 ST_ERROR = 2
+ST_YIELD = 3         # the warp waits on an mbarrier: run the others, then it again
 
 ERR_NONE = 0
 ERR_OOB = 1

@@ -70,6 +70,7 @@ ptx clock_spin    sm90          -arch=sm_90 -O3
 ptx cp_async      sm90          -arch=sm_90 -O3
 ptx heap          sm90          -arch=sm_90 -O3
 ptx coop          sm90          -arch=sm_90 -O3
+ptx mbarrier      sm90          -arch=sm_90 -O3
 
 # Every file must assemble.
 for f in *.sm90*.ptx; do run ptxas -arch=sm_90 "$f" -o /dev/null; done
