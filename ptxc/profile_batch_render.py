@@ -56,7 +56,7 @@ def render_text(results, mode: str, timings: bool = False) -> str:
         if r["error"] is not None:
             rows.append([r["file"], MODULE_FAILED] + [""] * (len(header) - 1))
         rows += [[r["file"]] + cells for cells in r["text"]]
-    rows.append(grand_text_row(g, len(header), timings, results))
+    rows.append(grand_text_row(g, header, results))
     lines += table(rows)
     for title, items in (("not launched", kernel_rows(results, SKIPPED)),
                          ("kernel errors", kernel_rows(results, FAILED))):
@@ -70,19 +70,21 @@ def render_text(results, mode: str, timings: bool = False) -> str:
     return "\n".join(lines) + "\n"
 
 
-def grand_text_row(g: dict, width: int, timings: bool, results) -> list[str]:
+def grand_text_row(g: dict, header: list, results) -> list[str]:
     """``(grand total)`` in the file column, what ran in the kernel column
-    (as a module's ``total (R of K ran)``), then the summed counters."""
-    flops = sum(g[k] for k in ("flop_count_sp", "flop_count_dp", "flop_count_hp",
-                               "flop_count_sp_special"))
+    (as a module's ``total (R of K ran)``), then the summed counters under
+    their headers."""
     failed = f", {g['modules_failed']} failed" if g["modules_failed"] else ""
-    cells = [GRAND, f"{g['modules']} modules{failed}; {g['kernels_run']} of {g['kernels']} ran",
-             "", "", "", "", "", str(g["inst_executed"]), str(g["thread_inst_executed"]),
-             f"{g['branch_efficiency']:.2f}", str(g["divergent_branch"]), str(flops)]
-    if timings:
+    cells = {"kernel": f"{g['modules']} modules{failed}; {g['kernels_run']} of {g['kernels']} ran",
+             "inst_executed": str(g["inst_executed"]),
+             "thread_inst": str(g["thread_inst_executed"]),
+             "br_eff%": f"{g['branch_efficiency']:.2f}", "div_br": str(g["divergent_branch"]),
+             "flops": str(sum(g[k] for k in ("flop_count_sp", "flop_count_dp", "flop_count_hp",
+                                             "flop_count_sp_special")))}
+    if "ms" in header:
         ms = sum(k.get("seconds", 0.0) for r in ok(results) for k in r["json"]["kernels"])
-        cells.append(f"{1000 * ms:.1f}")
-    return cells + [""] * (width + 1 - len(cells))
+        cells["ms"] = f"{1000 * ms:.1f}"
+    return [GRAND] + [cells.get(h, "") for h in header]
 
 
 def table(rows: list[list[str]]) -> list[str]:
