@@ -417,7 +417,7 @@ def profile_command(files, launches, args, kernels, mode, fmt, max_steps, thread
     says (XLA-style kernels: .reqntid block, grid = ceil(bound / CTA stride));
     the report names each inferred launch's PTX line and lists the kernels
     that could not be launched, with the reason. Exit status 1 if a kernel
-    failed at run time.
+    failed at run time or a module could not be profiled (its row says why).
 
     \b
     Examples:
