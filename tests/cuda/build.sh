@@ -62,6 +62,7 @@ ptx fpops         sm90          -arch=sm_90 -O3
 ptx fpops         sm75          -arch=sm_75 -O3
 
 ptx launch_infer  sm90          -arch=sm_90 -O3
+ptx profile_batch sm90          -arch=sm_90 -O3
 ptx memory        sm90          -arch=sm_90 -O3
 ptx cta_order     sm90          -arch=sm_90 -O3
 ptx launch_alias  sm90          -arch=sm_90 -O3
