@@ -207,7 +207,7 @@ def test_unreadable_file_and_failing_kernel_are_rows(batch_dir):
     # 4 floats (16 bytes) for 1000 threads: thread 4 of CTA 0 reads in[4] at byte 16
     (k,) = d["modules"][1]["kernels"]
     assert k["status"] == "error" and "thread (4,0,0)" in k["reason"]
-    assert "scale_lt_param_1 + 16; its size is 16 bytes" in k["reason"]
+    assert "right after the end of buffer of parameter scale_lt_param_1 (16 bytes at" in k["reason"]
     assert d["modules"][2]["kernels"] == []           # --kernel names none of its kernels
     assert code == 1 and "1 module(s) failed" in err and f"1 kernel(s) failed: {INFER}:scale_lt" in err
 
