@@ -678,10 +678,12 @@ def describe_address(addr: int, ins=None, sizes=None) -> str:
     if seg in buffers and off < buffers[seg][1]:
         name, n = buffers[seg]
         return f" ({name} + {off}; its size is {n} bytes)"
+    others = sizes.get("names", {})
+    if seg in others and seg not in buffers:            # a freed allocation
+        return f" ({others[seg]} + {off})"
     near = nearest_buffer(addr, buffers, shift)
     if near and (seg in buffers or seg + 1 in buffers or seg >= Lo.SEG_GLOBALS):
         return f" ({near})"
-    others = sizes.get("names", {})
     if seg >= Lo.SEG_FIRST_BUFFER and (seg in others or None in others):
         return f" ({others[seg] if seg in others else others[None]}{' + %d' % off if seg in others else ''})"
     if seg >= Lo.SEG_FIRST_BUFFER:
