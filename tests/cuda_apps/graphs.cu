@@ -1,6 +1,6 @@
 // CUDA graphs under ptxc run (tests/test_runtime_graphs.py): the same
 // fork/join pipeline built by stream capture and explicitly, launched
-// several times; the error rules of stream capture. Checks its own results
+// several times, cloned, updated; the error rules of stream capture. Checks its own results
 // and prints one line per graph launch ("launch L sum S") and PASS/FAIL.
 //
 // One graph launch L (a_h[i] = i + L when it starts, N = 1000):
@@ -260,10 +260,25 @@ int main() {
   CHECK(cudaGraphInstantiate(&nx, nested, 0));
   CHECK(cudaGraphLaunch(nx, ga));
   CHECK(cudaDeviceSynchronize());
+  // launch 9: cudaGraphExecUpdate from the explicit graph (k = 3) succeeds;
+  // from a graph of another shape it fails and changes nothing
+  cudaGraphExecUpdateResultInfo info;
+  CHECK(cudaGraphExecUpdate(xx, ex.graph, &info));
+  if (info.result != cudaGraphExecUpdateSuccess) failures++, printf("update: %d\n", info.result);
+  cudaGraph_t other;
+  cudaGraphNode_t empty;
+  CHECK(cudaGraphCreate(&other, 0));
+  CHECK(cudaGraphAddEmptyNode(&empty, other, NULL, 0));
+  expect(cudaGraphExecUpdate(xx, other, &info), cudaErrorGraphExecUpdateFailure, "update");
+  if (info.result != cudaGraphExecUpdateErrorTopologyChanged) failures++, printf("bad result\n");
+  cudaGetLastError();
+  CHECK(cudaGraphLaunch(xx, gb));
+  CHECK(cudaStreamSynchronize(gb));
+  CHECK(cudaGraphDestroy(other));
 
-  const long long ks[] = {3, 3, 3, 3, 3, 3, 4, 3, 4};
-  if (ctx.launches != 9) failures++, printf("%d graph launches ran\n", ctx.launches);
-  for (int L = 0; L < ctx.launches && L < 9; L++) {
+  const long long ks[] = {3, 3, 3, 3, 3, 3, 4, 3, 4, 3};
+  if (ctx.launches != 10) failures++, printf("%d graph launches ran\n", ctx.launches);
+  for (int L = 0; L < ctx.launches && L < 10; L++) {
     printf("launch %d sum %lld\n", L, ctx.sums[L]);
     if (ctx.sums[L] != expected_sum(ks[L], L)) failures++, printf("launch %d: wrong sum\n", L);
   }

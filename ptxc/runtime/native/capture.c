@@ -31,11 +31,6 @@
 
 #include "graph.h"
 
-enum { cudaStreamCaptureStatusNone = 0, cudaStreamCaptureStatusActive = 1,
-       cudaStreamCaptureStatusInvalidated = 2 };
-enum { cudaStreamCaptureModeGlobal = 0, cudaStreamCaptureModeThreadLocal = 1,
-       cudaStreamCaptureModeRelaxed = 2 };
-enum { cudaErrorStreamCaptureMerge = 902, cudaErrorStreamCaptureWrongThread = 908 };
 #define NON_BLOCKING 1u             /* cudaStreamNonBlocking */
 #define EVENT_WAIT_EXTERNAL 1u      /* cudaEventWaitExternal */
 
@@ -249,11 +244,7 @@ static cudaError_t record(cudaStream_t s, int type, setter set, const void *para
 static cudaError_t set_kernel(cudaGraphNode_t n, const void *p) { return node_set_kernel(n, p); }
 static cudaError_t set_copy(cudaGraphNode_t n, const void *p) { return node_set_copy(n, p); }
 static cudaError_t set_memset(cudaGraphNode_t n, const void *p) { return node_set_memset(n, p); }
-static cudaError_t set_host(cudaGraphNode_t n, const void *p)
-{
-    n->host = *(const struct cudaHostNodeParams *)p;
-    return cudaSuccess;
-}
+static cudaError_t set_host(cudaGraphNode_t n, const void *p) { return set_host_params(n, p); }
 static cudaError_t set_child(cudaGraphNode_t n, const void *g)
 {
     return graph_clone((cudaGraph_t)g, &n->child);

@@ -19,9 +19,27 @@ typedef void (*cudaHostFn_t)(void *);
 enum {
     cudaErrorIllegalState = 401,
     cudaErrorStreamCaptureUnsupported = 900, cudaErrorStreamCaptureInvalidated = 901,
+    cudaErrorStreamCaptureMerge = 902,
     cudaErrorStreamCaptureUnmatched = 903, cudaErrorStreamCaptureUnjoined = 904,
     cudaErrorStreamCaptureIsolation = 905, cudaErrorStreamCaptureImplicit = 906,
-    cudaErrorGraphExecUpdateFailure = 910,
+    cudaErrorStreamCaptureWrongThread = 908, cudaErrorGraphExecUpdateFailure = 910,
+};
+
+enum {
+    cudaStreamCaptureStatusNone = 0, cudaStreamCaptureStatusActive = 1,
+    cudaStreamCaptureStatusInvalidated = 2,
+};
+enum {
+    cudaStreamCaptureModeGlobal = 0, cudaStreamCaptureModeThreadLocal = 1,
+    cudaStreamCaptureModeRelaxed = 2,
+};
+enum { cudaGraphExecUpdateSuccess = 0, cudaGraphExecUpdateErrorTopologyChanged = 2,
+       cudaGraphExecUpdateErrorNodeTypeChanged = 3 };
+
+struct cudaGraphExecUpdateResultInfo_st {
+    int result;
+    struct CUgraphNode_st *errorNode;
+    struct CUgraphNode_st *errorFromNode;
 };
 
 enum {
@@ -89,6 +107,12 @@ struct CUgraph_st {
     size_t n, cap;
 };
 
+struct CUgraphExec_st {
+    uint32_t magic;
+    cudaGraph_t graph;       /* the private copy that runs */
+    unsigned long long flags;
+};
+
 /* graph.c */
 int graph_ok(cudaGraph_t g);
 int node_ok(cudaGraphNode_t n);
@@ -102,6 +126,13 @@ cudaError_t node_set_copy(cudaGraphNode_t n, const struct cudaMemcpy3DParms *p);
 cudaError_t node_set_copy1d(cudaGraphNode_t n, void *dst, const void *src, size_t count, int kind);
 cudaError_t node_set_memset(cudaGraphNode_t n, const struct cudaMemsetParams *p);
 cudaError_t graph_run(cudaGraph_t g, cudaStream_t s);
+void node_free(cudaGraphNode_t n);
+int has_dep(cudaGraphNode_t n, cudaGraphNode_t d);
+cudaError_t add_dep(cudaGraphNode_t n, cudaGraphNode_t d);
+cudaGraphNode_t *run_order(cudaGraph_t g, int *cycle);
+cudaError_t node_copy_params(cudaGraphNode_t to, cudaGraphNode_t from);
+cudaGraphNode_t index_node(cudaGraph_t from, cudaGraph_t to, cudaGraphNode_t n);
+cudaError_t set_host_params(cudaGraphNode_t n, const struct cudaHostNodeParams *p);
 cudaError_t cudaGraphDestroyNode(cudaGraphNode_t n);
 
 /* register.c: the parameter layout of the kernel whose host stub is func */

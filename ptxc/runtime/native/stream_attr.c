@@ -15,29 +15,12 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "shim.h"
-
-enum {
-    attrAccessPolicyWindow = 1, attrSynchronizationPolicy = 3, attrPriority = 8,
-    attrMemSyncDomainMap = 9, attrMemSyncDomain = 10, NATTR = 11,
-};
-enum { cudaSyncPolicyAuto = 1, cudaSyncPolicyBlockingSync = 4 };
-enum { cudaAccessPropertyNormal = 0, cudaAccessPropertyStreaming = 1,
-       cudaAccessPropertyPersisting = 2 };
-
-struct cudaAccessPolicyWindow {
-    void *base_ptr;
-    size_t num_bytes;
-    float hitRatio;
-    int hitProp;
-    int missProp;
-};
-typedef union { char pad[64]; struct cudaAccessPolicyWindow window; int i; } attr_value;
+#include "stream_attr.h"
 
 struct attrs {
     cudaStream_t stream;
     unsigned set;                  /* bit a: attribute a was set */
-    attr_value v[NATTR];
+    attr_value v[STREAM_ATTR_COUNT];
 };
 
 static struct attrs *table;
@@ -75,19 +58,19 @@ void stream_attr_forget(cudaStream_t s)
 
 static int stream_attribute(int id)
 {
-    return id == attrAccessPolicyWindow || id == attrSynchronizationPolicy || id == attrPriority
-        || id == attrMemSyncDomainMap || id == attrMemSyncDomain;
+    return id == cudaLaunchAttributeAccessPolicyWindow || id == cudaLaunchAttributeSynchronizationPolicy || id == cudaLaunchAttributePriority
+        || id == cudaLaunchAttributeMemSyncDomainMap || id == cudaLaunchAttributeMemSyncDomain;
 }
 
 static int value_ok(int id, const attr_value *v)
 {
     const struct cudaAccessPolicyWindow *w = &v->window;
     switch (id) {
-    case attrAccessPolicyWindow:
+    case cudaLaunchAttributeAccessPolicyWindow:
         return w->hitRatio >= 0.0f && w->hitRatio <= 1.0f
             && w->hitProp >= cudaAccessPropertyNormal && w->hitProp <= cudaAccessPropertyPersisting
             && (w->missProp == cudaAccessPropertyNormal || w->missProp == cudaAccessPropertyStreaming);
-    case attrSynchronizationPolicy:
+    case cudaLaunchAttributeSynchronizationPolicy:
         return v->i >= cudaSyncPolicyAuto && v->i <= cudaSyncPolicyBlockingSync;
     default:
         return 1;
@@ -99,11 +82,11 @@ cudaError_t cudaStreamGetPriority(cudaStream_t s, int *priority);   /* stream.c 
 static void default_value(cudaStream_t s, int id, attr_value *v)
 {
     memset(v, 0, sizeof *v);
-    if (id == attrSynchronizationPolicy)
+    if (id == cudaLaunchAttributeSynchronizationPolicy)
         v->i = cudaSyncPolicyAuto;
-    else if (id == attrPriority)
+    else if (id == cudaLaunchAttributePriority)
         cudaStreamGetPriority(s, &v->i);
-    else if (id == attrMemSyncDomainMap)
+    else if (id == cudaLaunchAttributeMemSyncDomainMap)
         v->pad[1] = 1;             /* {default_ = 0, remote = 1} */
 }
 
