@@ -285,6 +285,18 @@ int main() {
 
   capture_errors();
 
+  // a graph with a cycle cannot be instantiated
+  cudaGraph_t cyc;
+  cudaGraphNode_t na, nb;
+  cudaGraphExec_t cycx;
+  CHECK(cudaGraphCreate(&cyc, 0));
+  CHECK(cudaGraphAddEmptyNode(&na, cyc, NULL, 0));
+  CHECK(cudaGraphAddEmptyNode(&nb, cyc, &na, 1));
+  CHECK(cudaGraphAddDependencies(cyc, &nb, &na, NULL, 1));
+  expect(cudaGraphInstantiate(&cycx, cyc, 0), cudaErrorInvalidValue, "cycle");
+  cudaGetLastError();
+  CHECK(cudaGraphDestroy(cyc));
+
   CHECK(cudaGraphExecDestroy(cx));
   CHECK(cudaGraphExecDestroy(xx));
   CHECK(cudaGraphExecDestroy(clx));

@@ -290,38 +290,32 @@ cudaGraphNode_t *run_order(cudaGraph_t g, int *cycle)
 {
     size_t n = g->n;
     cudaGraphNode_t *order = calloc(n + 1, sizeof *order);
-    char *done = calloc(n + 1, 1);
+    size_t *waiting = calloc(n + 1, sizeof *waiting);   /* dependencies not run yet */
     *cycle = 0;
-    if (!order || !done) {
+    if (!order || !waiting) {
         free(order);
-        free(done);
+        free(waiting);
         return NULL;
     }
+    for (size_t i = 0; i < n; i++)
+        waiting[i] = g->nodes[i]->ndeps;        /* deps are distinct (add_dep) */
     for (size_t k = 0; k < n; k++) {
-        size_t pick = n;
-        for (size_t i = 0; i < n && pick == n; i++) {
-            if (done[i])
-                continue;
-            int ready = 1;
-            for (size_t j = 0; j < g->nodes[i]->ndeps && ready; j++)
-                for (size_t m = 0; m < n; m++)
-                    if (g->nodes[m] == g->nodes[i]->deps[j]) {
-                        ready = done[m];
-                        break;
-                    }
-            if (ready)
-                pick = i;
-        }
+        size_t pick = 0;
+        while (pick < n && waiting[pick])       /* the earliest added ready node */
+            pick++;
         if (pick == n) {
             *cycle = 1;
             free(order);
-            free(done);
+            free(waiting);
             return NULL;
         }
-        done[pick] = 1;
+        waiting[pick] = SIZE_MAX;               /* run */
         order[k] = g->nodes[pick];
+        for (size_t i = 0; i < n; i++)          /* its dependents wait for one less */
+            if (waiting[i] != SIZE_MAX && has_dep(g->nodes[i], order[k]))
+                waiting[i]--;
     }
-    free(done);
+    free(waiting);
     return order;
 }
 
