@@ -2,6 +2,8 @@
  * finished when its call returns, so a stream is only a name (its number
  * goes into the launch report) and an event records the host time at which
  * it was recorded; cudaEventElapsedTime is the difference, in milliseconds.
+ * A stream in a stream capture records instead (capture.c decides: the
+ * capture_* calls below).
  */
 #define _GNU_SOURCE
 #include <stdlib.h>
@@ -76,7 +78,6 @@ EXPORT cudaError_t cudaStreamSynchronize(cudaStream_t s)
 EXPORT cudaError_t cudaStreamQuery(cudaStream_t s) { return cudaStreamSynchronize(s); }
 EXPORT cudaError_t cudaStreamWaitEvent(cudaStream_t s, cudaEvent_t e, unsigned flags)
 {
-    (void)flags;
     if (bad_event(e) || bad_stream(s))
         return set_error(cudaErrorInvalidResourceHandle);
     return set_error(capture_event_wait(s, e, flags));   /* joins a capture (capture.c) */
