@@ -22,7 +22,7 @@
  * cudaErrorStreamCaptureInvalidated, and so does cudaStreamEndCapture,
  * which then ends the capture with no graph. Operations capture cannot
  * record here (cudaMallocAsync, cudaFreeAsync, symbol copies, stream
- * callbacks, 3D sets) return cudaErrorStreamCaptureUnsupported and
+ * callbacks, 3D sets, cooperative launches) return cudaErrorStreamCaptureUnsupported and
  * invalidate the capture.
  */
 #define _GNU_SOURCE
