@@ -78,6 +78,17 @@ def test_graph_shapes(graphs):
     assert "nested graph: 1 nodes, 1 roots, 0 edges" in out
 
 
+def test_capture_dependency_updates(graphs):
+    """capture_queries(): memset 1 (no deps), dependency set emptied,
+    memset 2 (a root), memset 1 added back, memset 3 depends on 2 and 1:
+    3 nodes, 2 roots, 2 edges. The explicit graph's combine node depends on
+    the empty join node and is needed by the copy back: 1 and 1."""
+    out = graphs[0].proc.stdout
+    assert ("update graph: 3 nodes, 2 roots, 2 edges, last has 2 deps, same graph 1, "
+            "first is node 0 1, memset 1") in out
+    assert "explicit combine node: 1 deps, 1 dependents" in out
+
+
 def test_graph_launches_in_the_report(graphs):
     """Nodes run in topological order, earliest added first among the ready
     ones. Captured graph (nodes added in issue order: memcpy, memset, scale,

@@ -96,7 +96,7 @@ static cudaGraph_t captured_graph(cudaStream_t s1, cudaStream_t s2) {
 
 struct Explicit {
   cudaGraph_t graph;
-  cudaGraphNode_t scale;
+  cudaGraphNode_t scale, combine;
 };
 
 // The same pipeline; nodes are added in an order that is not a topological
@@ -145,6 +145,7 @@ static Explicit explicit_graph() {
   CHECK(cudaGraphAddHostNode(&host_n, g, &back_n, 1, &hp));
   e.graph = g;
   e.scale = scale_n;
+  e.combine = combine_n;
   return e;
 }
 
@@ -202,6 +203,46 @@ static void capture_errors() {
   CHECK(cudaEventDestroy(e));
   CHECK(cudaStreamDestroy(s));
   CHECK(cudaStreamDestroy(s2));
+}
+
+// dependency sets of a capture: queried and replaced; node queries
+static void capture_queries(cudaGraphNode_t combine_n) {
+  cudaStream_t s;
+  CHECK(cudaStreamCreateWithFlags(&s, cudaStreamNonBlocking));
+  CHECK(cudaStreamBeginCapture(s, cudaStreamCaptureModeThreadLocal));
+  int x = 7;      // a non-blocking capture leaves the legacy stream usable
+  CHECK(cudaMemcpy(b_d, &x, 4, cudaMemcpyHostToDevice));
+  CHECK(cudaMemsetAsync(b_d, 0, 4, s));
+  cudaStreamCaptureStatus st;
+  const cudaGraphNode_t *deps = NULL;
+  size_t ndeps = 0;
+  cudaGraph_t g = NULL, got = NULL;
+  CHECK(cudaStreamGetCaptureInfo(s, &st, NULL, &got, &deps, NULL, &ndeps));
+  cudaGraphNode_t first = ndeps == 1 ? deps[0] : NULL;
+  CHECK(cudaStreamUpdateCaptureDependencies(s, NULL, NULL, 0, cudaStreamSetCaptureDependencies));
+  CHECK(cudaMemsetAsync(b_d, 0, 4, s));       // depends on nothing now
+  CHECK(cudaStreamUpdateCaptureDependencies(s, &first, NULL, 1, cudaStreamAddCaptureDependencies));
+  CHECK(cudaMemsetAsync(b_d, 0, 4, s));       // depends on the second and the first
+  CHECK(cudaStreamEndCapture(s, &g));
+  size_t nodes = 0, roots = 0, edges = 0, last_deps = 0;
+  CHECK(cudaGraphGetNodes(g, NULL, &nodes));
+  CHECK(cudaGraphGetRootNodes(g, NULL, &roots));
+  CHECK(cudaGraphGetEdges(g, NULL, NULL, NULL, &edges));
+  cudaGraphNode_t all[3];
+  size_t three = 3;
+  CHECK(cudaGraphGetNodes(g, all, &three));
+  CHECK(cudaGraphNodeGetDependencies(all[2], NULL, NULL, &last_deps));
+  cudaGraphNodeType type;
+  CHECK(cudaGraphNodeGetType(all[0], &type));
+  printf("update graph: %zu nodes, %zu roots, %zu edges, last has %zu deps, same graph %d, "
+         "first is node 0 %d, memset %d\n", nodes, roots, edges, last_deps, got == g,
+         first == all[0], type == cudaGraphNodeTypeMemset);
+  size_t combine_deps = 0, combine_users = 0;
+  CHECK(cudaGraphNodeGetDependencies(combine_n, NULL, NULL, &combine_deps));
+  CHECK(cudaGraphNodeGetDependentNodes(combine_n, NULL, NULL, &combine_users));
+  printf("explicit combine node: %zu deps, %zu dependents\n", combine_deps, combine_users);
+  CHECK(cudaGraphDestroy(g));
+  CHECK(cudaStreamDestroy(s));
 }
 
 static long long expected_sum(long long k, long long L) {
@@ -284,6 +325,7 @@ int main() {
   }
 
   capture_errors();
+  capture_queries(ex.combine);
 
   // a graph with a cycle cannot be instantiated
   cudaGraph_t cyc;
