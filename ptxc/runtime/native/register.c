@@ -242,7 +242,9 @@ EXPORT cudaError_t cudaMemcpyToSymbol(const void *symbol, const void *src, size_
 EXPORT cudaError_t cudaMemcpyToSymbolAsync(const void *symbol, const void *src, size_t n,
                                            size_t offset, int kind, cudaStream_t s)
 {
-    (void)s;
+    int c = capture_state(s);     /* not recorded by stream capture: refused there */
+    if (c)
+        return set_error(c < 0 ? capture_refuse(s) : c);
     return set_error(to_symbol(symbol, src, n, offset, kind));
 }
 EXPORT cudaError_t cudaMemcpyFromSymbol(void *dst, const void *symbol, size_t n, size_t offset,
@@ -253,7 +255,9 @@ EXPORT cudaError_t cudaMemcpyFromSymbol(void *dst, const void *symbol, size_t n,
 EXPORT cudaError_t cudaMemcpyFromSymbolAsync(void *dst, const void *symbol, size_t n,
                                              size_t offset, int kind, cudaStream_t s)
 {
-    (void)s;
+    int c = capture_state(s);     /* not recorded by stream capture: refused there */
+    if (c)
+        return set_error(c < 0 ? capture_refuse(s) : c);
     return set_error(from_symbol(dst, symbol, n, offset, kind));
 }
 
@@ -335,6 +339,10 @@ static cudaError_t launch_flags(struct kernel *k, dim3 grid, dim3 block, void **
 {
     if (!k)
         return cudaErrorInvalidDeviceFunction;
+    int c = capture_state(stream);    /* a capturing stream records the launch (capture.c) */
+    if (c)                            /* (no cooperative kernel nodes: refused) */
+        return c > 0 ? c : flags ? capture_refuse(stream)
+                                 : capture_kernel(stream, k->host_fun, grid, block, args, shared);
     if (shim_dead())
         return cudaErrorCudartUnloading;
     LOCK();
@@ -374,6 +382,23 @@ static cudaError_t launch(struct kernel *k, dim3 grid, dim3 block, void **args, 
                           cudaStream_t stream)
 {
     return launch_flags(k, grid, block, args, shared, stream, 0);
+}
+
+/* for graph.c: the parameter layout of the kernel whose host stub is func */
+cudaError_t kernel_param_layout(const void *func, uint32_t *nparams, uint32_t *nbytes,
+                                const uint32_t **offsets, const uint32_t **sizes)
+{
+    LOCK();
+    struct kernel *k = find_kernel(func);
+    cudaError_t st = k ? kernel_info(k) : cudaErrorInvalidDeviceFunction;
+    if (!st) {
+        *nparams = k->nparams;
+        *nbytes = k->param_bytes;
+        *offsets = k->offsets;
+        *sizes = k->sizes;
+    }
+    UNLOCK();
+    return st;
 }
 
 EXPORT cudaError_t __cudaGetKernel(cudaKernel_t *out, const void *host_fun)
