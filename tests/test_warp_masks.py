@@ -21,7 +21,7 @@ import pytest
 import ptxc
 
 PTX = os.path.join(os.path.dirname(__file__), "cuda", "warp_masks.sm90.ptx")
-NOUT, NTILE, NOUTSIDE = 24, 6, 6   # outputs per thread of group_ops, tile_shfl, outside_mask
+NOUT, NTILE, NOUTSIDE, NBRANCH = 24, 6, 6, 6   # outputs per thread of the kernels (warp_masks.cu)
 M32 = 0xFFFFFFFF
 
 
@@ -133,6 +133,45 @@ def test_group_ops(module, n_ctas, block, nkeys, seed):
     for i in range(NOUT):
         d = defined[:, i]
         np.testing.assert_array_equal(got[d, i], want[d, i], err_msg=f"output {i}")
+
+
+# ------------------------------------------------------ branch_on_groups
+def branch_model(key, val, n_ctas, block):
+    """hit[t, i] of branch_on_groups: the branch each lane takes."""
+    hit = np.zeros((n_ctas * block, NBRANCH), np.uint32)
+    for w in warps(n_ctas, block):
+        lane = {t: i for i, t in enumerate(w)}
+        ex = [t for t in w if key[t] >= 0]
+        for t in ex:
+            mem = [j for j in ex if key[j] == key[t]]
+            v = [int(val[j]) for j in mem]
+            g = bits(lane[j] for j in mem)
+            hit[t] = [max(v) == val[t],
+                      sum(x & 7 for x in v) > 3 * len(mem),
+                      all(x & 1 for x in v),
+                      bits(lane[j] for j in mem if val[j] & 2) == g & 0x55555555,
+                      t == mem[0],
+                      len({x & 4 for x in v}) == 1]
+    return hit
+
+
+@pytest.mark.parametrize("n_ctas,block,seed", [(2, 64, 31), (2, 48, 32)])
+def test_branches_on_group_collectives(module, n_ctas, block, seed):
+    """Branches decided by redux / vote / elect / match over labeled groups:
+    the hybrid run keeps the collectives and their member masks (they are in
+    the slice) and counts like the full run, whose branch outcomes match the
+    model."""
+    rng = np.random.default_rng(seed)
+    n = n_ctas * block
+    key = rng.integers(-1, 5, n).astype(np.int32)
+    val = rng.integers(0, 16, n).astype(np.uint32)        # small values: ties in max
+    hit = launch_both(module, "branch_on_groups", n_ctas, block,
+                      lambda: [key.copy(), val.copy(), np.zeros(n * NBRANCH, np.uint32)])[2]
+    np.testing.assert_array_equal(hit.reshape(n, NBRANCH), branch_model(key, val, n_ctas, block))
+    fn = module.function("branch_on_groups")
+    warp_ops = [ins for b in fn.blocks for ins in b.instrs
+                if ins.opcode in ("activemask", "match", "redux", "vote", "elect")]
+    assert len(warp_ops) == 8 and all(ins.attrs.get("slice") for ins in warp_ops)
 
 
 # ------------------------------------------------------------- tile_shfl

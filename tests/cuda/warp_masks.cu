@@ -141,3 +141,35 @@ extern "C" __global__ void outside_mask(const unsigned *val, unsigned *out)
     o[4] = __any_sync(m, v & 1);
     o[5] = __match_any_sync(m, v & 3);
 }
+
+#define NBRANCH 6
+
+// Branches on collectives over labeled groups, so that the hybrid (slice-only)
+// run must compute them, member masks included: hit[NBRANCH * t + i] = 1 when
+// lane t takes branch i.
+extern "C" __global__ void branch_on_groups(const int *key, const unsigned *val, unsigned *hit)
+{
+    int t = blockIdx.x * blockDim.x + threadIdx.x;
+    int k = key[t];
+    unsigned v = val[t];
+    unsigned *h = hit + NBRANCH * t;
+    if (k < 0)
+        return;
+    unsigned g = __match_any_sync(__activemask(), k);
+    if (__reduce_max_sync(g, v) == v)
+        h[0] = 1;
+    if (__reduce_add_sync(g, v & 7) > 3 * __popc(g))
+        h[1] = 1;
+    if (__all_sync(g, v & 1))
+        h[2] = 1;
+    if (__ballot_sync(g, v & 2) == (g & 0x55555555u))
+        h[3] = 1;
+    unsigned elected;
+    asm volatile("{ .reg .pred p; elect.sync _|p, %1; selp.u32 %0, 1, 0, p; }" : "=r"(elected) : "r"(g));
+    if (elected)
+        h[4] = 1;
+    int pred;
+    __match_all_sync(g, v & 4, &pred);
+    if (pred)
+        h[5] = 1;
+}
