@@ -72,7 +72,8 @@ def shfl_ref(mode, a, b, c, active):
 
 
 CASES = [("down", 1, 0x1F), ("down", 5, 0x1F), ("up", 3, 0), ("bfly", 4, 0x1F), ("idx", 7, 0x1F),
-         ("down", 2, 0x181F), ("up", 1, 0x1800), ("idx", 3, 0x181F), ("bfly", 1, 0x1C1F)]
+         ("down", 2, 0x181F), ("up", 1, 0x1800), ("idx", 3, 0x181F), ("bfly", 1, 0x1C1F),
+         ("down", 3, 0x0F), ("idx", 20, 0x0F), ("up", 2, 0x05), ("bfly", 8, 0x0F), ("idx", 9, 0x1F0A)]
 
 
 @pytest.mark.parametrize("mode,b,c", CASES)
