@@ -3,17 +3,17 @@
 match.sync, 9.7.15.12 activemask, 9.7.15.13 redux.sync, elect.sync, fns,
 9.7.15.1 bar.red).
 
-The warp model (docs/metrics.md, "Warp collectives"): the *executing* lanes
-of an instruction are the active, non-exited lanes whose guard is true. Each
-lane computes its result over its own members, ``membermask[l] & executing``
-(the member masks of the lanes of one converged ``.sync`` instruction may
-differ: cooperative groups' ``labeled_partition`` passes each lane its own
-group's mask). The forms without a member mask use the executing lanes.
-Where the ISA leaves a result undefined ptxc is deterministic: a lane whose
-mask leaves itself out still reduces over its (possibly empty) members; a
-``shfl`` source lane that is not executing gives the value its register
-holds; ``bar.warp.sync`` waits for nothing (the lanes of one IPDOM path run
-in lock step).
+The warp model (docs/metrics.md, "Execution model"; docs/executor.md, "Warp
+collectives"): the *executing* lanes of an instruction are the active,
+non-exited lanes whose guard is true. Each lane computes its result over its
+own members, ``membermask[l] & executing`` (the member masks of the lanes of
+one converged ``.sync`` instruction may differ: cooperative groups'
+``labeled_partition`` passes each lane its own group's mask). The forms
+without a member mask use the executing lanes. Where the ISA leaves a result
+undefined ptxc is deterministic: a lane whose mask leaves itself out still
+reduces over its (possibly empty) members; a ``shfl`` source lane that is not
+executing gives the value its register holds; ``bar.warp.sync`` waits for
+nothing (the lanes of one IPDOM path run in lock step).
 """
 from __future__ import annotations
 
