@@ -67,6 +67,7 @@ ptx cta_order     sm90          -arch=sm_90 -O3
 ptx launch_alias  sm90          -arch=sm_90 -O3
 ptx cta_equiv     sm90          -arch=sm_90 -O3
 ptx clock_spin    sm90          -arch=sm_90 -O3
+ptx profile_rows  sm90          -arch=sm_90 -O3
 
 # Every file must assemble.
 for f in *.sm90*.ptx; do run ptxas -arch=sm_90 "$f" -o /dev/null; done
