@@ -389,6 +389,12 @@ def _kernel_arg_callback(ctx, param, values) -> dict:
 @click.option("--arg", "args", multiple=True, metavar="KERNEL:NAME=VALUE",
               callback=_kernel_arg_callback,
               help="An argument of one kernel (repeatable), value syntax as 'opt --arg'.")
+@click.option("--launches", "launch_file", metavar="FILE", default=None,
+              help="A launch file (JSON or CSV, docs/profile.md): grid, block and arguments "
+                   "per kernel; --launch and --arg win over it.")
+@click.option("--zero-fill", is_flag=True, default=False,
+              help="Run kernels whose control flow reads memory that has no --arg on "
+                   "zero-filled buffers (the row says so).")
 @click.option("--kernel", "kernels", multiple=True, metavar="NAME",
               help="Profile only these kernels (repeatable; default: all).")
 @click.option("--mode", type=click.Choice(MODE_CHOICES), default="hybrid", show_default=True,
@@ -399,20 +405,23 @@ def _kernel_arg_callback(ctx, param, values) -> dict:
               help="Step budget per warp before a run is stopped as non-terminating.")
 @click.option("--threads", type=click.IntRange(min=1), default=None, metavar="N",
               help="Host threads that run CTAs in parallel.")
-def profile_command(file, launches, args, kernels, mode, fmt, max_steps, threads):
+def profile_command(file, launches, args, launch_file, zero_fill, kernels, mode, fmt, max_steps,
+                    threads):
     """Run every kernel of FILE and print one row per kernel and the module total.
 
-    A kernel without --launch is launched as its linear-index bound check
-    says (XLA-style kernels: .reqntid block, grid = ceil(bound / CTA stride));
-    the report names each inferred launch's PTX line and lists the kernels
-    that could not be launched, with the reason. Exit status 1 if a kernel
-    failed at run time.
+    A kernel's launch is --launch, else its --launches entry, else its
+    linear-index bound check (XLA-style kernels: .reqntid block, grid =
+    ceil(bound / CTA stride)), else one CTA (grid 1, block .reqntid or
+    .maxntid: a per-CTA row, counters of that CTA only). The report names
+    each launch's source and lists the kernels that could not be launched,
+    with the reason. Exit status 1 if a kernel failed at run time.
 
     \b
     Examples:
       ptxc profile module.ptx
       ptxc profile --format=csv module.ptx > rows.csv
       ptxc profile --launch fusion_51:98 --arg 'k:n=500' module.ptx
+      ptxc profile --launches launches.json --zero-fill module.ptx
     """
     import time
     from .module_profile import FAILED, profile_module
@@ -422,7 +431,8 @@ def profile_command(file, launches, args, kernels, mode, fmt, max_steps, threads
     parse_s = time.perf_counter() - t0
     seen = _print_warnings(module)
     try:
-        mp = profile_module(module, launches, args, mode, kernels or None, threads, max_steps)
+        mp = profile_module(module, launches, args, mode, kernels or None, threads, max_steps,
+                            launch_file=launch_file, zero_fill=zero_fill)
     finally:
         _print_warnings(module, seen)
     mp.timings = {"parse": parse_s, **mp.timings}
