@@ -152,6 +152,9 @@ def read_launch_file(module, launch_file) -> dict:
     if isinstance(launch_file, (str, os.PathLike)):
         from .launch_file import load_launches
         return load_launches(os.fspath(launch_file), module)
+    from .launcher import find_kernel
+    for name in launch_file:
+        find_kernel(module, name)
     return dict(launch_file)
 
 

@@ -388,3 +388,19 @@ def test_xla_per_cta_rows_hybrid_equals_full():
         assert h.status == f.status == RAN and h.per_cta and f.per_cta, (h.kernel, f.reason)
         assert h.grid == (1, 1, 1) and h.block == f.block
         assert h.profile.counters() == f.profile.counters(), h.kernel
+
+
+def test_zero_buffers_are_never_copied(rows_module):
+    """A hybrid run copies a caller's buffer when its slice may store to
+    global memory; the 4 GiB zero-filled buffers are ptxc's own (Scratch)
+    and are used in place, while an ordinary array is still copied."""
+    from types import SimpleNamespace
+
+    from ptxc.launcher import Scratch, private_buffers
+    from ptxc.module_profile import zero_buffer
+    fn = rows_module.kernels[0]
+    z = zero_buffer(fn)
+    a = np.zeros(8, np.uint8)
+    assert isinstance(z, Scratch) and z.nbytes == 1 << 32
+    bufs = private_buffers(SimpleNamespace(writes_global=True), "hybrid", [z, a], [(z, z), (a, a)])
+    assert bufs[0] is z and bufs[1] is not a
