@@ -78,7 +78,8 @@ def text_row(row) -> list[str]:
     if p is None:
         return [row.kernel, row.status, dims_text(row.grid), dims_text(row.block)] + [""] * 8
     sf = "" if p.slice_fraction is None else f"{100 * p.slice_fraction:.1f}"
-    return [row.kernel, launch_text(row), dims_text(row.grid), dims_text(row.block), str(p.static_inst),
+    return [row.kernel, launch_text(row), dims_text(row.grid), dims_text(row.block),
+            str(p.static_inst),
             sf, str(p.inst_executed), str(p.thread_inst_executed), f"{p.branch_efficiency:.2f}",
             str(p.divergent_branch), str(flops(p)), f"{1000 * row.seconds:.1f}"]
 

@@ -102,9 +102,9 @@ def test_per_cta_false_keeps_the_old_rows(rows_module):
 
 def test_grid_stride_per_cta_row_says_it_reads_nctaid():
     m = ptxc.load(str(HERE / "cuda" / "launch_infer.sm90.ptx"))
-    row = profile_module(m, kernels=["grid_stride"]).rows[0]
-    assert row.per_cta and row.reads_nctaid
-    assert "reads %nctaid, which is 1 here" in render_text(profile_module(m, kernels=["grid_stride"]))
+    mp = profile_module(m, kernels=["grid_stride"])
+    assert mp.rows[0].per_cta and mp.rows[0].reads_nctaid
+    assert "reads %nctaid, which is 1 here" in render_text(mp)
 
 
 def test_reports_label_per_cta_rows(rows_module):
@@ -183,7 +183,8 @@ def test_zero_fill_reports(rows_module):
     assert "one CTA (zeros)" in text
     assert "zero-filled inputs (1):" in text and "  data_branch: data_branch_param_1" in text
     assert "1 on zero-filled inputs" in text
-    (row,) = [r for r in csv.DictReader(io.StringIO(render_csv(mp))) if r["kernel"] == "data_branch"]
+    rows = csv.DictReader(io.StringIO(render_csv(mp)))
+    (row,) = [r for r in rows if r["kernel"] == "data_branch"]
     assert row["inputs"] == "zero-filled: data_branch_param_1"
     (k,) = to_dict(mp)["kernels"]
     assert k["launch"]["inputs"] == "zero-filled"
@@ -316,7 +317,8 @@ BAD_FILES = [
     ("l.csv", "# c\n\nkernel,grid\nguarded,2x0\n",
      "l.csv:4:1: error: grid '2x0': expected X, XxY or XxYxZ with positive integers"),
     ("l.csv", "kernel,grid\nguarded,2\nnosuch,1\n", "l.csv:3:1: error: no kernel named 'nosuch'"),
-    ("l.csv", "kernel,grid,args\nbounded,2,n\n", "l.csv:2:1: error: argument 'n' is not NAME=VALUE"),
+    ("l.csv", "kernel,grid,args\nbounded,2,n\n",
+     "l.csv:2:1: error: argument 'n' is not NAME=VALUE"),
     ("l.csv", "kernel,grid,args\nbounded,2,param_1=zeros:q32:4\n",
      "l.csv:2:1: error: kernel bounded: unknown element type 'q32'"),
     ("l.csv", "kernel,grid\nguarded,2,32\n", "l.csv:2:1: error: 3 fields, the header has 2"),
