@@ -120,7 +120,7 @@ def main() -> int:
                         run_cpu(ptxc_cmd(a.file), ptxc_env(cache)))
     k = cold[2]["total"]
     print(f"{a.file.name}: {k['kernels']} kernels, {k['kernels_run']} run in hybrid mode "
-          f"(inferred or given launches), CPU seconds, best of {a.repeat}")
+          f"({k.get('per_cta_rows', 0)} of them per-CTA rows), CPU seconds, best of {a.repeat}")
     for name, (cpu, wall, report, ref) in (("cold", cold), ("warm", warm), ("edited", again)):
         print(line(name, cpu, wall, report, ref))
     return 0

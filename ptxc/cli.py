@@ -389,6 +389,12 @@ def _kernel_arg_callback(ctx, param, values) -> dict:
 @click.option("--arg", "args", multiple=True, metavar="KERNEL:NAME=VALUE",
               callback=_kernel_arg_callback,
               help="An argument of one kernel (repeatable), value syntax as 'opt --arg'.")
+@click.option("--launches", "launch_file", metavar="FILE", default=None,
+              help="A launch file (JSON or CSV, docs/profile.md): grid, block and arguments "
+                   "per kernel; --launch and --arg win over it.")
+@click.option("--zero-fill", is_flag=True, default=False,
+              help="Run kernels whose control flow reads memory that has no --arg on "
+                   "zero-filled buffers (the row says so).")
 @click.option("--kernel", "kernels", multiple=True, metavar="NAME",
               help="Profile only these kernels (repeatable; default: all).")
 @click.option("--mode", type=click.Choice(MODE_CHOICES), default="hybrid", show_default=True,
@@ -407,17 +413,19 @@ def _kernel_arg_callback(ctx, param, values) -> dict:
               metavar="FILE.sqlite", help="Also write the rows to this SQLite file.")
 @click.option("--timings", is_flag=True,
               help="Add the times to the output of several modules (then not deterministic).")
-def profile_command(files, launches, args, kernels, mode, fmt, max_steps, threads, jobs,
-                    dask_address, report_path, timings):
+def profile_command(files, launches, args, launch_file, zero_fill, kernels, mode, fmt, max_steps,
+                    threads, jobs, dask_address, report_path, timings):
     """Run every kernel of FILE and print one row per kernel and the module total;
     several files or a directory (its *.ptx, recursively) give a row per kernel
     of every module, each module's total and the grand total.
 
-    A kernel without --launch is launched as its linear-index bound check
-    says (XLA-style kernels: .reqntid block, grid = ceil(bound / CTA stride));
-    the report names each inferred launch's PTX line and lists the kernels
-    that could not be launched, with the reason. Exit status 1 if a kernel
-    failed at run time or a module could not be profiled (its row says why).
+    A kernel's launch is --launch, else its --launches entry, else its
+    linear-index bound check (XLA-style kernels: .reqntid block, grid =
+    ceil(bound / CTA stride)), else one CTA (grid 1, block .reqntid or
+    .maxntid: a per-CTA row, counters of that CTA only). The report names
+    each launch's source and lists the kernels that could not be launched,
+    with the reason. Exit status 1 if a kernel failed at run time or a
+    module could not be profiled (its row says why).
 
     \b
     Examples:
@@ -425,11 +433,16 @@ def profile_command(files, launches, args, kernels, mode, fmt, max_steps, thread
       ptxc profile --format=csv module.ptx > rows.csv
       ptxc profile --launch fusion_51:98 --arg 'k:n=500' module.ptx
       ptxc profile --jobs 8 --format=csv --report dumps.sqlite xla_dumps/
+      ptxc profile --launches launches.json --zero-fill module.ptx
     """
     import time
     options = dict(launches=launches, args=args, kernels=list(kernels) or None, mode=mode,
-                   threads=threads, max_steps=max_steps)
+                   threads=threads, max_steps=max_steps, launch_file=launch_file,
+                   zero_fill=zero_fill)
     if len(files) > 1 or os.path.isdir(files[0]):
+        if launch_file:                 # a malformed launch file is one error, not one per module
+            from .launch_file import read_entries
+            read_entries(launch_file)
         from .cli_profile_batch import profile_batch_command
         return profile_batch_command(files, options, fmt, jobs, dask_address, report_path,
                                      timings)

@@ -90,6 +90,9 @@ def check(results, options: dict) -> None:
 def unknown_kernels(results, options: dict) -> list[str]:
     from .profile_batch import KERNEL_KEYED, KERNEL_LISTS
     named = [k for key in KERNEL_KEYED + KERNEL_LISTS for k in (options.get(key) or ())]
+    if options.get("launch_file"):
+        from .launch_file import kernel_names
+        named += kernel_names(options["launch_file"])
     have = {n for r in results for n in r["names"]}
     return list(dict.fromkeys(k for k in named if k not in have))
 

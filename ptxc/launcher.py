@@ -516,7 +516,7 @@ def private_buffers(c, mode: str, buffers: list, arrays: list) -> list:
     overlap as the originals do."""
     need = []
     for buf, (_, orig) in zip(buffers, arrays):
-        shared = np.shares_memory(buf, orig)
+        shared = np.shares_memory(buf, orig) and not isinstance(orig, Scratch)
         need.append(shared and ((mode == "hybrid" and c.writes_global) or
                                 (mode == "full" and not orig.flags.writeable)))
     out = list(buffers)
@@ -525,6 +525,12 @@ def private_buffers(c, mode: str, buffers: list, arrays: list) -> list:
             for k, copy in zip(group, copy_together([buffers[k] for k in group])):
                 out[k] = copy
     return out
+
+
+class Scratch(np.ndarray):
+    """A buffer ptxc made for a launch itself (module_profile.lazy_zeros: the
+    zero-filled placeholders of a full run or --zero-fill): no caller sees
+    it, so a run works on it in place and never copies it (4 GiB)."""
 
 
 def byte_span(buf: np.ndarray) -> tuple[int, int]:

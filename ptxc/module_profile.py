@@ -1,37 +1,52 @@
 """Profile every kernel of a module: one launch per kernel, one row each.
 
-``profile_module(module, launches, args, mode)`` decides a launch for every
-kernel, runs the launchable ones with ``ptxc.launcher.launch`` and returns a
-:class:`ModuleProfile` (rows and the module total; rendering in
-module_profile_render.py). A kernel's launch is, in this order:
+``profile_module(module, launches, args, mode, ..., launch_file=, zero_fill=,
+per_cta=)`` decides a launch for every kernel, runs the launchable ones with
+``ptxc.launcher.launch`` and returns a :class:`ModuleProfile` (rows and the
+module total; rendering in module_profile_render.py; the user's view in
+docs/profile.md). A kernel's launch is, in this order:
 
-1. explicit: ``launches[kernel] = (grid, block)`` (``block`` None: .reqntid);
-2. inferred: the linear-index bound check of an XLA-style kernel
+1. explicit: ``launches[kernel] = (grid, block)`` (``block`` None: .reqntid,
+   then .maxntid);
+2. file: an entry of the launch file (ptxc/launch_file.py);
+3. inferred: the linear-index bound check of an XLA-style kernel
    (``ptxc.passes.launch_infer``), with the PTX line it came from;
-3. none: the kernel is listed as not launched, with the reason.
+4. one CTA (``per_cta``, on by default): grid 1x1x1 and block .reqntid, else
+   .maxntid, the way HyPA runs every kernel. The row holds the counters of
+   CTA (0,0,0) of a one-CTA grid (which is CTA (0,0,0) of any launch of the
+   kernel unless it reads %nctaid or memory other CTAs write); they are not
+   scaled to a launch, and the row and the total say so;
+5. none (no .reqntid/.maxntid, or ``per_cta=False``): not launched, with the reason.
 
 Arguments: ``args[kernel]`` is a list of ``NAME=VALUE`` strings (the launch
-syntax of docs/launch.md) or a dict. A kernel whose slice reads a parameter
+syntax of docs/launch.md) or a dict; they replace the launch file's
+arguments parameter by parameter. A kernel whose slice reads a parameter
 or memory through a parameter (its *control inputs*, passes/slice_report)
 that has no argument is not launched: its counters depend on data the PTX
-does not hold. Arguments that are not control inputs may be left out: a
-hybrid run never reads them (launch() passes zeros / empty buffers); a full
-run gets zeros and, for each pointer, a zero-filled buffer of the largest
-size a segment can address (2^32 bytes, 2^24 for 32-bit modules): an
-anonymous mapping (MAP_NORESERVE where Linux has it), so the OS provides only
-the pages the kernel touches; since no control input reads it, the counters
-do not depend on its contents.
+does not hold. With ``zero_fill`` a pointer parameter whose *memory* is a
+control input gets a zero-filled buffer instead (the row lists it); a
+parameter whose value is a control input still needs an argument.
+Arguments that are not control inputs may be left out: a hybrid run never
+reads them (launch() passes zeros / empty buffers); a full run gets zeros
+and, for each pointer, a zero-filled buffer of the largest size a segment
+can address (2^32 bytes, 2^24 for 32-bit modules): an anonymous mapping
+(MAP_NORESERVE where Linux has it), so the OS provides only the pages the
+kernel touches; since no control input reads it, the counters do not depend
+on its contents.
 """
 from __future__ import annotations
 
+import os
+import re
 import time
 from dataclasses import dataclass, field
 
 from .errors import PtxcError
 from .profile import TOTALS
 
-EXPLICIT, INFERRED = "explicit", "inferred"
+EXPLICIT, FILE, INFERRED, ONE_CTA = "explicit", "file", "inferred", "one CTA: grid unknown"
 RAN, SKIPPED, FAILED = "ran", "not launched", "error"
+ZERO_FILLED = "zero-filled"
 
 
 @dataclass
@@ -47,6 +62,19 @@ class KernelRow:
     profile: object = None            # ptxc.profile.Profile
     seconds: float = 0.0
     args: dict = field(default_factory=dict)
+    where: str = ""                   # FILE: the launch file entry ('l.csv:3')
+    block_from: str = ""              # '.reqntid' / '.maxntid' when no block was given
+    no_launch: str = ""               # ONE_CTA: why the whole launch is unknown
+    reads_nctaid: bool = False        # ONE_CTA: the kernel sees %nctaid = 1
+    zero_filled: list = field(default_factory=list)   # parameters run on zero-filled memory
+
+    @property
+    def per_cta(self) -> bool:
+        return self.source == ONE_CTA
+
+    @property
+    def inputs(self) -> str:
+        return ZERO_FILLED if self.zero_filled else "given"
 
 
 @dataclass
@@ -62,11 +90,14 @@ class ModuleProfile:
 
     def total(self) -> dict:
         """Sums of the counters of the kernels that ran, METRICS.md's ratios
-        recomputed from the sums."""
+        recomputed from the sums; how many of those rows hold one CTA's
+        counters (``per_cta_rows``) and ran on zero-filled inputs."""
         out = {k: sum(getattr(r.profile, k) for r in self.ran) for k in TOTALS}
         out["threads"] = sum(_count(r.grid) * _count(r.block) for r in self.ran)
         out["kernels_run"] = len(self.ran)
         out["kernels"] = len(self.rows)
+        out["per_cta_rows"] = sum(1 for r in self.ran if r.per_cta)
+        out["zero_filled_rows"] = sum(1 for r in self.ran if r.zero_filled)
         b = out["branch"]
         out["branch_efficiency"] = round(100.0 * (b - out["divergent_branch"]) / b, 6) if b else 100.0
         n = out["inst_executed"]
@@ -82,12 +113,18 @@ def _count(dims) -> int:
 # ---------------------------------------------------------------- driver
 def profile_module(module, launches: dict | None = None, args: dict | None = None,
                    mode: str = "hybrid", kernels=None, threads: int | None = None,
-                   max_steps: int | None = None) -> ModuleProfile:
-    """Run every kernel of ``module`` (or those named in ``kernels``)."""
+                   max_steps: int | None = None, *, launch_file=None, zero_fill: bool = False,
+                   per_cta: bool = True) -> ModuleProfile:
+    """Run every kernel of ``module`` (or those named in ``kernels``).
+    ``launch_file``: a path (ptxc/launch_file.py) or ``{kernel: FileLaunch}``;
+    ``zero_fill``: run kernels whose control flow reads memory that has no
+    argument on zero-filled buffers; ``per_cta``: one-CTA rows for kernels
+    with no launch (see the module doc)."""
     from . import launcher
     if mode not in launcher.MODES:
         raise PtxcError(f"unknown mode '{mode}' (use 'hybrid' or 'full')")
     launches, args = dict(launches or {}), dict(args or {})
+    filed = read_launch_file(module, launch_file)
     chosen = select_kernels(module, kernels, launches, args)
     result = ModuleProfile(module, mode)
     t0 = time.perf_counter()
@@ -95,7 +132,8 @@ def profile_module(module, launches: dict | None = None, args: dict | None = Non
         from .launch_alias import ensure_launch_slice, guessed_classes
         ensure_launch_slice(module, chosen[0], guessed_classes(chosen[0]))
     t1 = time.perf_counter()
-    rows = [plan_row(module, fn, launches.get(fn.name), args.get(fn.name), mode) for fn in chosen]
+    rows = [plan_row(module, fn, launches.get(fn.name), args.get(fn.name), mode,
+                     filed.get(fn.name), zero_fill, per_cta) for fn in chosen]
     t2 = time.perf_counter()
     compile_s = precompile(module, [r for r in rows if r.status == RAN], mode)
     t3 = time.perf_counter()
@@ -106,6 +144,18 @@ def profile_module(module, launches: dict | None = None, args: dict | None = Non
     result.timings = {"slice": t1 - t0, "infer": t2 - t1, **compile_s,
                       "launches": time.perf_counter() - t3}
     return result
+
+
+def read_launch_file(module, launch_file) -> dict:
+    if launch_file is None:
+        return {}
+    if isinstance(launch_file, (str, os.PathLike)):
+        from .launch_file import load_launches
+        return load_launches(os.fspath(launch_file), module)
+    from .launcher import find_kernel
+    for name in launch_file:
+        find_kernel(module, name)
+    return dict(launch_file)
 
 
 def select_kernels(module, names, launches: dict, args: dict) -> list:
@@ -119,28 +169,66 @@ def select_kernels(module, names, launches: dict, args: dict) -> list:
     return list(module.kernels)
 
 
-def plan_row(module, fn, explicit, arg_items, mode: str) -> KernelRow:
+def plan_row(module, fn, explicit, arg_items, mode: str, filed=None, zero_fill: bool = False,
+             per_cta: bool = True) -> KernelRow:
     """The kernel's launch and arguments, or why it cannot be launched."""
     from . import launcher
     row = KernelRow(fn.name, RAN)
     try:
-        if explicit is not None:
-            grid, block = explicit
-            row.grid = launcher.dim3(grid, "grid")
-            row.block = launcher.dim3(block if block is not None else launcher.default_block(fn),
-                                      "block")
-            row.source = EXPLICIT
-        else:
-            inferred = infer(fn)
-            row.grid, row.block, row.source, row.inferred = (inferred.grid, inferred.block,
-                                                             INFERRED, inferred)
+        choose_launch(row, fn, explicit, filed, per_cta)
         launcher.check_config(fn, row.grid, row.block, 0)
-        row.args = bind_values(fn, arg_items, mode)
+        row.args = bind_values(fn, arg_items, mode, zero_fill, filed.args if filed else None,
+                               row.zero_filled)
     except NotLaunchable as e:
         row.status, row.reason = SKIPPED, e.reason
     except PtxcError as e:
         row.status, row.reason = FAILED, e.message.splitlines()[0]
     return row
+
+
+def choose_launch(row: KernelRow, fn, explicit, filed, per_cta: bool) -> None:
+    """Sets the row's grid, block and source: explicit, file, inferred, one CTA."""
+    from . import launcher
+    if explicit is None and filed is None:
+        try:
+            inferred = infer(fn)
+        except NotLaunchable as e:
+            if not per_cta:
+                raise
+            return one_cta(row, fn, e.reason)
+        row.grid, row.block, row.source, row.inferred = (inferred.grid, inferred.block,
+                                                         INFERRED, inferred)
+        return
+    if explicit is not None:
+        (grid, block), row.source = explicit, EXPLICIT
+    else:
+        grid, block, row.source, row.where = filed.grid, filed.block, FILE, filed.where
+    row.grid = launcher.dim3(grid, "grid")
+    if block is None:
+        block = launcher.default_block(fn)
+        row.block_from = ".reqntid" if fn.reqntid else ".maxntid"
+    row.block = launcher.dim3(block, "block")
+
+
+def one_cta(row: KernelRow, fn, why: str) -> None:
+    """Grid 1x1x1, block .reqntid (else .maxntid): the per-CTA row."""
+    from .launcher import dim3
+    block = fn.reqntid or fn.maxntid
+    if block is None:
+        raise NotLaunchable(f"{why}; no .reqntid or .maxntid gives a block for a one-CTA row: "
+                            f"give --launch {fn.name}:GRID:BLOCK or a --launches entry")
+    row.grid, row.block, row.source, row.no_launch = (1, 1, 1), dim3(block, "block"), ONE_CTA, why
+    row.block_from = ".reqntid" if fn.reqntid else ".maxntid"
+    row.reads_nctaid = reads_nctaid(fn)
+
+
+def reads_nctaid(fn) -> bool:
+    from .passes.launch_infer import LaunchRefused, reads_grid_size
+    try:
+        reads_grid_size(fn)
+    except LaunchRefused:
+        return True
+    return False
 
 
 class NotLaunchable(Exception):
@@ -159,22 +247,62 @@ def infer(fn):
         raise NotLaunchable(f"no launch given and none inferred: {e.reason}") from None
 
 
-def bind_values(fn, items, mode: str) -> dict:
-    """{parameter index: value}: the given arguments, plus (full mode) zeros
-    and conservative buffers for the parameters that are not control inputs."""
+def bind_values(fn, items, mode: str, zero_fill: bool = False, base: dict | None = None,
+                zero_filled: list | None = None) -> dict:
+    """{parameter index: value}: ``base`` (the launch file's) updated with
+    the given arguments; with ``zero_fill``, zero-filled buffers for pointer
+    parameters whose memory is a control input (their names are appended to
+    ``zero_filled``); plus (full mode) zeros and conservative buffers for the
+    parameters that are not control inputs."""
     from . import launcher
-    given = (launcher.normalise_args(fn, items) if isinstance(items, dict)
-             else launcher.parse_arg_strings(fn, items or []))
+    given = dict(base or {})
+    given.update(launcher.normalise_args(fn, items) if isinstance(items, dict)
+                 else launcher.parse_arg_strings(fn, items or []))
     ctl = launcher.control_params(fn)
     missing = [p.name for i, p in enumerate(fn.params)
                if i not in given and (ctl is None or p.name in ctl)]
-    if missing:
-        raise NotLaunchable("its control flow reads data the PTX does not hold: give "
-                            + ", ".join(f"--arg {fn.name}:{_short(fn, n)}=..." for n in missing))
+    fill = [n for n in missing if n in memory_params(fn)]
+    still = [n for n in missing if not (zero_fill and n in fill)]
+    if still:
+        raise NotLaunchable(missing_text(fn, still, fill if not zero_fill else []))
+    for i, p in enumerate(fn.params):
+        if zero_fill and p.name in fill:
+            given[i] = zero_buffer(fn)
+            if zero_filled is not None:
+                zero_filled.append(p.name)
     if mode == "full":
         for i, p in enumerate(fn.params):
             given.setdefault(i, placeholder(fn, p))
     return given
+
+
+def missing_text(fn, names: list, fillable: list) -> str:
+    text = ("its control flow reads data the PTX does not hold: give "
+            + ", ".join(f"--arg {fn.name}:{_short(fn, n)}=..." for n in names))
+    if fillable:
+        text += f" (or --zero-fill for {', '.join(_short(fn, n) for n in fillable)})"
+    return text
+
+
+def memory_params(fn) -> set:
+    """Pointer parameters whose memory the slice reads (its control inputs
+    ``SPACE:param P``; an unknown global/generic region: every pointer)."""
+    from .launcher import addr_bits, is_pointer_param
+    rep = fn.attrs.get("slice_report") or {}
+    names = set()
+    pointers = {p.name for p in fn.params if is_pointer_param(p, addr_bits(fn))}
+    for m in rep.get("control_inputs", {}).get("memory", []):
+        mo = re.search(r"param (\S+)", m)
+        if mo:
+            names.add(mo.group(1))
+        elif m.split(":", 1)[0] in ("global", "generic") and m.endswith("?"):
+            names |= pointers
+    return names & pointers
+
+
+def zero_buffer(fn):
+    from .backends.llvm.layout import seg_shift
+    return lazy_zeros(fn, 1 << seg_shift(fn.module))
 
 
 def _short(fn, name: str) -> str:
@@ -184,10 +312,9 @@ def _short(fn, name: str) -> str:
 
 def placeholder(fn, p):
     """A value for a parameter no control input reads (full mode)."""
-    from .backends.llvm.layout import seg_shift
     from .launcher import addr_bits, is_pointer_param
     if is_pointer_param(p, addr_bits(fn)):
-        return lazy_zeros(fn, 1 << seg_shift(fn.module))
+        return zero_buffer(fn)
     if p.dims:
         return bytes(p.size)
     return 0
@@ -205,18 +332,21 @@ def lazy_zeros(fn, nbytes: int):
     import platform
 
     import numpy as np
+
+    from .launcher import Scratch
     noreserve = MAP_NORESERVE if (platform.system() == "Linux" and
                                   platform.machine() in ("x86_64", "aarch64")) else 0
     try:
         mm = mmap.mmap(-1, nbytes, flags=mmap.MAP_PRIVATE | mmap.MAP_ANONYMOUS | noreserve)
-        return np.frombuffer(mm, np.uint8)
+        return np.frombuffer(mm, np.uint8).view(Scratch)
     except (OSError, ValueError, AttributeError):
         pass
     try:
-        return np.zeros(nbytes, np.uint8)
+        return np.zeros(nbytes, np.uint8).view(Scratch)
     except MemoryError:
         raise PtxcError(f"kernel {fn.name}: cannot reserve {nbytes} bytes of address space for "
-                        "a pointer argument of a full run; give the pointer arguments with --arg")
+                        "a pointer argument (full run or --zero-fill); give the pointer "
+                        "arguments with --arg")
 
 
 def precompile(module, rows: list, mode: str) -> dict:

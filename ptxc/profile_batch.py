@@ -107,6 +107,9 @@ def module_options(module, options: dict) -> dict | None:
             opts[key] = [k for k in opts[key] if k in names]
             if not opts[key]:
                 return None
+    if isinstance(opts.get("launch_file"), str):      # one launch file for the whole batch
+        from .launch_file import load_launches
+        opts["launch_file"] = load_launches(opts["launch_file"], module, skip_unknown=True)
     return opts
 
 

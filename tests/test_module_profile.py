@@ -119,9 +119,13 @@ def test_full_run_with_given_buffers_matches_numpy(infer_module):
 
 
 def test_hybrid_equals_full_for_every_inferred_launch(infer_module):
+    """And for the per-CTA rows of the kernels with no inferred launch."""
     hyb = profile_module(infer_module, mode="hybrid")
     full = profile_module(infer_module, mode="full")
-    assert [r.kernel for r in hyb.ran] == ["scale_lt", "unroll4", "wide64", "signed_idx"]
+    assert [r.kernel for r in hyb.ran if r.source == "inferred"] == ["scale_lt", "unroll4",
+                                                                      "wide64", "signed_idx"]
+    assert [r.kernel for r in hyb.ran if r.per_cta] == ["grid_stride", "store_first", "two_d",
+                                                        "no_reqntid"]
     for h, f in zip(hyb.rows, full.rows):
         assert (h.kernel, h.status, h.grid) == (f.kernel, f.status, f.grid)
         if h.status == RAN:
@@ -168,9 +172,8 @@ def test_csv_total_row_is_the_sum_of_the_rows(infer_module):
     for key in ("threads", "static_inst", "slice_inst", "dynamic_inst", "divergent_branch",
                 "executed_inst", "fp_inst", "dynamic_fp_inst", "class_load", "flop_count_sp"):
         assert float(total[key]) == sum_rows(kernels, key), key
-    ran = [r for r in kernels if r["status"] == RAN]
-    assert [r["launch"] for r in ran] == ["inferred"] * 4
-    assert all(r["note"].startswith("inferred from line ") for r in ran)
+    ran = [r for r in kernels if r["status"] == RAN and r["launch"] == "inferred"]
+    assert len(ran) == 4 and all(r["note"].startswith("inferred from line ") for r in ran)
     assert all(r["dynamic_inst"] == "" and r["note"] for r in kernels if r["status"] != RAN)
 
 
@@ -227,7 +230,7 @@ def test_xla_hybrid_equals_full(xla_module):
     """Every inferred launch of the module (52). Full runs get a zero-filled
     4 GiB mapping per pointer (only the touched pages cost memory); the
     slices read no data, so the counters do not depend on the contents."""
-    hyb = profile_module(xla_module, mode="hybrid")
+    hyb = profile_module(xla_module, mode="hybrid", per_cta=False)
     names = [r.kernel for r in hyb.ran]
     assert len(names) == 52 and set(XLA_GRIDS) <= set(names)
     full = profile_module(xla_module, mode="full", kernels=names)
@@ -238,7 +241,7 @@ def test_xla_hybrid_equals_full(xla_module):
 
 @needs_xla
 def test_xla_module_profile_lists_every_kernel(xla_module):
-    mp = profile_module(xla_module)
+    mp = profile_module(xla_module, per_cta=False)
     assert len(mp.rows) == len(xla_module.kernels) == 109
     by = {r.kernel: r for r in mp.rows}
     assert by["fusion_53"].status == RAN and by["fusion_53"].grid == (155, 1, 1)
@@ -259,8 +262,9 @@ def test_cli_text_names_inferred_launches_and_reasons():
     assert "inferred launches (4):" in r.output
     assert ("scale_lt: line 35: setp.gt.u32 %r1, 999: index 128*%ctaid.x + 1*%tid.x < 1000, "
             "grid = ceil(1000/128) = 8") in r.output
-    assert "not launched (5):" in r.output and "two_d: no launch given" in r.output
-    assert "total (4 of 9 ran)" in r.output
+    assert "not launched (1):" in r.output and "param_bound: its control flow" in r.output
+    assert "per-CTA rows (4):" in r.output and "two_d: block .reqntid 16x16x1" in r.output
+    assert "total (8 of 9 ran, 4 per-CTA rows: counters of one CTA)" in r.output
 
 
 def test_cli_json_and_explicit_launch():
@@ -270,7 +274,9 @@ def test_cli_json_and_explicit_launch():
     d = json.loads(r.output)
     (k,) = d["kernels"]
     assert k["launch"] == {"source": "explicit", "grid": [4, 1, 1], "block": [128, 1, 1],
-                           "inferred_from": None}
+                           "inferred_from": None, "per_cta": False, "one_cta": None,
+                           "block_from": None, "file": None, "inputs": "given",
+                           "zero_filled": []}
     assert d["total"]["thread_inst_executed"] == k["profile"]["thread_inst_executed"]
 
 

@@ -295,3 +295,29 @@ def test_xla_copies_serial_equals_parallel(tmp_path):
     assert one["kernels"] == 109 and d["total"]["kernels_run"] == 2 * one["kernels_run"]
     for name in TOTALS:
         assert d["total"][name] == 2 * one[name]
+
+
+def test_one_launch_file_for_a_batch(batch_dir, tmp_path):
+    """Each module takes the entries for the kernels it has: odd_scale
+    (profile_batch.cu, .reqntid 64) gets grid 3 from the file instead of its
+    inferred 5; launch_infer.ptx's kernels are not named and keep theirs."""
+    lf = tmp_path / "launches.json"
+    lf.write_text(json.dumps([{"kernel": "odd_scale", "grid": 3}]))
+    code, out, _ = serial("--format=json", "--launches", lf, BATCH, INFER)
+    assert code == 0
+    mods = json.loads(out)["modules"]
+    k = {k["kernel"]: k for k in mods[0]["kernels"]}
+    assert k["odd_scale"]["launch"]["grid"] == [3, 1, 1]
+    assert k["tri_loop"]["launch"]["grid"] == [4, 1, 1]
+    assert all(k["status"] == "ran" for k in mods[1]["kernels"] if k["launch"]["source"] == "inferred")
+
+
+def test_a_launch_file_kernel_no_module_has_is_an_error(batch_dir, tmp_path):
+    lf = tmp_path / "launches.csv"
+    lf.write_text("kernel,grid\nnosuch,2\n")
+    code, _, err = serial("--launches", lf, BATCH, INFER)
+    assert code == 1 and "no module has a kernel named 'nosuch'" in err
+    bad = tmp_path / "bad.json"
+    bad.write_text("[{\"kernel\": 1}")
+    code, _, err = serial("--launches", bad, BATCH, INFER)
+    assert code == 1 and "bad.json" in err
