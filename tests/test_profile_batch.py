@@ -121,7 +121,10 @@ def test_grand_total_is_the_sum_of_the_modules(batch_dir):
                                for k in ran)
     assert (t["modules"], t["modules_failed"]) == (4, 1)
     assert t["kernels"] == sum(len(m["kernels"]) for m in good) == 9 + 2 + 2
-    assert t["kernels_run"] == len(ran) == 4 + 2          # branchy has no .reqntid
+    # launch_infer.ptx: 4 inferred launches + 4 per-CTA rows (param_bound's bound
+    # is a parameter nobody gave); z_batch: 2 inferred; branchy has neither
+    # .reqntid nor .maxntid, so its 2 kernels get no per-CTA row
+    assert t["kernels_run"] == len(ran) == 4 + 4 + 2
     # METRICS.md: branch_efficiency = 100 (branch - divergent) / branch, over the sums
     assert t["branch_efficiency"] == pytest.approx(
         100 * (t["branch"] - t["divergent_branch"]) / t["branch"], abs=1e-6)
@@ -179,7 +182,7 @@ def test_text_lists_rows_totals_and_errors(batch_dir):
     assert any(line.split()[:2] == [f"{batch_dir}/a/z_batch.ptx", "tri_loop"] for line in lines)
     assert any(line.startswith(f"{batch_dir}/b/bad.ptx") and "(module failed)" in line
                for line in lines)
-    assert any(line.startswith("(grand total)") and "4 modules, 1 failed; 6 of 13 ran" in line
+    assert any(line.startswith("(grand total)") and "4 modules, 1 failed; 10 of 13 ran" in line
                for line in lines)
     assert "module errors (1):" in out and f"  {batch_dir}/b/bad.ptx:2:1: error" in out
     assert code == 1 and err.splitlines()[-1] == (
@@ -239,7 +242,7 @@ def test_sqlite_report(batch_dir, tmp_path):
     d = json.loads(out)
     db = sqlite3.connect(db_path)
     meta = dict(db.execute("SELECT key, value FROM meta"))
-    assert (meta["modules"], meta["modules_failed"], meta["kernels_run"]) == ("4", "1", "6")
+    assert (meta["modules"], meta["modules_failed"], meta["kernels_run"]) == ("4", "1", "10")
     mods = db.execute("SELECT file, status, error, thread_inst_executed FROM modules "
                       "ORDER BY id").fetchall()
     assert [m[1] for m in mods] == ["ok", "ok", "error", "ok"]
