@@ -104,7 +104,7 @@ def printf_text(report: dict) -> str:
         records = (fc.get("dynamic") or {}).get("printf") or []
         if records:
             out.append(f"--- device printf output of {name} ({len(records)} records) ---\n")
-            out.extend(records)
+            out.extend(r.encode("utf-8", "surrogateescape").decode("utf-8", "replace") for r in records)
     return "".join(out)
 
 

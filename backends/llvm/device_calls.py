@@ -92,7 +92,8 @@ class DeviceOutput:
         return sorted(rs, key=lambda r: (r.cta, r.seq, r.lane))
 
     def printf(self, last_cta: int | None = None) -> list[str]:
-        return [r.render().decode("utf-8", "replace") for r in self.ordered(last_cta)
+        """The formatted records (bytes that are not UTF-8 as surrogate escapes)."""
+        return [r.render().decode("utf-8", "surrogateescape") for r in self.ordered(last_cta)
                 if r.kind == KIND_VPRINTF]
 
     def assertions(self, last_cta: int | None = None) -> list[str]:

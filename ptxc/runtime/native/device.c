@@ -69,8 +69,12 @@ EXPORT cudaError_t cudaDriverGetVersion(int *v)
 EXPORT cudaError_t cudaRuntimeGetVersion(int *v) { return cudaDriverGetVersion(v); }
 
 /* launches run to completion: there is never anything to wait for */
-EXPORT cudaError_t cudaDeviceSynchronize(void) { return set_error(capture_sync(NULL, 1)); }
-EXPORT cudaError_t cudaDeviceReset(void) { return cudaSuccess; }
+EXPORT cudaError_t cudaDeviceSynchronize(void)
+{
+    cudaError_t c = capture_sync(NULL, 1);
+    return set_error(c ? c : device_sync());     /* device_sync: devout.c */
+}
+EXPORT cudaError_t cudaDeviceReset(void) { device_reset(); return cudaSuccess; }
 EXPORT cudaError_t cudaDeviceSetCacheConfig(int c) { (void)c; return cudaSuccess; }
 EXPORT cudaError_t cudaDeviceGetCacheConfig(int *c) { if (c) *c = 0; return cudaSuccess; }
 EXPORT cudaError_t cudaDeviceSetSharedMemConfig(int c) { (void)c; return cudaSuccess; }
