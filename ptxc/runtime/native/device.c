@@ -66,7 +66,17 @@ EXPORT cudaError_t cudaDriverGetVersion(int *v)
     *v = CUDART_VERSION;
     return cudaSuccess;
 }
-EXPORT cudaError_t cudaRuntimeGetVersion(int *v) { return cudaDriverGetVersion(v); }
+EXPORT cudaError_t cudaRuntimeGetVersion(int *v)
+{
+#if defined(PTXC_CUDART_MAJOR) && PTXC_CUDART_MAJOR == 12
+    if (!v)                /* the libcudart.so.12 build (build_shim.py) */
+        return set_error(cudaErrorInvalidValue);
+    *v = 12080;
+    return cudaSuccess;
+#else
+    return cudaDriverGetVersion(v);
+#endif
+}
 
 /* launches run to completion: there is never anything to wait for */
 EXPORT cudaError_t cudaDeviceSynchronize(void)
