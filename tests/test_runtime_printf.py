@@ -129,25 +129,48 @@ def test_out_of_bounds_on_error(apps):
     assert strict.returncode == 1 and "device assertion failed" in strict.proc.stderr
 
 
-def test_cuda12_application(tmp_path, apps):
-    """An application linked against libcudart.so.12 (its references name
-    version node libcudart.so.12): linked here against ptxc's CUDA 12 shim,
-    which has that soname and node; it runs and prints what the CUDA 13
-    build of the same source prints."""
+def link_cuda12(tmp_path, name: str) -> str:
+    """APP built from tests/cuda_apps/NAME.cu linked against ptxc's CUDA 12
+    shim, which has soname and version node libcudart.so.12: the executable
+    needs libcudart.so.12 and names that node, as one linked with CUDA 12."""
     if nvcc() is None:
         pytest.skip("needs nvcc")
-    obj = tmp_path / "app.o"
-    subprocess.run([nvcc(), "-c", "-arch=sm_90", os.path.join(APPS, "device_printf.cu"), "-o", str(obj)],
+    obj = tmp_path / f"{name}.o"
+    subprocess.run([nvcc(), "-c", "-arch=sm_90", os.path.join(APPS, f"{name}.cu"), "-o", str(obj)],
                    check=True, capture_output=True)
-    libdir = tmp_path / "lib"
+    libdir = tmp_path / f"lib-{name}"
     libdir.mkdir()
     os.symlink(shim.library_path(12), libdir / "libcudart.so")
-    app = tmp_path / "app12"
+    app = tmp_path / f"{name}12"
     subprocess.run([shutil.which("g++") or "c++", str(obj), f"-L{libdir}", "-lcudart", "-o", str(app)],
                    check=True, capture_output=True)
     (libdir / "libcudart.so").unlink()
     dyn = subprocess.run(["readelf", "-dW", "--dyn-syms", str(app)], capture_output=True, text=True).stdout
     assert "[libcudart.so.12]" in dyn and "@libcudart.so.12" in dyn
-    run = run_ptxc(str(app), mode="full")
+    assert "libcudart.so.13" not in dyn
+    return str(app)
+
+
+def test_cuda12_application(tmp_path, apps):
+    """A CUDA 12 application runs and prints what the CUDA 13 build of the
+    same source prints."""
+    app = link_cuda12(tmp_path, "device_printf")
+    run = run_ptxc(app, mode="full")
     assert run.returncode == 0, run.proc.stderr
     assert run.proc.stdout == run_ptxc(apps.build("device_printf"), mode="full").proc.stdout
+
+
+def test_cuda12_device_properties(tmp_path):
+    """cudaGetDeviceProperties_v2 fills CUDA 12's cudaDeviceProp: the values
+    are those of the H100 model (ptxc/runtime/gpus.py), read at CUDA 12's
+    offsets (clockRate and memoryClockRate exist only there);
+    cudaRuntimeGetVersion says 12080 and cudaThreadSynchronize works."""
+    from ptxc.runtime import gpus
+    g = gpus.model("h100")
+    run = run_ptxc(link_cuda12(tmp_path, "cuda12_props"), mode="full")
+    assert run.returncode == 0, run.proc.stderr
+    assert run.proc.stdout == (
+        f"props: cudaSuccess runtime=12080 name={g.name} cc={g.major}.{g.minor} sms={g.sm_count} "
+        f"clock={g.clock_khz} memclock={g.mem_clock_khz} l2={g.l2_size} "
+        f"blocks/sm={g.max_blocks_per_sm} optin={g.shared_per_block_optin} unifiedFunctionPointers=0\n"
+        "hello from CUDA 12 block 0\nhello from CUDA 12 block 1\nsync: cudaSuccess\n")

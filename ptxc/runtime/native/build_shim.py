@@ -20,8 +20,8 @@ An application linked against CUDA 12 needs ``libcudart.so.12`` and names
 version node ``libcudart.so.12`` (same function names). A version node is
 one per symbol, so the CUDA 12 library is a second build of the same
 sources (``major=12``: soname and node ``libcudart.so.12``,
-cudaRuntimeGetVersion 12080, and stubs for the CUDA 12 names of
-CUDA12_ONLY).
+cudaRuntimeGetVersion 12080, and the CUDA 12 names of CUDA12_ONLY:
+device12.c's CUDA 12 cudaGetDeviceProperties_v2, stubs for the others).
 """
 from __future__ import annotations
 
@@ -31,15 +31,16 @@ import subprocess
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 SOURCES = ("conn.c", "memory.c", "register.c", "device.c", "stream.c", "errors.c", "graph.c",
-           "graph_api.c", "graph_exec.c", "capture.c", "stream_attr.c", "devout.c")
+           "graph_api.c", "graph_exec.c", "capture.c", "stream_attr.c", "devout.c", "device12.c")
 SONAME = "libcudart.so.13"
 VERSION_NODE = "libcudart.so.13"
 MAJORS = (13, 12)       # CUDA 12 applications: the same library as libcudart.so.12 (below)
 # names a CUDA 12 application may reference that CUDA 13 no longer exports:
-# unsupported calls (a clear message) rather than a loader error
+# device12.c implements the first three, the others are unsupported calls (a
+# clear message rather than a loader error)
 CUDA12_ONLY = ("cudaGetDeviceProperties_v2", "cudaThreadSynchronize", "cudaThreadExit",
                "cudaThreadGetLimit", "cudaThreadSetLimit", "cudaThreadGetCacheConfig",
-               "cudaThreadSetCacheConfig", "cudaGetDeviceProperties_v2_ptsz")
+               "cudaThreadSetCacheConfig")
 BASE_COMPILE_ARGS = ["-O2", "-fvisibility=hidden", "-Wall", "-Wno-unused-parameter"]
 TAG = "ptxc-shim-source:"
 
