@@ -132,6 +132,7 @@ def run_app(argv: list[str], options: Options, err=None) -> Result:
     meta = {"application": " ".join(argv), "pid": session.pid or proc.pid, "mode": options.mode,
             "gpu": options.gpu.name, "exit_status": status, "stopped": session.stopped,
             "unsupported_call": session.unsupported, "elapsed_s": round(elapsed, 6),
+            "device_error": session.faults[0].summary() if session.faults else None,
             "launches": len(session.launches),
             "memory_counters": options.memory_counters,
             "bank_bytes": options.bank_bytes if options.memory_counters else None}

@@ -44,6 +44,10 @@ class Fault:
     message: str                # ptxc's one-line diagnostic
     assertions: list
 
+    def summary(self) -> str:
+        """One line for the report's meta table."""
+        return f"{NAMES[self.code]} ({self.code}): {self.message}"
+
     def stderr_text(self, err: PtxcError) -> bytes:
         """What the application's stderr gets: the GPU's assertion lines,
         then ptxc's diagnostic (prefixed ``ptxc:``) and the error it returns."""
