@@ -94,7 +94,18 @@ def render_text(report: dict) -> str:
     lines.append("  " + _detail(t))
     if report.get("note"):
         lines.append(f"  note: {report['note']}")
-    return "\n".join(lines) + "\n"
+    return "\n".join(lines) + "\n" + printf_text(report)
+
+
+def printf_text(report: dict) -> str:
+    """The launch's device printf output, after the report (docs/launch.md)."""
+    out = []
+    for name, fc in report["functions"].items():
+        records = (fc.get("dynamic") or {}).get("printf") or []
+        if records:
+            out.append(f"--- device printf output of {name} ({len(records)} records) ---\n")
+            out.extend(r.encode("utf-8", "surrogateescape").decode("utf-8", "replace") for r in records)
+    return "".join(out)
 
 
 def render_csv(report: dict, columns: tuple = CSV_COLUMNS) -> str:

@@ -18,7 +18,9 @@ Closure rules, applied to each instruction the first time it is kept:
    return variable keeps the callee's ``st.param`` to that return parameter
    (Horwitz-Reps-Binkley parameter edges, context-insensitive);
 4. an external call that is kept for its result or its memory effect keeps
-   all of its arguments (and the memory it may read).
+   all of its arguments (and the memory it may read); so does every kept
+   ``vprintf`` / ``__assertfail`` / ``__assert_fail``: what they print is
+   host-visible output (docs/runtime.md).
 
 Each instruction, bucket and parameter edge is processed once: O(size of the
 universe + its uses + its accesses).
@@ -30,6 +32,8 @@ from ptxc import ir
 from .slice_access import GENERIC, Access
 from .slice_calls import CallSite, decode_call
 from .slice_memory import HEAP_EXTERNS, PURE_EXTERNS, MemoryIndex
+
+HOST_OUTPUT = ("vprintf", "__assertfail", "__assert_fail")   # calls whose arguments are printed
 
 class Slicer:
     """The slice of one universe (a kernel and the functions it can reach)."""
@@ -100,7 +104,10 @@ class Slicer:
     def _visit(self, ins) -> None:
         for v in ins.operand_values():
             self.keep_value(v)
-        if ins.info is None or not ins.info.reads_mem or ins.opcode == "call":
+        if ins.opcode == "call":
+            self._host_output(ins)
+            return
+        if ins.info is None or not ins.info.reads_mem:
             return
         fn = ins.block.function
         for acc in self.facts.reads(ins):
@@ -186,6 +193,15 @@ class Slicer:
                     self.keep(ins)
         if self.program.is_external(site):
             self._extern_result(site)
+
+    def _host_output(self, call) -> None:
+        """A kept ``vprintf`` / ``__assertfail`` prints what its arguments
+        point to (the format, the argument buffer in .local memory, strings):
+        keep its arguments and every write that a generic read may see."""
+        site = decode_call(call)
+        if site.callee_name in HOST_OUTPUT and self.program.is_external(site):
+            self._extern_effect(site)
+            self.keep_all(self.memory.writers(call, Access("r", GENERIC), call.block.function))
 
     def _extern_effect(self, site: CallSite) -> None:
         """A kept external call's memory writes depend on all its arguments."""

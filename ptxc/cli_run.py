@@ -3,7 +3,7 @@
     ptxc run [--mode hybrid|full] [--gpu MODEL] [--report FILE.sqlite]
              [--format text|csv|json] [-o FILE] [--ptx FILE] [--keep-ptx DIR]
              [--memory-counters [--bank-bytes 4|8]] [--max-steps N] [--threads N]
-             -- ./app args...
+             [--on-error stop|cuda] -- ./app args...
 
 The application's output is its own; ptxc's summary goes to stderr (or to
 ``-o FILE``). Exit status: the application's, or 1 when ptxc stopped it.
@@ -44,9 +44,13 @@ FORMAT_CHOICES = ("text", "csv", "json")
               help="Step budget per warp and launch (block executions).")
 @click.option("--threads", type=click.IntRange(min=1), default=None, metavar="N",
               help="Worker threads per launch (default: all cores).")
+@click.option("--on-error", type=click.Choice(("stop", "cuda")), default=None,
+              help="Device faults: 'cuda' returns every one (assert, trap, bad access) to the "
+                   "application as its CUDA error; 'stop' ends the run at any. Default: "
+                   "assert and trap are CUDA errors, bad accesses stop the run.")
 @click.argument("argv", nargs=-1, type=click.UNPROCESSED, required=True, metavar="-- APP [ARGS]...")
 def run_command(mode, gpu, report_path, fmt, output, ptx, keep_ptx, memory_counters, bank_bytes,
-                max_steps, threads, argv):
+                max_steps, threads, on_error, argv):
     """Run a CUDA application (built with `nvcc -cudart shared`) on the CPU
     and profile every kernel launch."""
     from .runtime import gpus, report
@@ -61,7 +65,7 @@ def run_command(mode, gpu, report_path, fmt, output, ptx, keep_ptx, memory_count
         raise click.UsageError("--bank-bytes only applies with --memory-counters")
     options = Options(mode=mode, gpu=gpus.model(gpu), max_steps=max_steps, threads=threads,
                       ptx=ptx, keep_ptx=keep_ptx, memory_counters=memory_counters,
-                      bank_bytes=int(bank_bytes or 4))
+                      bank_bytes=int(bank_bytes or 4), on_error=on_error)
     result = run_app(argv, options)
     launches = result.session.launches
     if report_path:

@@ -499,9 +499,12 @@ def run_compiled(c, fn, grid, block, params, segments, shared_bytes, max_steps, 
     except RunError as e:
         sizes = space_sizes(run, segment_names or {})
         sizes["shift"] = c.plan.shift
-        raise run_error(c, fn, grid, block, e, max_steps, sizes) from None
+        err = run_error(c, fn, grid, block, e, max_steps, sizes, run.output.assertions(e.cta))
+        device_fault(err, e.code, run.output.printf(e.cta), run.output.assertions(e.cta))
+        raise err from None
     t2 = time.perf_counter()
     prof = build_profile(c, counts, run.per_cta, fn, c.mode, grid, block)
+    prof.printf = run.output.printf()
     prof.timings = {"compile": compile_s, "run": t2 - t1, "cta_classes": t_classes, **c.timings}
     prof.ctas_launched, prof.ctas_run, prof.cta_equivalence = run.nctas, run.ctas_run, note
     return prof
@@ -615,14 +618,24 @@ def compile_launches(module, launches, mode: str) -> dict:
     return spent
 
 
+def device_fault(err: PtxcError, code: int, printf: list, assertions: list) -> None:
+    """Attach to a run-time error what a CUDA runtime needs to turn it into
+    the GPU's error (ptxc/runtime): the executor's error code
+    (``err.device_code``, layout.ERR_*), the printf records of the launch up
+    to the failing CTA (``err.printf``) and the failed assertions' lines
+    (``err.assertions``)."""
+    err.device_code, err.printf, err.assertions = code, printf, assertions
+
+
 ERR_TEXT = {1: "out-of-bounds access", 2: "misaligned access", 5: "trap",
             6: "not supported yet", 4: "reconvergence stack overflow",
             12: "free() of an address malloc did not return",
             13: "stopped: another CTA of the cooperative launch failed, or no CTA made progress "
-                "(a grid-wide wait that never ends)"}
+                "(a grid-wide wait that never ends)",
+            14: "device assertion failed"}
 
 
-def run_error(c, fn, grid, block, e, max_steps, run_sizes=None) -> PtxcError:
+def run_error(c, fn, grid, block, e, max_steps, run_sizes=None, assertions=()) -> PtxcError:
     from .backends.llvm import layout as Lo
     from .errors import SrcLoc
     plan = c.plan
@@ -653,6 +666,8 @@ def run_error(c, fn, grid, block, e, max_steps, run_sizes=None) -> PtxcError:
         text += f" at line {loc.line} ({ins.full_opcode})"
     if e.code in (Lo.ERR_OOB, Lo.ERR_MISALIGNED, Lo.ERR_BAD_FREE):
         text += f", address 0x{e.addr:x}{describe_address(e.addr, ins, run_sizes)}"
+    if e.code == Lo.ERR_ASSERT and assertions:
+        text += f": {assertions[0].strip()}"
     if inst.parent is not None:
         text += f" in {inst.fn.name} called from line {inst.call.loc.line}"
     return PtxcError(text, SrcLoc(loc.file, loc.line, loc.col) if loc else None)

@@ -52,6 +52,7 @@ class Profile:
     ctas_launched: int = 0
     ctas_run: int = 0
     cta_equivalence: str = ""
+    printf: list = field(default_factory=list)   # device printf output, one str per call and lane (docs/launch.md)
 
     @property
     def branch_efficiency(self) -> float:
@@ -91,6 +92,8 @@ class Profile:
         d["ctas_run"] = self.ctas_run
         d["cta_equivalence"] = self.cta_equivalence
         d["memory_counters"] = self.memory_counters
+        if self.printf:
+            d["printf"] = list(self.printf)
         if self.memory_counters:
             from .memreport import memory_rows
             d["memory"] = self.memory

@@ -60,7 +60,8 @@ def test_exports_list():
     assert {"cudaMalloc", "__cudaRegisterFatBinary", "__cudaLaunchKernel", "cudaGraphCreate"} <= set(names)
     implemented = exported_in_sources()
     assert len(implemented) > 100
-    assert implemented <= set(names), implemented - set(names)
+    cuda12 = set(shim.build_module().CUDA12_ONLY)     # exported by the libcudart.so.12 build only
+    assert implemented <= set(names) | cuda12, implemented - set(names) - cuda12
 
 
 def dynamic_symbols(path: str) -> dict:
@@ -91,12 +92,34 @@ def test_shim_exports_every_name_with_version(built_shim):
         assert syms[n][1] == "libcudart.so.13", n
     assert set(syms) - set(names) == {"libcudart.so.13"}       # the version node itself
     strong = {n for n, (kind, _) in syms.items() if kind == "T"}
-    assert exported_in_sources() <= strong                      # implemented beat the stubs
+    cuda12 = set(shim.build_module().CUDA12_ONLY)
+    assert exported_in_sources() - cuda12 <= strong             # implemented beat the stubs
+    assert not cuda12 & set(syms)                               # CUDA 12 names: not in 13
     assert syms["cudaDeviceEnablePeerAccess"][0] == "W"         # a stub
     readelf = shutil.which("readelf")
     if readelf:
         dyn = subprocess.run([readelf, "-d", built_shim], capture_output=True, text=True).stdout
         assert "Library soname: [libcudart.so.13]" in dyn
+
+
+def test_cuda12_shim_exports(tmp_path):
+    """The libcudart.so.12 build: the same names (plus CUDA12_ONLY) in
+    version node libcudart.so.12, soname libcudart.so.12; device12.c's
+    functions are real definitions, the other CUDA 12 names stubs."""
+    if not (shutil.which(os.environ.get("CC", "cc")) and shutil.which("nm")):
+        pytest.skip("needs a C compiler and nm")
+    mod = shim.build_module()
+    lib = mod.compile_shared(str(tmp_path / "libptxc_cudart12.so"), major=12)
+    syms = dynamic_symbols(lib)
+    names = set(mod.export_names()) | set(mod.CUDA12_ONLY)
+    assert set(syms) - names == {"libcudart.so.12"}
+    assert {v for n, (_, v) in syms.items() if n in names} == {"libcudart.so.12"}
+    assert syms["cudaGetDeviceProperties_v2"][0] == "T" and syms["cudaThreadSynchronize"][0] == "T"
+    assert syms["cudaThreadSetLimit"][0] == "W"
+    readelf = shutil.which("readelf")
+    if readelf:
+        dyn = subprocess.run([readelf, "-d", lib], capture_output=True, text=True).stdout
+        assert "Library soname: [libcudart.so.12]" in dyn
 
 
 def test_installed_shim_matches_sources(built_shim):

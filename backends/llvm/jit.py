@@ -65,8 +65,10 @@ def llvm():
         b.initialize_native_target()
         b.initialize_native_asmprinter()
         from . import coop, heap
+        from .device_calls import register
         heap.register_symbols(b)
         coop.register_symbols(b)
+        register(b)                 # vprintf / __assertfail reach Python (device_calls.py)
         _llvm = b
     return _llvm
 

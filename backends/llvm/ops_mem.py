@@ -442,20 +442,6 @@ def zero_past(cg, v: str, chunk: int, src_size: str, off: int) -> str:
     return f.val(f"and <32 x {lt}> {v}, {mask}")
 
 
-def builtin_return_zero(cg, call_node) -> None:
-    """A builtin call (vprintf) whose only effect is a 0 return value."""
-    rets, _, _ = decode_call(call_node.call)
-    saved = cg.cur
-    cg.cur = call_node.call
-    for r in rets:
-        if isinstance(r, ir.Sym):
-            placed = cg.plan.resolve(cg.inst, cg.cur, r.name)
-            store_static(cg, placed, "zeroinitializer", "b32")
-        elif isinstance(r, ir.Value):
-            cg.write(r, "zeroinitializer", "b32")
-    cg.cur = saved
-
-
 # ---------------------------------------------------- call parameters
 def reg_param_pairs(cg, callee, actual, formal) -> list:
     """(actual operand, callee register Var) pairs of a .reg parameter; a vector

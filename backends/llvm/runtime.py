@@ -19,7 +19,9 @@ import numpy as np
 from ptxc import ir
 from ptxc.types import TYPE_SIZES
 
+from . import device_calls
 from . import layout as Lo
+from .device_calls import DeviceOutput
 
 
 MAX_PER_CTA = 1 << 24          # larger grids report no per-CTA statistics (memory)
@@ -110,6 +112,7 @@ class Launch:
         self.per_cta = np.zeros(2 * self.nctas, dtype=np.int64) if per_cta else None
         self.L = self._launch_state(dyn_shared, max_steps)
         self.seg_template = self._segments()
+        self.output = DeviceOutput(plan.shift)     # printf records, failed assertions
 
     # ---------------------------------------------------------- structs
     def _launch_state(self, dyn_shared: int, max_steps: int) -> np.ndarray:
@@ -140,8 +143,12 @@ class Launch:
         With ``classes`` (passes.cta_classes.CtaClasses: CTAs that execute
         identically) run one representative per class and weight its
         counters by the class size; per-CTA numbers are copied to the members."""
-        if classes is not None:
-            return self._run_classes(classes)
+        with device_calls.active(ptr(self.L), self.output):
+            if classes is not None:
+                return self._run_classes(classes)
+            return self._run_all()
+
+    def _run_all(self) -> np.ndarray:
         self.ctas_run = self.nctas
         if self.grid_ws is not None:
             return self._run_cooperative()

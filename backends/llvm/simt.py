@@ -322,14 +322,12 @@ class SimtMixin:
         else:
             self.cur = node.call
             why = self.plan.no_callee.get(id(node.call), "call")
-            if why in ("builtin __assertfail", "builtin __assert_fail"):
-                self.fail_if(self.emi, Lo.ERR_TRAP, "zeroinitializer")
+            if why in ("builtin vprintf", "builtin __assertfail", "builtin __assert_fail"):
+                from .ops_builtin import device_call
+                self.lower(node.call, device_call, node, why.split()[1])
             elif why in ("builtin malloc", "builtin free"):
                 from .ops_heap import builtin_heap
                 builtin_heap(self, node, why.split()[1])
-            elif why == "builtin vprintf":
-                from .ops_mem import builtin_return_zero
-                builtin_return_zero(self, node)
             else:
                 self.unsupported(node.call, why)
             return self.goto(node.next.id)

@@ -58,8 +58,9 @@ def check_linkage(path: str) -> None:
     origin = os.path.dirname(os.path.abspath(path))
     for d in info.rpath:
         d = d.replace("$ORIGIN", origin).replace("${ORIGIN}", origin)
-        if os.path.exists(os.path.join(d, shim.SONAME)):
-            raise PtxcError(f"{path} has a DT_RPATH ({d}) holding the real {shim.SONAME}, which "
+        real = [n for n in info.needed if n.startswith("libcudart.so")] or [shim.SONAME]
+        if os.path.exists(os.path.join(d, real[0])):
+            raise PtxcError(f"{path} has a DT_RPATH ({d}) holding the real {real[0]}, which "
                             f"the loader would take before ptxc's; relink it without that rpath "
                             f"or with -Wl,--enable-new-dtags (a DT_RUNPATH)")
 
@@ -104,7 +105,8 @@ def run_app(argv: list[str], options: Options, err=None) -> Result:
     parent, child = socket.socketpair(socket.AF_UNIX, socket.SOCK_STREAM)
     try:
         env = dict(os.environ)
-        libdir = shim.library_dir(work)
+        info = elfinfo.read(program)
+        libdir = shim.library_dir(work, shim.needed_majors(info.needed) if info else ())
         env["LD_LIBRARY_PATH"] = libdir + (":" + env["LD_LIBRARY_PATH"]
                                            if env.get("LD_LIBRARY_PATH") else "")
         env[FD_ENV] = str(child.fileno())
@@ -130,6 +132,7 @@ def run_app(argv: list[str], options: Options, err=None) -> Result:
     meta = {"application": " ".join(argv), "pid": session.pid or proc.pid, "mode": options.mode,
             "gpu": options.gpu.name, "exit_status": status, "stopped": session.stopped,
             "unsupported_call": session.unsupported, "elapsed_s": round(elapsed, 6),
+            "device_error": session.faults[0].summary() if session.faults else None,
             "launches": len(session.launches),
             "memory_counters": options.memory_counters,
             "bank_bytes": options.bank_bytes if options.memory_counters else None}

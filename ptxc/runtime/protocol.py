@@ -27,7 +27,7 @@ OP_SYMBOL = 5
 OP_MALLOC = 6
 OP_REMAP = 7
 OP_FREE = 8
-OP_LAUNCH = 9
+OP_LAUNCH = 9              # reply: runtime/faults.launch_reply
 LAUNCH_COOPERATIVE = 1     # OP_LAUNCH flag: cudaLaunchCooperativeKernel
 OP_UNSUPPORTED = 10
 

@@ -7,7 +7,10 @@ kernel's module memory; in hybrid mode with the ``effects`` slice (the
 branch slice plus everything that writes memory the host can observe), so
 that output buffers are those of a full run. A PtxcError during a launch
 (out-of-bounds access, step budget, unsupported instruction, bad PTX) stops
-the run: ptxc prints it and the shim exits the application.
+the run: ptxc prints it and the shim exits the application; a failed device
+assertion or a trap (any device fault with ``--on-error=cuda``) is a CUDA
+error instead (faults.py). A launch reply carries the launch's device
+printf output (faults.launch_reply).
 """
 from __future__ import annotations
 
@@ -17,6 +20,7 @@ from dataclasses import dataclass, field
 
 from ptxc.errors import PtxcError
 
+from . import faults
 from . import protocol as P
 from .devmem import DeviceMemory
 from .modules import Registry
@@ -35,6 +39,7 @@ class Options:
     keep_ptx: str | None = None
     memory_counters: bool = False    # coalescing / bank-conflict counters (docs/metrics.md)
     bank_bytes: int = 4
+    on_error: str | None = None      # device faults: 'stop', 'cuda', None = faults.DEFAULT
 
 
 @dataclass
@@ -66,6 +71,7 @@ class Session:
     unsupported: str | None = None    # the unsupported call the application made
     _pending: list = field(default_factory=list)
     heap: object = None               # the device heap of malloc/free (made at first use)
+    faults: list = field(default_factory=list)   # device faults returned as CUDA errors (faults.py)
 
     def __post_init__(self):
         self.registry = Registry(self.devmem, self.options.gpu.sm, self.options.ptx,
@@ -203,11 +209,19 @@ class Session:
         try:
             record = self.run_launch(k, fn, grid, block, shared, stream, params,
                                      cooperative=bool(flags & P.LAUNCH_COOPERATIVE))
+        except PtxcError as e:
+            fault = faults.as_cuda_error(e, self.options.on_error)
+            if fault is None:
+                raise
+            self.faults.append(fault)
+            self.channel.reply(0, faults.launch_reply(fault.code, e.printf,
+                                                      fault.stderr_text(self.registry.with_source_line(e))))
+            return
         finally:
             if self.progress:
                 self.progress.end()
         self.launches.append(record)
-        self.channel.reply(0)
+        self.channel.reply(0, faults.launch_reply(0, record.profile.printf))
 
     def check_config(self, fn, grid, block, shared) -> int:
         """The cudaError_t a GPU would give this configuration (0: fine)."""

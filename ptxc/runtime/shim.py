@@ -22,6 +22,11 @@ HERE = os.path.dirname(os.path.abspath(__file__))
 NATIVE = os.path.join(HERE, "native")
 LIBRARY = "libptxc_cudart.so"
 SONAME = "libcudart.so.13"
+MAJORS = (13, 12)         # libcudart.so.N the shim can stand in for (12: built on demand)
+
+
+def library_name(major: int = 13) -> str:
+    return LIBRARY if major == 13 else f"libptxc_cudart{major}.so"
 
 
 @functools.lru_cache(maxsize=None)
@@ -34,7 +39,10 @@ def build_module():
     return mod
 
 
-def library_path() -> str:
+def library_path(major: int = 13) -> str:
+    """The shim for applications that need libcudart.so.``major``."""
+    if major != 13:
+        return cached_build(major)
     explicit = os.environ.get("PTXC_SHIM")
     if explicit:
         if not os.path.isfile(explicit):
@@ -52,18 +60,18 @@ def library_path() -> str:
         raise
 
 
-def cached_build() -> str:
+def cached_build(major: int = 13) -> str:
     if not os.path.isdir(NATIVE):
         raise PtxcError("this ptxc installation has no CUDA runtime shim; reinstall it with pip")
     base = os.environ.get("XDG_CACHE_HOME") or os.path.join(os.path.expanduser("~"), ".cache")
     out_dir = os.path.join(base, "ptxc", f"shim-{build_module().source_hash()}")
-    out = os.path.join(out_dir, LIBRARY)
+    out = os.path.join(out_dir, library_name(major))
     if os.path.isfile(out):
         return out
     os.makedirs(out_dir, exist_ok=True)
     tmp = tempfile.mkdtemp(dir=out_dir)
     try:
-        built = build_module().compile_shared(os.path.join(tmp, LIBRARY))
+        built = build_module().compile_shared(os.path.join(tmp, library_name(major)), major=major)
     except (OSError, subprocess.CalledProcessError) as e:
         detail = getattr(e, "stderr", "") or str(e)
         raise PtxcError(f"cannot build ptxc's CUDA runtime shim with the C compiler: "
@@ -72,11 +80,24 @@ def cached_build() -> str:
     return out
 
 
-def library_dir(workdir: str) -> str:
-    """A directory holding ``libcudart.so.13`` -> the shim (for LD_LIBRARY_PATH)."""
+def library_dir(workdir: str, majors=(13,)) -> str:
+    """A directory holding ``libcudart.so.13`` -> the shim (for LD_LIBRARY_PATH),
+    and ``libcudart.so.12`` -> the CUDA 12 build when ``majors`` has 12."""
     d = os.path.join(workdir, "lib")
     os.makedirs(d, exist_ok=True)
-    link = os.path.join(d, SONAME)
-    if not os.path.lexists(link):
-        os.symlink(library_path(), link)
+    for major in sorted(set(majors) | {13}):
+        link = os.path.join(d, f"libcudart.so.{major}")
+        if not os.path.lexists(link):
+            os.symlink(library_path(major), link)
     return d
+
+
+def needed_majors(needed: list) -> tuple:
+    """The CUDA runtime majors an executable's DT_NEEDED names (libcudart.so.N)."""
+    out = []
+    for n in needed:
+        if n.startswith("libcudart.so.") and n[len("libcudart.so."):].isdigit():
+            major = int(n[len("libcudart.so."):])
+            if major in MAJORS:
+                out.append(major)
+    return tuple(out)

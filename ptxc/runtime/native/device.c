@@ -66,11 +66,25 @@ EXPORT cudaError_t cudaDriverGetVersion(int *v)
     *v = CUDART_VERSION;
     return cudaSuccess;
 }
-EXPORT cudaError_t cudaRuntimeGetVersion(int *v) { return cudaDriverGetVersion(v); }
+EXPORT cudaError_t cudaRuntimeGetVersion(int *v)
+{
+#if defined(PTXC_CUDART_MAJOR) && PTXC_CUDART_MAJOR == 12
+    if (!v)                /* the libcudart.so.12 build (build_shim.py) */
+        return set_error(cudaErrorInvalidValue);
+    *v = 12080;
+    return cudaSuccess;
+#else
+    return cudaDriverGetVersion(v);
+#endif
+}
 
 /* launches run to completion: there is never anything to wait for */
-EXPORT cudaError_t cudaDeviceSynchronize(void) { return set_error(capture_sync(NULL, 1)); }
-EXPORT cudaError_t cudaDeviceReset(void) { return cudaSuccess; }
+EXPORT cudaError_t cudaDeviceSynchronize(void)
+{
+    cudaError_t c = capture_sync(NULL, 1);
+    return set_error(c ? c : device_sync());     /* device_sync: devout.c */
+}
+EXPORT cudaError_t cudaDeviceReset(void) { device_reset(); return cudaSuccess; }
 EXPORT cudaError_t cudaDeviceSetCacheConfig(int c) { (void)c; return cudaSuccess; }
 EXPORT cudaError_t cudaDeviceGetCacheConfig(int *c) { if (c) *c = 0; return cudaSuccess; }
 EXPORT cudaError_t cudaDeviceSetSharedMemConfig(int c) { (void)c; return cudaSuccess; }

@@ -8,6 +8,9 @@ static __thread cudaError_t last_error;
 
 cudaError_t set_error(cudaError_t e)
 {
+    cudaError_t sticky = device_sticky();   /* a device fault is sticky (devout.c) */
+    if (sticky)
+        e = sticky;
     if (e != cudaSuccess)
         last_error = e;
     return e;
@@ -16,7 +19,7 @@ cudaError_t set_error(cudaError_t e)
 EXPORT cudaError_t cudaGetLastError(void)
 {
     cudaError_t e = last_error;
-    last_error = cudaSuccess;
+    last_error = device_sticky();
     return e;
 }
 
@@ -46,6 +49,10 @@ static const struct { int code; const char *text; } texts[] = {
     { cudaErrorNoKernelImageForDevice, "no kernel image is available for execution on the device" },
     { cudaErrorInvalidResourceHandle, "invalid resource handle" },
     { cudaErrorNotReady, "device not ready" },
+    { cudaErrorIllegalAddress, "an illegal memory access was encountered" },
+    { cudaErrorAssert, "device-side assert triggered" },
+    { cudaErrorMisalignedAddress, "misaligned address" },
+    { cudaErrorLaunchFailure, "unspecified launch failure" },
     { cudaErrorNotSupported, "operation not supported" },
     { cudaErrorUnknown, "unknown error" },
 };

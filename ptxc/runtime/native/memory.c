@@ -293,7 +293,8 @@ EXPORT cudaError_t cudaMemcpy(void *dst, const void *src, size_t n, int kind)
     int c = capture_state(NULL);  /* the legacy stream: an error while a capture is on */
     if (c > 0)
         return set_error(c);
-    return set_error(shim_copy(dst, src, n, kind));
+    cudaError_t e = device_sync();      /* a blocking copy synchronises (devout.c) */
+    return set_error(e ? e : shim_copy(dst, src, n, kind));
 }
 EXPORT cudaError_t cudaMemcpyAsync(void *dst, const void *src, size_t n, int kind, cudaStream_t s)
 {
@@ -326,7 +327,8 @@ EXPORT cudaError_t cudaMemcpy2D(void *dst, size_t dpitch, const void *src, size_
     int c = capture_state(NULL);
     if (c > 0)
         return set_error(c);
-    return set_error(copy2d(dst, dpitch, src, spitch, width, height, kind));
+    cudaError_t e = device_sync();      /* blocking (devout.c) */
+    return set_error(e ? e : copy2d(dst, dpitch, src, spitch, width, height, kind));
 }
 EXPORT cudaError_t cudaMemcpy2DAsync(void *dst, size_t dpitch, const void *src, size_t spitch,
                                      size_t width, size_t height, int kind, cudaStream_t s)

@@ -237,7 +237,8 @@ static cudaError_t from_symbol(void *dst, const void *symbol, size_t n, size_t o
 EXPORT cudaError_t cudaMemcpyToSymbol(const void *symbol, const void *src, size_t n, size_t offset,
                                       int kind)
 {
-    return set_error(to_symbol(symbol, src, n, offset, kind));
+    cudaError_t e = device_sync();      /* blocking (devout.c) */
+    return set_error(e ? e : to_symbol(symbol, src, n, offset, kind));
 }
 EXPORT cudaError_t cudaMemcpyToSymbolAsync(const void *symbol, const void *src, size_t n,
                                            size_t offset, int kind, cudaStream_t s)
@@ -250,7 +251,8 @@ EXPORT cudaError_t cudaMemcpyToSymbolAsync(const void *symbol, const void *src, 
 EXPORT cudaError_t cudaMemcpyFromSymbol(void *dst, const void *symbol, size_t n, size_t offset,
                                         int kind)
 {
-    return set_error(from_symbol(dst, symbol, n, offset, kind));
+    cudaError_t e = device_sync();      /* blocking (devout.c) */
+    return set_error(e ? e : from_symbol(dst, symbol, n, offset, kind));
 }
 EXPORT cudaError_t cudaMemcpyFromSymbolAsync(void *dst, const void *symbol, size_t n,
                                              size_t offset, int kind, cudaStream_t s)
@@ -346,6 +348,11 @@ static cudaError_t launch_flags(struct kernel *k, dim3 grid, dim3 block, void **
     if (shim_dead())
         return cudaErrorCudartUnloading;
     LOCK();
+    device_flush();          /* a launch flushes the earlier launches' device output */
+    if (device_faulted()) {  /* a GPU whose context faulted runs nothing more */
+        UNLOCK();
+        return device_sticky();
+    }
     cudaError_t st = kernel_info(k);
     char *params = NULL;
     if (!st && k->nparams && !args)
@@ -371,7 +378,12 @@ static cudaError_t launch_flags(struct kernel *k, dim3 grid, dim3 block, void **
         struct reply r;
         shim_call(OP_LAUNCH, req, sizeof req, params, k->param_bytes, &r);
         st = r.status;
+        if (!st)
+            device_launch_result(r.data, r.len);
         reply_free(&r);
+        const char *blocking = getenv("CUDA_LAUNCH_BLOCKING");
+        if (blocking && blocking[0] == '1')
+            device_flush();
     }
     free(params);
     UNLOCK();

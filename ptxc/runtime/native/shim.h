@@ -36,7 +36,9 @@ enum {
     cudaErrorMissingConfiguration = 52, cudaErrorInvalidDeviceFunction = 98,
     cudaErrorNoDevice = 100, cudaErrorInvalidDevice = 101,
     cudaErrorNoKernelImageForDevice = 209, cudaErrorInvalidResourceHandle = 400,
-    cudaErrorNotReady = 600, cudaErrorCooperativeLaunchTooLarge = 720, cudaErrorNotSupported = 801, cudaErrorUnknown = 999,
+    cudaErrorNotReady = 600, cudaErrorIllegalAddress = 700, cudaErrorAssert = 710,
+    cudaErrorMisalignedAddress = 716, cudaErrorLaunchFailure = 719,
+    cudaErrorCooperativeLaunchTooLarge = 720, cudaErrorNotSupported = 801, cudaErrorUnknown = 999,
 };
 
 enum { cudaMemcpyHostToHost = 0, cudaMemcpyHostToDevice = 1, cudaMemcpyDeviceToHost = 2,
@@ -257,6 +259,14 @@ int in_device_space(const void *p);
 
 /* ---------------------------------------------------------- errors.c */
 cudaError_t set_error(cudaError_t e);   /* records e as the last error; returns it */
+
+/* ---------------------------------------------------------- devout.c */
+void device_flush(void);                                /* write pending device output */
+void device_launch_result(const char *data, size_t len); /* a launch reply's payload */
+cudaError_t device_sync(void);      /* a synchronising call: flush; the sticky error (or 0) */
+cudaError_t device_sticky(void);
+int device_faulted(void);           /* a device fault happened (pending or sticky) */
+void device_reset(void);            /* cudaDeviceReset: flush, clear the error */
 
 /* ---------------------------------------------------------- stream.c */
 uint64_t stream_id(cudaStream_t s);

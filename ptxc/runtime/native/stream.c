@@ -73,7 +73,10 @@ static cudaError_t stream_ok(cudaStream_t s)
 EXPORT cudaError_t cudaStreamSynchronize(cudaStream_t s)
 {
     cudaError_t c = bad_stream(s) ? cudaSuccess : capture_sync(s, 0);
-    return c ? set_error(c) : stream_ok(s);
+    if (c)
+        return set_error(c);
+    cudaError_t e = device_sync();      /* devout.c: device output, device faults */
+    return e ? set_error(e) : stream_ok(s);
 }
 EXPORT cudaError_t cudaStreamQuery(cudaStream_t s) { return cudaStreamSynchronize(s); }
 EXPORT cudaError_t cudaStreamWaitEvent(cudaStream_t s, cudaEvent_t e, unsigned flags)
@@ -117,7 +120,8 @@ EXPORT cudaError_t cudaStreamAddCallback(cudaStream_t s, stream_callback cb, voi
     int c = capture_state(s);     /* CUDA refuses stream callbacks in a capture */
     if (c)
         return set_error(c < 0 ? capture_refuse(s) : c);
-    cb(s, cudaSuccess, data);
+    device_flush();                 /* devout.c: device output before a callback */
+    cb(s, device_sticky(), data);
     return cudaSuccess;
 }
 EXPORT cudaError_t cudaLaunchHostFunc(cudaStream_t s, host_fn fn, void *data)
@@ -179,7 +183,8 @@ EXPORT cudaError_t cudaEventRecord(cudaEvent_t e, cudaStream_t s) { return cudaE
 
 EXPORT cudaError_t cudaEventSynchronize(cudaEvent_t e)
 {
-    return set_error(bad_event(e) ? cudaErrorInvalidResourceHandle : cudaSuccess);
+    cudaError_t d = device_sync();      /* devout.c */
+    return set_error(d ? d : bad_event(e) ? cudaErrorInvalidResourceHandle : cudaSuccess);
 }
 EXPORT cudaError_t cudaEventQuery(cudaEvent_t e)
 {

@@ -1,0 +1,75 @@
+"""Device faults as CUDA errors, and the launch reply that carries device output.
+
+On a GPU a failed device ``assert`` makes the launch's next synchronising
+call return ``cudaErrorAssert`` (710), a ``trap`` ``cudaErrorLaunchFailure``
+(719), an out-of-bounds access ``cudaErrorIllegalAddress`` (700) and a
+misaligned one ``cudaErrorMisalignedAddress`` (716); the error is sticky
+(CUDA Runtime API, ``cudaError``). ``ptxc run --on-error`` chooses (docs/
+runtime.md): by default assertions and traps become CUDA errors and bad
+accesses stop the run with ptxc's diagnostic; ``cuda`` makes every one of
+these a CUDA error, ``stop`` none. Other run-time errors (step budget,
+unsupported instruction) always stop the run: they are ptxc's limits, not
+the program's faults.
+
+A launch reply's payload (native/devout.c reads it): u32 error (0, or the
+cudaError_t of the device fault), u32 stdout bytes, u32 stderr bytes, then
+the launch's device printf output (stdout) and the failed assertions' lines
+plus ptxc's diagnostic (stderr).
+"""
+from __future__ import annotations
+
+import struct
+from dataclasses import dataclass
+
+from ptxc.backends.llvm import layout as Lo
+from ptxc.errors import PtxcError
+
+CUDA_ERROR_ILLEGAL_ADDRESS = 700
+CUDA_ERROR_ASSERT = 710
+CUDA_ERROR_MISALIGNED_ADDRESS = 716
+CUDA_ERROR_LAUNCH_FAILURE = 719
+CODES = {Lo.ERR_ASSERT: CUDA_ERROR_ASSERT, Lo.ERR_TRAP: CUDA_ERROR_LAUNCH_FAILURE,
+         Lo.ERR_OOB: CUDA_ERROR_ILLEGAL_ADDRESS, Lo.ERR_MISALIGNED: CUDA_ERROR_MISALIGNED_ADDRESS}
+NAMES = {CUDA_ERROR_ASSERT: "cudaErrorAssert", CUDA_ERROR_LAUNCH_FAILURE: "cudaErrorLaunchFailure",
+         CUDA_ERROR_ILLEGAL_ADDRESS: "cudaErrorIllegalAddress",
+         CUDA_ERROR_MISALIGNED_ADDRESS: "cudaErrorMisalignedAddress"}
+DEFAULT = (Lo.ERR_ASSERT, Lo.ERR_TRAP)           # faults that are CUDA errors by default
+ON_ERROR = ("stop", "cuda")
+
+
+@dataclass
+class Fault:
+    """A device fault the application gets as a CUDA error."""
+    code: int                   # the cudaError_t
+    message: str                # ptxc's one-line diagnostic
+    assertions: list
+
+    def summary(self) -> str:
+        """One line for the report's meta table."""
+        return f"{NAMES[self.code]} ({self.code}): {self.message}"
+
+    def stderr_text(self, err: PtxcError) -> bytes:
+        """What the application's stderr gets: the GPU's assertion lines,
+        then ptxc's diagnostic (prefixed ``ptxc:``) and the error it returns."""
+        from ptxc.cli import render_error
+        text = "".join(self.assertions)
+        diag = render_error(err)
+        if not diag.startswith("ptxc:"):
+            diag = "ptxc: " + diag
+        text += f"{diag}\nptxc: the next synchronising CUDA call returns {NAMES[self.code]} ({self.code})\n"
+        return text.encode("utf-8", "replace")
+
+
+def as_cuda_error(err: PtxcError, on_error: str | None) -> Fault | None:
+    """The Fault for run-time error ``err`` of a launch, or None: stop the run."""
+    code = getattr(err, "device_code", None)
+    if code not in CODES or on_error == "stop":
+        return None
+    if on_error != "cuda" and code not in DEFAULT:
+        return None
+    return Fault(CODES[code], err.message, list(getattr(err, "assertions", [])))
+
+
+def launch_reply(error: int, printf: list, stderr: bytes = b"") -> bytes:
+    out = "".join(printf).encode("utf-8", "surrogateescape")
+    return struct.pack("<III", error, len(out), len(stderr)) + out + stderr
