@@ -28,7 +28,9 @@ def grand_total(results) -> dict:
     """The sum of the module totals; the two efficiencies from the sums."""
     from .profile import TOTALS
     totals = [r["json"]["total"] for r in ok(results)]
-    out = {k: sum(t[k] for t in totals) for k in TOTALS + ("threads", "kernels_run", "kernels")}
+    out = {k: sum(t.get(k, 0) for t in totals)
+           for k in TOTALS + ("threads", "kernels_run", "kernels", "per_cta_rows",
+                              "zero_filled_rows")}
     out["modules"] = len(results)
     out["modules_failed"] = len(results) - len(totals)
     b, n = out["branch"], out["inst_executed"]
@@ -75,7 +77,8 @@ def grand_text_row(g: dict, header: list, results) -> list[str]:
     (as a module's ``total (R of K ran)``), then the summed counters under
     their headers."""
     failed = f", {g['modules_failed']} failed" if g["modules_failed"] else ""
-    cells = {"kernel": f"{g['modules']} modules{failed}; {g['kernels_run']} of {g['kernels']} ran",
+    from .module_profile_render import total_status
+    cells = {"kernel": f"{g['modules']} modules{failed}; {total_status(g)}",
              "inst_executed": str(g["inst_executed"]),
              "thread_inst": str(g["thread_inst_executed"]),
              "br_eff%": f"{g['branch_efficiency']:.2f}", "div_br": str(g["divergent_branch"]),
@@ -133,7 +136,8 @@ def render_csv(results, mode: str, timings: bool = False) -> str:
 
 def grand_csv_row(totals: list[dict], g: dict, cols) -> dict:
     """The module total rows summed column by column; the ratios recomputed."""
-    out = {"kernel": GRAND, "status": f"{g['kernels_run']} of {g['kernels']} ran",
+    from .module_profile_render import total_status
+    out = {"kernel": GRAND, "status": total_status(g),
            "note": f"{g['modules']} modules, {g['modules_failed']} failed"}
     for c in cols:
         vals = [_number(t.get(c, "")) for t in totals]
