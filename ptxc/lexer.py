@@ -165,7 +165,6 @@ class PtxLexer(Lexer):
             at_start = kind in STATEMENT_START
             yield Token(kind, value, start, line, col)
 
-
     def param_list(self, text: str, pos: int, newlines: list[int]):
         """A parameter list of simple parameters after '(' at ``pos``: (parts
         (text, line, col), start, end), or None."""
