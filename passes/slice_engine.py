@@ -29,7 +29,7 @@ from ptxc import ir
 
 from .slice_access import GENERIC, Access
 from .slice_calls import CallSite, decode_call
-from .slice_memory import PURE_EXTERNS, MemoryIndex
+from .slice_memory import HEAP_EXTERNS, PURE_EXTERNS, MemoryIndex
 
 class Slicer:
     """The slice of one universe (a kernel and the functions it can reach)."""
@@ -94,6 +94,8 @@ class Slicer:
                     self.keep_value(seed)
                 else:
                     self.keep(seed)
+                    if seed.opcode == "call":
+                        self._heap_call(decode_call(seed))
 
     def _visit(self, ins) -> None:
         for v in ins.operand_values():
@@ -192,11 +194,20 @@ class Slicer:
                 self._need_arg(site, i)
             self.keep_value(site.target if isinstance(site.target, ir.Value) else None)
 
+    def _heap_call(self, site: CallSite) -> None:
+        """malloc and free change the device heap, which later calls and later
+        launches see: every such call runs with its arguments in every
+        slice, so hybrid and full runs hand out the same addresses."""
+        if site.callee_name in HEAP_EXTERNS and self.program.is_external(site):
+            self._extern_effect(site)
+
     def _extern_result(self, site: CallSite) -> None:
         """An external call's result may depend on its arguments, on every
         earlier call of the same function (allocator state) and on memory."""
         name = site.callee_name or "<indirect>"
-        for other in self.memory.extern_sites.get(name, [site]):
+        group = HEAP_EXTERNS if name in HEAP_EXTERNS else (name,)
+        others = [o for n in group for o in self.memory.extern_sites.get(n, [])] or [site]
+        for other in others:
             if self._once(("effect", id(other.instr))):
                 self.keep(other.instr)
                 for i in range(len(other.args)):

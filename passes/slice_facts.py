@@ -32,7 +32,7 @@ def criterion(ins: ir.Instr, criteria: str) -> tuple[bool, bool]:
     info = ins.info
     if info is None:
         return True, True
-    keep = info.terminator or info.barrier or ins.opcode == "call"
+    keep = info.terminator or info.barrier or ins.opcode in ("call", "mbarrier")
     if criteria == "effects" and not keep and info.writes_mem:
         keep = any(a.space in HOST_VISIBLE for a in writes(ins))
     guard = ins.guard is not None and (criteria != "branches" or keep or info.warp)

@@ -46,6 +46,8 @@ MODES = ("conservative", "refined", "noalias", "launch")
 
 # external functions known not to write memory that the kernel can read back
 PURE_EXTERNS = frozenset(("vprintf", "__assertfail", "__assert_fail", "malloc", "free"))
+# the device heap's allocator: a malloc's result depends on every malloc and free
+HEAP_EXTERNS = ("malloc", "free")
 _EXTERN_SPACES = ("global", "shared", "local", GENERIC)
 
 

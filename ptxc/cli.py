@@ -392,7 +392,7 @@ def _kernel_arg_callback(ctx, param, values) -> dict:
 
 
 @cli.command("profile")
-@click.argument("file", metavar="FILE|-")
+@click.argument("files", nargs=-1, required=True, metavar="FILE|DIR...")
 @click.option("--launch", "launches", multiple=True, metavar="KERNEL:GRID[:BLOCK]",
               callback=_launch_callback,
               help="Launch KERNEL with this grid (and block; default .reqntid) instead of "
@@ -410,35 +410,56 @@ def _kernel_arg_callback(ctx, param, values) -> dict:
               help="Step budget per warp before a run is stopped as non-terminating.")
 @click.option("--threads", type=click.IntRange(min=1), default=None, metavar="N",
               help="Host threads that run CTAs in parallel.")
-def profile_command(file, launches, args, kernels, mode, fmt, max_steps, threads):
-    """Run every kernel of FILE and print one row per kernel and the module total.
+@click.option("--jobs", "-j", type=click.IntRange(min=1), default=None, metavar="N",
+              help="Modules profiled in parallel processes (default: every core).")
+@click.option("--dask", "dask_address", default=None, metavar="ADDRESS",
+              help="Profile the modules on this Dask distributed scheduler (tcp://host:8786).")
+@click.option("--report", "report_path", type=click.Path(dir_okay=False), default=None,
+              metavar="FILE.sqlite", help="Also write the rows to this SQLite file.")
+@click.option("--timings", is_flag=True,
+              help="Add the times to the output of several modules (then not deterministic).")
+def profile_command(files, launches, args, kernels, mode, fmt, max_steps, threads, jobs,
+                    dask_address, report_path, timings):
+    """Run every kernel of FILE and print one row per kernel and the module total;
+    several files or a directory (its *.ptx, recursively) give a row per kernel
+    of every module, each module's total and the grand total.
 
     A kernel without --launch is launched as its linear-index bound check
     says (XLA-style kernels: .reqntid block, grid = ceil(bound / CTA stride));
     the report names each inferred launch's PTX line and lists the kernels
     that could not be launched, with the reason. Exit status 1 if a kernel
-    failed at run time.
+    failed at run time or a module could not be profiled (its row says why).
 
     \b
     Examples:
       ptxc profile module.ptx
       ptxc profile --format=csv module.ptx > rows.csv
       ptxc profile --launch fusion_51:98 --arg 'k:n=500' module.ptx
+      ptxc profile --jobs 8 --format=csv --report dumps.sqlite xla_dumps/
     """
     import time
+    options = dict(launches=launches, args=args, kernels=list(kernels) or None, mode=mode,
+                   threads=threads, max_steps=max_steps)
+    if len(files) > 1 or os.path.isdir(files[0]):
+        from .cli_profile_batch import profile_batch_command
+        return profile_batch_command(files, options, fmt, jobs, dask_address, report_path,
+                                     timings)
     from .module_profile import FAILED, profile_module
     from .module_profile_render import render
     t0 = time.perf_counter()
-    module = read_module(file)
+    module = read_module(files[0])
     parse_s = time.perf_counter() - t0
     seen = _print_warnings(module)
     try:
-        mp = profile_module(module, launches, args, mode, kernels or None, threads, max_steps)
+        mp = profile_module(module, **options)
     finally:
         _print_warnings(module, seen)
     mp.timings = {"parse": parse_s, **mp.timings}
     sys.stdout.write(render(mp, fmt))
     sys.stdout.flush()
+    if report_path:
+        from .cli_profile_batch import write_report
+        write_report(report_path, [mp], mode, timings)
     failed = [r.kernel for r in mp.rows if r.status == FAILED]
     if failed:
         raise PtxcError(f"{len(failed)} kernel(s) failed: {', '.join(failed[:5])}"

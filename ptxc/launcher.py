@@ -29,8 +29,12 @@ GENERATORS = ("zeros", "ones", "arange", "random", "full")
 # ------------------------------------------------------------------ API
 def launch(module, kernel=None, grid=(1, 1, 1), block=None, args=(), mode: str = "hybrid",
            shared_bytes: int = 0, max_steps: int | None = None, threads: int | None = None,
-           memory_counters: bool = False, bank_bytes: int = 4, cta_equivalence: bool = True):
+           memory_counters: bool = False, bank_bytes: int = 4, cta_equivalence: bool = True,
+           cooperative: bool = False):
     """Run ``kernel`` of ``module`` and return its Profile (see module doc).
+    ``cooperative`` makes every CTA resident at once, as
+    cudaLaunchCooperativeKernel does, so that the grid may synchronise
+    (``cg::this_grid().sync()``; backends/llvm/coop.py).
     ``memory_counters`` also collects the coalescing / bank-conflict counters
     (docs/metrics.md), with shared-memory banks of ``bank_bytes`` (4 or 8).
     A hybrid run executes one CTA per equivalence class when the slice
@@ -45,7 +49,7 @@ def launch(module, kernel=None, grid=(1, 1, 1), block=None, args=(), mode: str =
     params, buffers, arrays = bind_args(fn, args, mode)
     return execute(module, fn, grid, block, params, buffers, arrays, mode, shared_bytes,
                    max_steps or DEFAULT_MAX_STEPS, threads, memory,
-                   cta_equivalence=cta_equivalence)
+                   cta_equivalence=cta_equivalence, cooperative=cooperative)
 
 
 def configure(module, kernel, grid, block, mode: str, shared_bytes: int,
@@ -396,7 +400,7 @@ def generate(fn, parts):
 
 # ------------------------------------------------------------- running
 def execute(module, fn, grid, block, params, buffers, arrays, mode, shared_bytes, max_steps, threads,
-            memory: int = 0, cta_equivalence: bool = True):
+            memory: int = 0, cta_equivalence: bool = True, cooperative: bool = False):
     """Run a launch whose buffers came from ``bind_args`` (one segment each,
     named after the pointer parameter it was bound to); copy results back."""
     from .backends.llvm.layout import SEG_FIRST_BUFFER
@@ -409,7 +413,8 @@ def execute(module, fn, grid, block, params, buffers, arrays, mode, shared_bytes
         names[SEG_FIRST_BUFFER + k] = ("buffer of parameter " + owners[k]) if k < len(owners) else f"buffer {k}"
     prof = run_compiled(c, fn, grid, block, params, segments, shared_bytes, max_steps, threads,
                         segment_names=names, compile_s=compile_s,
-                        cta_equivalence=cta_equivalence and mode == "hybrid")
+                        cta_equivalence=cta_equivalence and mode == "hybrid",
+                        cooperative=cooperative)
     if mode == "full":
         for buf, orig in zip(buffers, (o for _, o in arrays)):
             if not np.shares_memory(buf, orig) and orig.flags.writeable:
@@ -421,7 +426,7 @@ def launch_segments(module, kernel, grid, block, params: bytes, segments: dict, 
                     shared_bytes: int = 0, max_steps: int | None = None, threads: int | None = None,
                     memory=None, segment_names: dict | None = None, slice_options: dict | None = None,
                     memory_counters: bool = False, bank_bytes: int = 4,
-                    cta_equivalence: bool = True):
+                    cta_equivalence: bool = True, heap=None, cooperative: bool = False):
     """Run a launch on device memory the caller manages (the CUDA runtime):
     ``params`` are the kernel parameter bytes as the kernel sees them (pointer
     values are generic addresses ``segment << 32 | offset``), ``segments``
@@ -435,7 +440,10 @@ def launch_segments(module, kernel, grid, block, params: bytes, segments: dict, 
     ``memory_counters`` / ``bank_bytes`` are launch()'s. A hybrid run may
     execute one CTA per equivalence class (docs/cta-equivalence.md) unless
     ``cta_equivalence=False`` or the slice keeps writes to global memory
-    (``criteria="effects"``: the outputs are needed)."""
+    (``criteria="effects"``: the outputs are needed). ``heap`` (a
+    backends.llvm.heap.DeviceHeap) is the device heap that malloc/free use,
+    kept by the caller between launches (default: a fresh one per launch);
+    ``cooperative`` is launch()'s."""
     fn, grid, block, mem = configure(module, kernel, grid, block, mode, shared_bytes,
                                      memory_counters, bank_bytes)
     classes = classes_for_segments(fn, bytes(params), segments, memory)
@@ -444,7 +452,8 @@ def launch_segments(module, kernel, grid, block, params: bytes, segments: dict, 
     return run_compiled(c, fn, grid, block, bytes(params), segments, shared_bytes,
                         max_steps or DEFAULT_MAX_STEPS, threads,
                         memory=memory, segment_names=segment_names, compile_s=compile_s,
-                        cta_equivalence=cta_equivalence and mode == "hybrid")
+                        cta_equivalence=cta_equivalence and mode == "hybrid", heap=heap,
+                        cooperative=cooperative)
 
 
 def count(dims) -> int:
@@ -453,17 +462,40 @@ def count(dims) -> int:
 
 def run_compiled(c, fn, grid, block, params, segments, shared_bytes, max_steps, threads,
                  memory=None, segment_names=None, compile_s: float = 0.0,
-                 cta_equivalence: bool = False):
-    """Run compiled kernel ``c`` on ``segments``; the Profile (raises PtxcError)."""
+                 cta_equivalence: bool = False, heap=None, cooperative: bool = False):
+    """Run compiled kernel ``c`` on ``segments``; the Profile (raises PtxcError).
+    A kernel that calls malloc/free uses ``heap`` (a backends.llvm.heap
+    DeviceHeap kept by the caller, or a function making it on first use, as
+    the CUDA runtime does), or a fresh one
+    for this launch; it runs every CTA (no CTA equivalence: each CTA's calls
+    change the heap)."""
+    from .backends.llvm import heap as device_heap
     from .backends.llvm.results import build_profile
     from .backends.llvm.runtime import Launch, RunError
     from .cta_launch import cta_classes
     t1 = time.perf_counter()
+    if c.uses_heap:
+        heap = heap() if callable(heap) else heap      # the CUDA runtime makes it on demand
+        heap = heap or device_heap.fresh(segments, c.plan.shift)
+        segments = {**segments, heap.seg: heap.array}
+        segment_names = {**(segment_names or {}), heap.seg: "the device heap (malloc)"}
+        cta_equivalence = False
+    grid_ws = None
+    if cooperative:      # the grid-sync workspace (%envreg1:2), zeroed, in a segment of its own
+        seg = max([*segments, 5]) + 1
+        segments = {**segments, seg: np.zeros(64, np.uint8)}
+        segment_names = {**(segment_names or {}), seg: "the grid-sync workspace"}
+        grid_ws, cta_equivalence = seg << c.plan.shift, False
     classes, note = cta_classes(c, fn, grid, block, params) if cta_equivalence else (None, "off")
     t_classes = time.perf_counter() - t1
-    run = Launch(c, grid, block, params, segments, shared_bytes, max_steps, threads, memory=memory)
+    run = Launch(c, grid, block, params, segments, shared_bytes, max_steps, threads, memory=memory,
+                 grid_ws=grid_ws)
     try:
-        counts = run.run(classes)
+        if c.uses_heap:
+            with device_heap.active(heap):
+                counts = run.run(classes)
+        else:
+            counts = run.run(classes)
     except RunError as e:
         sizes = space_sizes(run, segment_names or {})
         sizes["shift"] = c.plan.shift
@@ -578,7 +610,10 @@ def compile_launches(module, launches, mode: str) -> dict:
 
 
 ERR_TEXT = {1: "out-of-bounds access", 2: "misaligned access", 5: "trap",
-            6: "not supported yet", 4: "reconvergence stack overflow"}
+            6: "not supported yet", 4: "reconvergence stack overflow",
+            12: "free() of an address malloc did not return",
+            13: "stopped: another CTA of the cooperative launch failed, or no CTA made progress "
+                "(a grid-wide wait that never ends)"}
 
 
 def run_error(c, fn, grid, block, e, max_steps, run_sizes=None) -> PtxcError:
@@ -610,7 +645,7 @@ def run_error(c, fn, grid, block, e, max_steps, run_sizes=None) -> PtxcError:
         text += f": {c.unsupported.get(e.instr_id, ins.full_opcode)} at line {loc.line}"
     else:
         text += f" at line {loc.line} ({ins.full_opcode})"
-    if e.code in (Lo.ERR_OOB, Lo.ERR_MISALIGNED):
+    if e.code in (Lo.ERR_OOB, Lo.ERR_MISALIGNED, Lo.ERR_BAD_FREE):
         text += f", address 0x{e.addr:x}{describe_address(e.addr, ins, run_sizes)}"
     if inst.parent is not None:
         text += f" in {inst.fn.name} called from line {inst.call.loc.line}"
@@ -640,12 +675,45 @@ def describe_address(addr: int, ins=None, sizes=None) -> str:
              Lo.SEG_LOCAL: "the local window", Lo.SEG_PARAM: "the parameter space",
              Lo.SEG_CONST: "the .const variables", Lo.SEG_GLOBALS: "the .global variables"}
     buffers = sizes.get("buffers", {})
-    if seg in buffers:
+    if seg in buffers and off < buffers[seg][1]:
         name, n = buffers[seg]
         return f" ({name} + {off}; its size is {n} bytes)"
     others = sizes.get("names", {})
+    if seg in others and seg not in buffers:            # a freed allocation
+        return f" ({others[seg]} + {off})"
+    near = nearest_buffer(addr, buffers, shift)
+    if near and (seg in buffers or seg + 1 in buffers or seg >= Lo.SEG_GLOBALS):
+        return f" ({near})"
     if seg >= Lo.SEG_FIRST_BUFFER and (seg in others or None in others):
         return f" ({others[seg] if seg in others else others[None]}{' + %d' % off if seg in others else ''})"
     if seg >= Lo.SEG_FIRST_BUFFER:
         return f" (buffer {seg - Lo.SEG_FIRST_BUFFER} + {off})"
     return f" ({names.get(seg, 'segment %d' % seg)}{' + %d' % off if seg else ''})"
+
+
+def nearest_buffer(addr: int, buffers: dict, shift: int) -> str:
+    """Where ``addr`` lies relative to the nearest buffer, as a signed
+    distance a user checks at once: '8 bytes before allocation #5
+    (cudaMalloc 16384 bytes at 0x600000000)', 'right after the end of ...',
+    '24 bytes after the end of ...' ('' without buffers)."""
+    best = None
+    for seg, (name, n) in buffers.items():
+        base = seg << shift
+        if addr < base:
+            d, text = base - addr, f"{base - addr} bytes before {{}}"
+        else:
+            d = addr - (base + n)
+            text = "right after the end of {}" if d == 0 else f"{d} bytes after the end of {{}}"
+        if best is None or d < best[0]:
+            best = (d, text.format(with_base(name, base, n)))
+    return best[1] if best else ""
+
+
+def with_base(name: str, base: int, n: int) -> str:
+    """'allocation #5 (cudaMalloc 16384 bytes)' -> '... 16384 bytes at 0x600000000)';
+    a name without its size gets it: 'buffer of parameter out (128 bytes at 0x...)'."""
+    if name.endswith(")") and "bytes" in name:
+        return f"{name[:-1]} at 0x{base:x})"
+    if name.endswith(")"):
+        return f"{name[:-1]}, {n} bytes at 0x{base:x})"
+    return f"{name} ({n} bytes at 0x{base:x})"

@@ -72,7 +72,8 @@ def shfl_ref(mode, a, b, c, active):
 
 
 CASES = [("down", 1, 0x1F), ("down", 5, 0x1F), ("up", 3, 0), ("bfly", 4, 0x1F), ("idx", 7, 0x1F),
-         ("down", 2, 0x181F), ("up", 1, 0x1800), ("idx", 3, 0x181F), ("bfly", 1, 0x1C1F)]
+         ("down", 2, 0x181F), ("up", 1, 0x1800), ("idx", 3, 0x181F), ("bfly", 1, 0x1C1F),
+         ("down", 3, 0x0F), ("idx", 20, 0x0F), ("up", 2, 0x05), ("bfly", 8, 0x0F), ("idx", 9, 0x1F0A)]
 
 
 @pytest.mark.parametrize("mode,b,c", CASES)
@@ -195,3 +196,19 @@ def test_bar_red_popc_and_or():
     np.testing.assert_array_equal(out, np.full(100, 34 + 1000))
     hybrid = run_kernel(BARRED, "k", 2, 100, [np.zeros(100, np.uint32)], mode="hybrid")
     assert hybrid.counters() == full.counters()
+
+
+def test_shfl_source_not_executing_gives_its_register():
+    """A source lane that does not execute the shfl (undefined in the ISA):
+    ptxc reads the value its register holds. Lanes 0-15 add 1000 to %r3 and
+    read lane ^ 16, which skipped the add: they get a[lane ^ 16]."""
+    a = np.arange(32, dtype=np.uint32) * 3 + 1
+    body = """mov.u32 %r3, %r2;
+  setp.lt.u32 %p1, %r1, 16;
+  @!%p1 bra SKIP;
+  add.u32 %r3, %r3, 1000;
+  shfl.sync.bfly.b32 %r9, %r3, 16, 31, 0xffff;
+SKIP:"""
+    d, _ = run(body, a)
+    np.testing.assert_array_equal(d[:16], a[16:])
+    np.testing.assert_array_equal(d[16:], 0)

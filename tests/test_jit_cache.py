@@ -68,3 +68,27 @@ def test_identical_kernels_share_one_function(monkeypatch):
     assert cs[0].timings["distinct"] == 1 and cs[0].timings["compiled"] == 1
     assert len({c.warp_fn for c in cs}) == 1
     assert len({id(c.plan) for c in cs}) == 3        # each keeps its own plan
+
+
+def test_functions_over_the_ir_bound_compile_at_level_0(monkeypatch):
+    """jit._levels: O2 is asked for, but a run_warp function longer than
+    O2_MAX_IR_LINES lines of IR is compiled at level 0 (LLVM's O2 time grows
+    much faster than linearly with one function's size: docs/executor.md)."""
+    monkeypatch.setenv("PTXC_CACHE", "0")
+    levels = []
+    real_emit = jit._emit
+    monkeypatch.setattr(jit, "_emit", lambda text, level, names:
+                        levels.append(level) or real_emit(text, level, names))
+    text = INFER_PTX.read_text()
+    m = ptxc.parse(text, "k.ptx")
+    gens = jit._generate(m, m.kernels[:2], "full", 2, False, 0)
+    sizes = sorted(t.count("\n") for _, _, t in gens)
+    monkeypatch.setattr(jit, "O2_MAX_IR_LINES", (sizes[0] + sizes[1]) // 2)
+    assert sizes[0] < sizes[1]
+    small, big = sorted(gens, key=lambda g: g[2].count("\n"))
+    jit.compile_many(m, [small[0], big[0]], "full", 2)
+    assert sorted(levels) == [0, 2]
+    levels.clear()
+    monkeypatch.setattr(jit, "O2_MAX_IR_LINES", 10 ** 9)
+    jit.compile_many(ptxc.parse(text, "k.ptx"), [small[0]], "full", 2)
+    assert levels == [2]

@@ -73,5 +73,24 @@ def test_out_of_bounds_names_the_segment():
         launch_segments(m, "bump", 1, 32, params(seg, 4), {seg: out}, mode="full",
                         segment_names={seg: "allocation #1 (cudaMalloc)"})
     msg = e.value.render()
-    assert "out-of-bounds" in msg and "allocation #1 (cudaMalloc) + 8; its size is 8 bytes" in msg
+    # thread 2 stores 4 bytes at offset 8 of the 8-byte buffer in segment 7
+    assert "out-of-bounds" in msg and ("right after the end of allocation #1 "
+                                       "(cudaMalloc, 8 bytes at 0x700000000)") in msg
     assert "thread (2,0,0)" in msg
+
+
+def test_an_address_below_a_buffer_is_named_by_its_distance():
+    """A pointer 8 bytes below the buffer in segment 7: thread 0 stores at
+    0x700000000 - 8, which lies in segment 6 (none) at offset 2^32 - 8; the
+    message names the distance to the nearest buffer, not that offset."""
+    m = ptxc.load(PTX)
+    out = np.zeros(128, dtype=np.uint8)
+    seg = SEG_FIRST_BUFFER + 1
+    below = struct.pack("<QI", (seg << 32) - 8, 4)
+    with pytest.raises(ptxc.PtxcError) as e:
+        launch_segments(m, "bump", 1, 32, below, {seg: out}, mode="full",
+                        segment_names={seg: "allocation #5 (cudaMalloc 128 bytes)"})
+    msg = e.value.render()
+    assert "address 0x6fffffff8 (8 bytes before allocation #5 (cudaMalloc 128 bytes at " \
+           "0x700000000))" in msg
+    assert "thread (0,0,0)" in msg

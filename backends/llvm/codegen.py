@@ -35,6 +35,18 @@ from .irtext import Fn, LANE_IDS, splat, vt
 from .mem_count import count_only
 from .plan import Plan
 from .simt import SimtMixin
+
+SPIN_SEMANTICS = ("acquire", "relaxed", "volatile")
+
+
+def is_spin_point(ins) -> bool:
+    """Where a warp of a cooperative launch lets other CTAs run (coop.py):
+    a global or generic load with .acquire/.relaxed/.volatile, nanosleep."""
+    if ins.opcode == "nanosleep":
+        return True
+    if ins.opcode not in ("ld", "ldu") or not any(m in SPIN_SEMANTICS for m in ins.mods):
+        return False
+    return not any(m.split("::")[0] in ("shared", "local", "param", "const") for m in ins.mods)
 from .values import Values, ity
 
 WARP_FN = "run_warp"
@@ -81,6 +93,7 @@ class KernelCodegen(SimtMixin, Values):
         self.next_ctr = 2 * self.n_nodes
         self.resume_labels: list[str] = []
         self.uses_global_atomics = False
+        self.uses_heap = False
         self.writes_global = False          # kept st/atom/red that may reach a buffer
         self.has_barrier = False
         self.stack_depth = 2 * len(plan.nodes) + 64
@@ -282,7 +295,28 @@ class KernelCodegen(SimtMixin, Values):
                 self.lower(ins, handler, ins)
         elif self.memory_counters and access_kind(ins) is not None:
             self.lower(ins, count_only, ins)
+        if is_spin_point(ins):
+            self.spin_point()
         self.em, self.emi = self.mv, self.m
+
+    def spin_point(self) -> None:
+        """In a cooperative launch (L_COOP), hand the baton to the next CTA
+        (coop.py) if any lane executed this instruction; stop when the
+        launch is stopping. Emitted whether or not the slice keeps the
+        instruction, so hybrid and full runs interleave CTAs alike."""
+        f = self.f
+        self.decls.add("declare i32 @ptxc_yield(i64, i32)")
+        coop = f.icmp("ne", "i32", f.field("i32", "%L", Lo.L_COOP), "0")
+        ran = f.icmp("ne", "i32", self.emi, "0")
+        go, skip = f.fresh_label("spin"), f.fresh_label("spinskip")
+        f.cbr(f.val(f"and i1 {coop}, {ran}"), go, skip)
+        f.label(go, dominated=True)
+        cta = f.cast("zext", "i32", f.field("i32", "%cta", Lo.CTA_LINEAR), "i64")
+        stop = f.call("i32", "ptxc_yield", [("i64", cta), ("i32", str(self.iid()))])
+        self.fail_if(f.val(f"select i1 {f.icmp('ne', 'i32', stop, '0')}, i32 {self.emi}, i32 0"),
+                     Lo.ERR_COOP_ABORT, "zeroinitializer")
+        f.br(skip)
+        f.label(skip)
 
     def lower(self, ins, fn, *args) -> None:
         """Run a lowering; a form ptxc cannot run becomes a run-time
@@ -327,6 +361,9 @@ class KernelCodegen(SimtMixin, Values):
         f.label("save")
         self.save_scalars()
         f.emit(f"ret i32 {Lo.ST_BARRIER}")
+        f.label("yieldsave")
+        self.save_scalars()
+        f.emit(f"ret i32 {Lo.ST_YIELD}")
         f.label("exitlanes")
         ex = f.load("i32", self.ex_a, 4)
         f.store("i32", f.val(f"or i32 {ex}, {f.load('i32', self.mask_a, 4)}"), self.ex_a, 4)
@@ -396,6 +433,11 @@ class KernelCodegen(SimtMixin, Values):
             if name.endswith("_hi"):
                 c = f.val(f"lshr i64 {c}, 32")
             return self.bcast(f.cast("trunc", "i64", c, "i32"), "i32"), "u32"
+        if name in ("%envreg1", "%envreg2"):         # the grid-sync workspace (coop.py)
+            ws = f.field("i64", "%L", Lo.L_GRID_WS, 8)
+            if name == "%envreg1":
+                ws = f.val(f"lshr i64 {ws}, 32")
+            return self.bcast(f.cast("trunc", "i64", ws, "i32"), "i32"), "u32"
         if name == "%dynamic_smem_size":
             return self.bcast(self.dyn_shared, "i32"), "u32"
         if name in ("%total_smem_size", "%aggr_smem_size"):

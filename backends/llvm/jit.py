@@ -28,6 +28,7 @@ ENV_LEVEL = os.environ.get("PTXC_OPT")      # force a level (0-3) for experiment
 BIG_LAUNCH = 1 << 16                        # threads from which O2 pays off (full mode)
 BIG_KERNEL = 4000                           # instructions above which O2 costs seconds
 HYBRID_WORK = 1 << 22                       # threads x slice instructions from which O2 pays off
+O2_MAX_IR_LINES = 40_000                    # generated IR lines above which O2 is not used (_levels)
 _lock = threading.RLock()
 _llvm = None
 
@@ -53,6 +54,7 @@ class Compiled:
     memory_counters: bool = False   # coalescing / bank-conflict counters collected
     bank_bytes: int = 0             # their shared-memory bank width (4 or 8; 0 when off)
     mem_ctr: dict = field(default_factory=dict)   # instr id -> {space: counter base}
+    uses_heap: bool = False         # calls device malloc / free (heap.py)
 
 
 def llvm():
@@ -62,6 +64,9 @@ def llvm():
         import llvmlite.binding as b
         b.initialize_native_target()
         b.initialize_native_asmprinter()
+        from . import coop, heap
+        heap.register_symbols(b)
+        coop.register_symbols(b)
         _llvm = b
     return _llvm
 
@@ -205,7 +210,8 @@ def _compile_into(cache, module, todo, mode, level, keep_ir, skip_errors, memory
             ir_text=module_text_of([text], [g]) if keep_ir else "",
             timings={"codegen": (t1 - t0) * share, "llvm": (t2 - t1) * share,
                      "batch": len(made), "distinct": len(unique), "compiled": compiled},
-            memory_counters=bool(memory), bank_bytes=memory, mem_ctr=g.mem_ctr)
+            memory_counters=bool(memory), bank_bytes=memory, mem_ctr=g.mem_ctr,
+            uses_heap=g.uses_heap)
 
 
 def is_compiled(module, kernel, mode: str, level: int, memory: int = 0) -> bool:
@@ -274,12 +280,28 @@ def _native(unique: dict, level: int, names: str):
         engine.add_object_file(ObjectFileRef.from_data(obj))
     if missing:
         from .codegen import module_text_of
-        gens = [unique[n][0] for n in missing]
-        obj = _emit(module_text_of([unique[n][1] for n in missing], gens), level, names)
-        objcache.store(obj, [keys[n] for n in missing])
-        engine.add_object_file(ObjectFileRef.from_data(obj))
+        for lvl, group in _levels(unique, missing, level).items():
+            gens = [unique[n][0] for n in group]
+            obj = _emit(module_text_of([unique[n][1] for n in group], gens), lvl, names)
+            objcache.store(obj, [keys[n] for n in group])
+            engine.add_object_file(ObjectFileRef.from_data(obj))
     engine.finalize_object()
     return engine, len(missing)
+
+
+def _levels(unique: dict, names: list, level: int) -> dict:
+    """{optimisation level: function names}: a function of more than
+    O2_MAX_IR_LINES lines of IR is compiled at level 0 whatever was asked.
+    LLVM's O2 pipeline and O2 code generation grow much faster than linearly
+    with the size of one function (run_warp is one function with a dispatch
+    switch over every block): 29k lines took 7.8 s at O2 against 1.0 s at
+    level 0, 150k lines (a 7.6k-instruction unrolled GEMM) 282 s against
+    2.8 s (docs/executor.md, "Optimisation level")."""
+    out: dict[int, list] = {}
+    for n in names:
+        big = level > 0 and unique[n][1].count("\n") > O2_MAX_IR_LINES
+        out.setdefault(0 if big else level, []).append(n)
+    return out
 
 
 def _emit(text: str, level: int, names: str) -> bytes:

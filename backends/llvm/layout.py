@@ -111,7 +111,9 @@ L_DYN_SHARED = 52    # i32 dynamic shared bytes
 L_LOCAL = 56         # i32 local bytes per lane
 L_NSEGS = 60         # i32 segments in the table
 L_PER_CTA = 64       # ptr i64[2 * nctas]: per-CTA inst / thread inst (or null)
-L_SIZE = 72
+L_GRID_WS = 72       # i64 generic address of the grid-sync workspace (%envreg1:2; 0 if none)
+L_COOP = 80          # i32 1 in a cooperative launch: warps yield at spin points (coop.py)
+L_SIZE = 88
 
 # --------------------------------------------------- worker state (W)
 W_WS = 0             # ptr warp states (nwarps * ws_size)
@@ -129,6 +131,7 @@ W_SIZE = 72
 ST_DONE = 0
 ST_BARRIER = 1
 ST_ERROR = 2
+ST_YIELD = 3         # the warp waits on an mbarrier: run the others, then it again
 
 ERR_NONE = 0
 ERR_OOB = 1
@@ -138,6 +141,8 @@ ERR_STACK = 4
 ERR_TRAP = 5
 ERR_UNSUPPORTED = 6
 ERR_DEADLOCK = 7
+ERR_BAD_FREE = 12   # free() of an address malloc did not return (heap.py)
+ERR_COOP_ABORT = 13 # another CTA of a cooperative launch failed, or no CTA progressed (coop.py)
 
 # pc values: 0..n-1 nodes, then barrier resume points; EXIT_PC never runs
 EXIT_PC = 0x7FFFFFFF

@@ -372,27 +372,74 @@ def op_nop(cg, ins):
 
 def op_cp(cg, ins):
     """cp.async (non-bulk): the copy happens at once (its completion is only
-    observable after cp.async.wait_*), zero-filling past src-size."""
+    observable after cp.async.wait_*), zero-filling past src-size. Both
+    addresses are aligned to cp-size (4, 8 or 16: checked), so the copy moves
+    8-byte (or 4-byte) chunks; a lane whose src-size is 0 reads nothing (its
+    source address is not checked), as the ISA's zero-fill form allows."""
     if "async" not in ins.mods:
         return cg.unsupported(ins)
     if any(m in ins.mods for m in ("commit_group", "wait_group", "wait_all")):
         return None
     if "bulk" in ins.mods or len(ins.srcs) < 3 or not isinstance(ins.srcs[2], ir.Imm):
         return cg.unsupported(ins)
-    f = cg.f
     n = int(ins.srcs[2].value)
     daddr, dstatic = address(cg, ins.srcs[0], "shared")
     saddr, sstatic = address(cg, ins.srcs[1], "global")
-    src_size = cg.read(ins.srcs[3], "u32") if len(ins.srcs) > 3 and not isinstance(ins.srcs[3], ir.Not) else None
+    src_size = cp_src_size(cg, ins, n)
     dp = resolve(cg, "shared", daddr, dstatic, n, n)
-    sp = resolve(cg, "global", saddr, sstatic, n, n)
-    for off in range(n):
-        m = cg.em
+    em, emi = cg.em, cg.emi
+    if src_size is not None:        # lanes that read at least one byte
+        cg.em = cg.f.val(f"and <32 x i1> {em}, {cg.f.val(f'icmp ne <32 x i32> {src_size}, zeroinitializer')}")
+        cg.emi = cg.f.cast("bitcast", "<32 x i1>", cg.em, "i32")
+    try:
+        sp = resolve(cg, "global", saddr, sstatic, n, n)
+        reads = cg.em
+    finally:
+        cg.em, cg.emi = em, emi
+    chunk = 8 if n % 8 == 0 else n
+    lt = f"i{8 * chunk}"
+    for off in range(0, n, chunk):
+        v = gather(cg, lt, elem_ptrs(cg, sp, off), chunk, reads)
         if src_size is not None:
-            inside = f.val(f"icmp ugt <32 x i32> {src_size}, {splat('i32', off)}")
-            m = f.val(f"and <32 x i1> {m}, {inside}")
-        v = gather(cg, "i8", elem_ptrs(cg, sp, off), 1, m)
-        scatter(cg, "i8", v, elem_ptrs(cg, dp, off), 1, cg.em)
+            v = zero_past(cg, v, chunk, src_size, off)
+        scatter(cg, lt, v, elem_ptrs(cg, dp, off), chunk, em)
+
+
+def cp_src_size(cg, ins, n: int):
+    """The bytes each lane copies from its source (<32 x i32>), or None when
+    every lane copies all ``n`` (no operand, or an immediate >= cp-size). The
+    fourth operand is src-size, or the ignore-src predicate (``p`` / ``!p``:
+    true copies zeros only)."""
+    if len(ins.srcs) <= 3:
+        return None
+    op = ins.srcs[3]
+    if isinstance(op, ir.Imm):
+        return None if int(op.value) >= n else splat("i32", int(op.value))
+    negated = isinstance(op, ir.Not)
+    if negated or getattr(op, "type", None) == "pred":
+        ignore = cg.read(op.value if negated else op, "pred")
+        zero, full = "zeroinitializer", splat("i32", n)
+        a, b = (full, zero) if negated else (zero, full)
+        return cg.f.val(f"select <32 x i1> {ignore}, <32 x i32> {a}, <32 x i32> {b}")
+    return cg.read(op, "u32")
+
+
+def zero_past(cg, v: str, chunk: int, src_size: str, off: int) -> str:
+    """The chunk at byte ``off`` with its bytes at or past src-size zeroed
+    (little-endian: byte k of the chunk is bits 8k..8k+7)."""
+    f = cg.f
+    bits = 8 * chunk
+    lt = f"i{bits}"
+    keep = f.val(f"sub <32 x i32> {src_size}, {splat('i32', off)}")
+    neg = f.val(f"icmp slt <32 x i32> {keep}, zeroinitializer")
+    keep = f.val(f"select <32 x i1> {neg}, <32 x i32> zeroinitializer, <32 x i32> {keep}")
+    full = f.val(f"icmp uge <32 x i32> {keep}, {splat('i32', chunk)}")
+    kbits = f.val(f"mul <32 x i32> {keep}, {splat('i32', 8)}")
+    kbits = f.cast("zext", "<32 x i32>", kbits, f"<32 x {lt}>") if bits > 32 else kbits
+    one = splat(lt, 1)
+    low = f.val(f"sub <32 x {lt}> {f.val(f'shl <32 x {lt}> {one}, {kbits}')}, {one}")
+    mask = f.val(f"select <32 x i1> {full}, <32 x {lt}> {splat(lt, -1)}, <32 x {lt}> {low}")
+    return f.val(f"and <32 x {lt}> {v}, {mask}")
 
 
 def builtin_return_zero(cg, call_node) -> None:

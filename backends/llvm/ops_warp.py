@@ -1,9 +1,19 @@
-"""Warp collectives and CTA barrier reductions (PTX ISA 9.7.8.6, 9.7.13).
+"""Warp collectives, ``fns`` and CTA barrier reductions (PTX ISA 9.x:
+9.7.9.6 shfl.sync, 9.7.15.2 bar.warp.sync, 9.7.15.10 vote.sync, 9.7.15.11
+match.sync, 9.7.15.12 activemask, 9.7.15.13 redux.sync, elect.sync, fns,
+9.7.15.1 bar.red).
 
-A collective sees exactly the executing lanes (active mask, guard and, for
-the ``.sync`` forms, the member mask): METRICS.md "Warp-wide instructions".
-``shfl`` follows the ISA pseudocode (segment mask and clamp in ``c``); a
-source lane that is not executing gives the value its register holds.
+The warp model (docs/metrics.md, "Execution model"; docs/executor.md, "Warp
+collectives"): the *executing* lanes of an instruction are the active,
+non-exited lanes whose guard is true. Each lane computes its result over its
+own members, ``membermask[l] & executing`` (the member masks of the lanes of
+one converged ``.sync`` instruction may differ: cooperative groups'
+``labeled_partition`` passes each lane its own group's mask). The forms
+without a member mask use the executing lanes. Where the ISA leaves a result
+undefined ptxc is deterministic: a lane whose mask leaves itself out still
+reduces over its (possibly empty) members; a ``shfl`` source lane that is not
+executing gives the value its register holds; ``bar.warp.sync`` waits for
+nothing (the lanes of one IPDOM path run in lock step).
 """
 from __future__ import annotations
 
@@ -13,6 +23,9 @@ from . import layout as Lo
 from .irtext import LANE_IDS, splat
 from .ops_common import intr, itype, types_of
 from .values import lty
+from .warp_ir import match_helper, redux_helper
+
+V = "<32 x i32>"
 
 
 def K(v) -> str:
@@ -20,24 +33,30 @@ def K(v) -> str:
 
 
 def members(cg, ins, op_index: int | None) -> str:
-    """Executing lanes (i32) intersected with the member mask operand, if any."""
-    m = cg.emi
-    if op_index is not None and op_index < len(ins.srcs) and "sync" in ins.mods:
-        mm = ins.srcs[op_index]
-        if isinstance(mm, ir.Imm):
-            return cg.f.val(f"and i32 {m}, {mm.value & 0xFFFFFFFF}") if (mm.value & 0xFFFFFFFF) != 0xFFFFFFFF else m
-        v = cg.read(mm, "b32")
-        first = cg.f.val(f"extractelement <32 x i32> {v}, i32 {first_lane(cg, m)}")
-        return cg.f.val(f"and i32 {m}, {first}")
-    return m
-
-
-def first_lane(cg, m: str) -> str:
-    return intr(cg, "llvm.cttz.i32", "i32", [("i32", m), ("i1", "true")])
+    """<32 x i32>: lane l's members, its member mask (operand ``op_index`` of
+    a ``.sync`` form) intersected with the executing lanes."""
+    executing = uniform(cg, cg.emi, "i32")
+    if op_index is None or op_index >= len(ins.srcs) or "sync" not in ins.mods:
+        return executing
+    mm = ins.srcs[op_index]
+    if isinstance(mm, ir.Imm) and (mm.value & 0xFFFFFFFF) == 0xFFFFFFFF:
+        return executing
+    return cg.f.val(f"and {V} {cg.read(mm, 'b32')}, {executing}")
 
 
 def uniform(cg, v: str, t: str) -> str:
     return cg.bcast(v, t)
+
+
+def lowest(cg, m: str) -> str:
+    """Per lane: the lowest lane of set ``m`` (32 when empty)."""
+    return intr(cg, "llvm.cttz.v32i32", V, [(V, m), ("i1", "false")])
+
+
+def use_helper(cg, name: str, text: str, decls=()) -> str:
+    cg.helpers.setdefault(name, text)
+    cg.decls.update(decls)
+    return name
 
 
 def permute(cg, vec: str, lt: str, idx: str) -> str:
@@ -53,56 +72,62 @@ def permute(cg, vec: str, lt: str, idx: str) -> str:
 
 # --------------------------------------------------------------- shfl
 def op_shfl(cg, ins):
+    """The ISA pseudocode; the member mask does not change the result (a
+    source outside it is undefined in the ISA and gives its register here)."""
     f = cg.f
-    t = itype(ins)
     mode = next(m for m in ins.mods if m in ("up", "down", "bfly", "idx"))
     a = cg.read(ins.srcs[0], "b32")
-    b = f.val(f"and <32 x i32> {cg.read(ins.srcs[1], 'u32')}, {K(31)}")
+    b = f.val(f"and {V} {cg.read(ins.srcs[1], 'u32')}, {K(31)}")
     c = cg.read(ins.srcs[2], "u32") if len(ins.srcs) > 2 else K(0x1F)
     lane = LANE_IDS
-    seg = f.val(f"and <32 x i32> {f.val(f'lshr <32 x i32> {c}, {K(8)}')}, {K(31)}")
-    nseg = f.val(f"xor <32 x i32> {seg}, {K(-1)}")
-    low = f.val(f"and <32 x i32> {lane}, {seg}")
-    clamp = f.val(f"and <32 x i32> {c}, {K(31)}")
-    maxl = f.val(f"or <32 x i32> {low}, {f.val(f'and <32 x i32> {clamp}, {nseg}')}")
+    seg = f.val(f"and {V} {f.val(f'lshr {V} {c}, {K(8)}')}, {K(31)}")
+    nseg = f.val(f"xor {V} {seg}, {K(-1)}")
+    low = f.val(f"and {V} {lane}, {seg}")
+    clamp = f.val(f"and {V} {c}, {K(31)}")
+    maxl = f.val(f"or {V} {low}, {f.val(f'and {V} {clamp}, {nseg}')}")
     if mode == "up":
-        j = f.val(f"sub <32 x i32> {lane}, {b}")
-        ok = f.val(f"icmp sge <32 x i32> {j}, {maxl}")
+        j = f.val(f"sub {V} {lane}, {b}")
+        ok = f.val(f"icmp sge {V} {j}, {maxl}")
     elif mode == "down":
-        j = f.val(f"add <32 x i32> {lane}, {b}")
-        ok = f.val(f"icmp sle <32 x i32> {j}, {maxl}")
+        j = f.val(f"add {V} {lane}, {b}")
+        ok = f.val(f"icmp sle {V} {j}, {maxl}")
     elif mode == "bfly":
-        j = f.val(f"xor <32 x i32> {lane}, {b}")
-        ok = f.val(f"icmp sle <32 x i32> {j}, {maxl}")
+        j = f.val(f"xor {V} {lane}, {b}")
+        ok = f.val(f"icmp sle {V} {j}, {maxl}")
     else:
-        j = f.val(f"or <32 x i32> {low}, {f.val(f'and <32 x i32> {b}, {nseg}')}")
-        ok = f.val(f"icmp sle <32 x i32> {j}, {maxl}")
-    j = f.val(f"select <32 x i1> {ok}, <32 x i32> {j}, <32 x i32> {lane}")
-    j = f.val(f"and <32 x i32> {j}, {K(31)}")
+        j = f.val(f"or {V} {low}, {f.val(f'and {V} {b}, {nseg}')}")
+        ok = f.val(f"icmp sle {V} {j}, {maxl}")
+    j = f.val(f"select <32 x i1> {ok}, {V} {j}, {V} {lane}")
+    j = f.val(f"and {V} {j}, {K(31)}")
     d = permute(cg, a, "i32", j)
     dsts = cg.dst_list(ins)
-    cg.write(dsts[0], d, "b32" if t != "f32" else "b32")
-    if len(dsts) > 1:
+    if dsts[0] is not None:
+        cg.write(dsts[0], d, "b32")
+    if len(dsts) > 1 and dsts[1] is not None:
         cg.write(dsts[1], ok, "pred")
 
 
 # --------------------------------------------------------------- vote
 def op_vote(cg, ins):
+    """Per lane l with members M[l]: ballot = pred & M[l]; all: pred holds on
+    all of M[l]; any: on some; uni: on all or none (an empty M[l] gives 0,
+    all = uni = true, any = false)."""
     f = cg.f
     mode = next(m for m in ins.mods if m in ("all", "any", "uni", "ballot"))
-    act = members(cg, ins, 1)
+    m = members(cg, ins, 1)
     p = cg.read(ins.srcs[0], "pred")
-    pi = f.cast("bitcast", "<32 x i1>", p, "i32")
-    yes = f.val(f"and i32 {pi}, {act}")
+    pi = uniform(cg, f.cast("bitcast", "<32 x i1>", p, "i32"), "i32")
+    yes = f.val(f"and {V} {pi}, {m}")
     if mode == "ballot":
-        return cg.write(ins.results[0], uniform(cg, yes, "i32"), "b32")
+        return cg.write(ins.results[0], yes, "b32")
     if mode == "all":
-        r = f.icmp("eq", "i32", yes, act)
+        r = f.val(f"icmp eq {V} {yes}, {m}")
     elif mode == "any":
-        r = f.icmp("ne", "i32", yes, "0")
+        r = f.val(f"icmp ne {V} {yes}, zeroinitializer")
     else:
-        r = f.val(f"or i1 {f.icmp('eq', 'i32', yes, act)}, {f.icmp('eq', 'i32', yes, '0')}")
-    cg.write(ins.results[0], uniform(cg, r, "i1"), "pred")
+        r = f.val(f"or <32 x i1> {f.val(f'icmp eq {V} {yes}, {m}')}, "
+                  f"{f.val(f'icmp eq {V} {yes}, zeroinitializer')}")
+    cg.write(ins.results[0], r, "pred")
 
 
 def op_activemask(cg, ins):
@@ -110,67 +135,106 @@ def op_activemask(cg, ins):
 
 
 def op_match(cg, ins):
+    """match.any: d[l] = { k in M[l] : a[k] == a[l] }. match.all: d[l] = M[l]
+    and p[l] = true when every member holds the value of the lowest member,
+    else d[l] = 0 and p[l] = false (an empty M[l]: d = 0, p = true)."""
     f = cg.f
-    t = itype(ins)
-    lt = lty(t)
-    act = members(cg, ins, 1)
-    a = cg.read(ins.srcs[0], t)
-    acc = "zeroinitializer"
-    for k in range(32):
-        ak = f.val(f"extractelement <32 x {lt}> {a}, i32 {k}")
-        eq = f.val(f"icmp eq <32 x {lt}> {a}, {uniform(cg, ak, lt)}")
-        bit = -0x80000000 if k == 31 else 1 << k
-        hit = f.val(f"select <32 x i1> {eq}, <32 x i32> {K(bit)}, <32 x i32> zeroinitializer")
-        acc = f.val(f"or <32 x i32> {acc}, {hit}")
-    acc = f.val(f"and <32 x i32> {acc}, {uniform(cg, act, 'i32')}")
+    lt = lty(itype(ins))
+    vt = f"<32 x {lt}>"
+    m = members(cg, ins, 1)
+    a = cg.read(ins.srcs[0], itype(ins))
+    eq = use_helper(cg, *match_helper(lt))
     dsts = cg.dst_list(ins)
     if "any" in ins.mods:
-        return cg.write(dsts[0], acc, "b32")
-    same = f.val(f"icmp eq <32 x i32> {acc}, {uniform(cg, act, 'i32')}")
-    idle = f.val(f"xor <32 x i1> {cg.em}, {splat('i1', 'true')}")
-    same = f.val(f"or <32 x i1> {same}, {idle}")
-    allsame = intr(cg, "llvm.vector.reduce.and.v32i1", "i1", [("<32 x i1>", same)])
-    r = f.val(f"select i1 {allsame}, i32 {act}, i32 0")
-    cg.write(dsts[0], uniform(cg, r, "i32"), "b32")
-    if len(dsts) > 1:
-        cg.write(dsts[1], uniform(cg, allsame, "i1"), "pred")
+        same = f.call(V, eq, [(vt, a), (vt, a)])
+        return cg.write(dsts[0], f.val(f"and {V} {same}, {m}"), "b32")
+    empty = f.val(f"icmp eq {V} {m}, zeroinitializer")
+    first = f.val(f"select <32 x i1> {empty}, {V} {LANE_IDS}, {V} {lowest(cg, m)}")
+    v = permute(cg, a, lt, first)
+    same = f.val(f"and {V} {f.call(V, eq, [(vt, a), (vt, v)])}, {m}")
+    ok = f.val(f"icmp eq {V} {same}, {m}")
+    if dsts[0] is not None:
+        cg.write(dsts[0], f.val(f"select <32 x i1> {ok}, {V} {m}, {V} zeroinitializer"), "b32")
+    if len(dsts) > 1 and dsts[1] is not None:
+        cg.write(dsts[1], ok, "pred")
 
 
-REDUX_ID = {"add": 0, "and": -1, "or": 0, "xor": 0}
+REDUX_TYPES = {"add": ("u32", "s32"), "min": ("u32", "s32"), "max": ("u32", "s32"),
+               "and": ("b32",), "or": ("b32",), "xor": ("b32",)}
 
 
 def op_redux(cg, ins):
-    f = cg.f
+    """redux.sync.op.type d, a, membermask: d[l] = op over a[k], k in M[l]
+    (.add wraps to 32 bits; an empty M[l] gives op's identity)."""
     ts = types_of(ins)
     t = ts[-1] if ts else "b32"
-    op = next(m for m in ins.mods if m in ("add", "min", "max", "and", "or", "xor"))
-    if t not in ("u32", "s32", "b32"):
-        return cg.unsupported(ins)
-    act = members(cg, ins, 1)
-    a = cg.read(ins.srcs[0], t)
-    s = "s" if t == "s32" else "u"
-    if op in REDUX_ID:
-        ident, name = REDUX_ID[op], op
-    elif op == "min":
-        ident, name = (0x7FFFFFFF if s == "s" else -1), s + "min"
-    else:
-        ident, name = (-0x80000000 if s == "s" else 0), s + "max"
-    mv = f.cast("bitcast", "i32", act, "<32 x i1>")
-    x = f.val(f"select <32 x i1> {mv}, <32 x i32> {a}, <32 x i32> {K(ident)}")
-    r = intr(cg, f"llvm.vector.reduce.{name}.v32i32", "i32", [("<32 x i32>", x)])
-    cg.write(ins.results[0], uniform(cg, r, "i32"), t)
+    op = next((m for m in ins.mods if m in REDUX_TYPES), None)
+    if op is None or t not in REDUX_TYPES[op] or {"abs", "NaN"} & set(ins.mods):
+        return cg.unsupported(ins, f"{ins.full_opcode} (ptxc runs redux.sync add/min/max on "
+                                   f"u32/s32 and and/or/xor on b32; not the sm_100a f32 forms)")
+    name = op if op not in ("min", "max") else ("s" if t == "s32" else "u") + op
+    fn = use_helper(cg, *redux_helper(name))
+    r = cg.f.call(V, fn, [(V, cg.read(ins.srcs[0], t)), (V, members(cg, ins, 1))])
+    cg.write(ins.results[0], r, t)
 
 
 def op_elect(cg, ins):
+    """elect.sync d|p, membermask: the leader of lane l is its lowest member;
+    p is true on the leader (an empty M[l]: d = 0xffffffff, p = false)."""
     f = cg.f
-    act = members(cg, ins, 0)
-    first = first_lane(cg, act)
+    m = members(cg, ins, 0)
+    first = lowest(cg, m)
+    empty = f.val(f"icmp eq {V} {m}, zeroinitializer")
     dsts = cg.dst_list(ins)
     if dsts and dsts[0] is not None:
-        cg.write(dsts[0], uniform(cg, first, "i32"), "b32")
-    if len(dsts) > 1:
-        me = f.val(f"icmp eq <32 x i32> {LANE_IDS}, {uniform(cg, first, 'i32')}")
-        cg.write(dsts[1], me, "pred")
+        cg.write(dsts[0], f.val(f"select <32 x i1> {empty}, {V} {K(-1)}, {V} {first}"), "b32")
+    if len(dsts) > 1 and dsts[1] is not None:
+        cg.write(dsts[1], f.val(f"icmp eq {V} {LANE_IDS}, {first}"), "pred")
+
+
+# ---------------------------------------------------------------- fns
+def nth_set_bit(cg, m: str, n: str) -> str:
+    """Per lane: the position of the n-th (1-based) set bit of m counting from
+    bit 0, by a binary search on population counts (valid if 1 <= n <= popc)."""
+    f = cg.f
+    pos, r = "zeroinitializer", n
+    for w in (16, 8, 4, 2, 1):
+        window = f.val(f"and {V} {f.val(f'lshr {V} {m}, {pos}')}, {K((1 << w) - 1)}")
+        low = intr(cg, "llvm.ctpop.v32i32", V, [(V, window)])
+        up = f.val(f"icmp ugt {V} {r}, {low}")
+        r = f.val(f"select <32 x i1> {up}, {V} {f.val(f'sub {V} {r}, {low}')}, {V} {r}")
+        pos = f.val(f"select <32 x i1> {up}, {V} {f.val(f'add {V} {pos}, {K(w)}')}, {V} {pos}")
+    return pos
+
+
+def op_fns(cg, ins):
+    """fns.b32 d, mask, base, offset (PTX ISA 9.x, "Integer Arithmetic
+    Instructions: fns"): the |offset|-th set bit of mask at or above base
+    (offset > 0) or at or below it (offset < 0); offset 0: base if bit base is
+    set. 0xffffffff when there is none, and for base > 31 (undefined in the
+    ISA; its search loop would not run)."""
+    f = cg.f
+    mask = cg.read(ins.srcs[0], "b32")
+    base = cg.read(ins.srcs[1], "u32")
+    off = cg.read(ins.srcs[2], "s32")
+    b = f.val(f"and {V} {base}, {K(31)}")
+    above = f.val(f"and {V} {mask}, {f.val(f'shl {V} {K(-1)}, {b}')}")
+    upto = f.val(f"shl {V} {K(2)}, {b}")          # bits 0..base: (2 << base) - 1
+    below = f.val(f"and {V} {mask}, {f.val(f'sub {V} {upto}, {K(1)}')}")
+    down = f.val(f"icmp slt {V} {off}, zeroinitializer")
+    below_r = intr(cg, "llvm.bitreverse.v32i32", V, [(V, below)])
+    src = f.val(f"select <32 x i1> {down}, {V} {below_r}, {V} {above}")
+    n = f.val(f"select <32 x i1> {down}, {V} {f.val(f'sub {V} zeroinitializer, {off}')}, {V} {off}")
+    pos = nth_set_bit(cg, src, n)
+    pos = f.val(f"select <32 x i1> {down}, {V} {f.val(f'sub {V} {K(31)}, {pos}')}, {V} {pos}")
+    popc = intr(cg, "llvm.ctpop.v32i32", V, [(V, src)])
+    found = f.val(f"icmp ule {V} {n}, {popc}")
+    r = f.val(f"select <32 x i1> {found}, {V} {pos}, {V} {K(-1)}")
+    bit = f.val(f"and {V} {f.val(f'lshr {V} {mask}, {b}')}, {K(1)}")
+    at_base = f.val(f"select <32 x i1> {f.val(f'icmp ne {V} {bit}, zeroinitializer')}, {V} {b}, {V} {K(-1)}")
+    r = f.val(f"select <32 x i1> {f.val(f'icmp eq {V} {off}, zeroinitializer')}, {V} {at_base}, {V} {r}")
+    inside = f.val(f"icmp ult {V} {base}, {K(32)}")
+    cg.write(cg.dst_list(ins)[0], f.val(f"select <32 x i1> {inside}, {V} {r}, {V} {K(-1)}"), "b32")
 
 
 def op_nop(cg, ins):
@@ -215,4 +279,4 @@ def barrier_resume(cg, ins) -> None:
 
 
 OPS = {"shfl": op_shfl, "vote": op_vote, "activemask": op_activemask, "match": op_match,
-       "redux": op_redux, "elect": op_elect}
+       "redux": op_redux, "elect": op_elect, "fns": op_fns}

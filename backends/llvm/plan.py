@@ -33,8 +33,9 @@ from .layout import EXIT_PC, SEG_CONST, SEG_GLOBALS, SEG_LOCAL, SEG_PARAM, SEG_S
 
 CC_REG = "%cc"
 # external functions with a built-in meaning: vprintf prints nothing and returns 0,
-# __assertfail / __assert_fail trap (a failed device assertion)
-BUILTIN_CALLS = ("vprintf", "__assertfail", "__assert_fail")
+# __assertfail / __assert_fail trap (a failed device assertion), malloc / free
+# use the device heap (heap.py, ops_heap.py)
+BUILTIN_CALLS = ("vprintf", "__assertfail", "__assert_fail", "malloc", "free")
 DYNAMIC = -1        # offset of extern unsized .shared arrays: plan.dyn_shared_base
 
 

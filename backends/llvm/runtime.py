@@ -83,8 +83,10 @@ class Launch:
 
     def __init__(self, compiled, grid, block, params: bytes, segments: dict,
                  dyn_shared: int, max_steps: int, threads: int, per_cta: bool = True,
-                 memory: ModuleMemory | None = None):
+                 memory: ModuleMemory | None = None, grid_ws: int | None = None):
         self.c = compiled
+        self.grid_ws = grid_ws              # cooperative launch: workspace address (coop.py)
+        self.coop_abort = None
         plan = compiled.plan
         self.grid, self.block = grid, block
         self.nctas = grid[0] * grid[1] * grid[2]
@@ -113,10 +115,11 @@ class Launch:
     def _launch_state(self, dyn_shared: int, max_steps: int) -> np.ndarray:
         L = aligned(Lo.L_SIZE)
         g, b = self.grid, self.block
-        struct.pack_into("<4I4IQqIIIIQ", L, 0, b[0], b[1], b[2], self.nthreads,
+        struct.pack_into("<4I4IQqIIIIQQI", L, 0, b[0], b[1], b[2], self.nthreads,
                          g[0], g[1], g[2], self.nwarps, ptr(self.params), max_steps,
                          self.shared_total, dyn_shared, self.local_size, self.nsegs,
-                         ptr(self.per_cta) if self.per_cta is not None else 0)
+                         ptr(self.per_cta) if self.per_cta is not None else 0,
+                         self.grid_ws or 0, int(self.grid_ws is not None))
         return L
 
     def _segments(self) -> np.ndarray:
@@ -140,6 +143,8 @@ class Launch:
         if classes is not None:
             return self._run_classes(classes)
         self.ctas_run = self.nctas
+        if self.grid_ws is not None:
+            return self._run_cooperative()
         threads = 1 if self.c.uses_global_atomics else min(self.threads, self.nctas)
         workers = [Worker(self) for _ in range(threads)]
         if threads == 1:
@@ -184,6 +189,19 @@ class Launch:
                 half[:] = half[reps][classes.cta_class]
         self.ctas_run = len(reps)
         return sum(totals)
+
+    def _run_cooperative(self) -> np.ndarray:
+        """Every CTA resident at once, one worker each, under coop.py's baton.
+        The first real error is raised; a launch stopped with no progress
+        raises a RunError of code ERR_COOP_ABORT."""
+        from .coop import run_cooperative
+        workers = [Worker(self) for _ in range(self.nctas)]
+        run_cooperative(self, workers)
+        errors = [w.error for w in workers if w.error is not None]
+        real = [e for e in errors if e.code != Lo.ERR_COOP_ABORT]
+        if real or errors:
+            raise min(real or errors, key=lambda e: e.cta)
+        return sum(w.counters for w in workers)
 
     @staticmethod
     def _run_pool(loop, n: int) -> None:

@@ -6,7 +6,11 @@ worker: for each CTA it clears shared and local memory, sets up every warp
 node), then runs rounds: each runnable warp runs until it finishes or reaches
 a barrier; when a round ends with every unfinished warp at a barrier, the
 barrier is released (``bar.red`` results published) and the next round
-starts. Returns 0, or 2 after an error (W_ERR_CTA / W_ERR_WARP tell where).
+starts. A warp status is 0 runnable, 1 waiting at a barrier, 2 finished,
+3 yielded (``ST_YIELD``: an mbarrier wait that failed, ops_mbarrier.py): a
+round runs the warps of status 0 and 3; while any warp yielded, rounds
+repeat without releasing the barrier. Returns 0, or 2 after an error
+(W_ERR_CTA / W_ERR_WARP tell where).
 
 ``report`` (REPORT, part of every kernel module) records an error in a warp
 state. The CTA loop lives in its own module, compiled once per process; it
@@ -361,13 +365,17 @@ round.start:
 wloop:
   %w2 = phi i32 [ 0, %round.start ], [ %w2n, %wnext ]
   %alldone = phi i1 [ true, %round.start ], [ %ad, %wnext ]
+  %anyyield = phi i1 [ false, %round.start ], [ %ay, %wnext ]
   %w264 = zext i32 %w2 to i64
   %wsoff2 = mul i64 %w264, %wssz
   %wsp2 = getelementptr inbounds i8, ptr %wsb, i64 %wsoff2
   %pstat = getelementptr inbounds i8, ptr %wsp2, i64 {L.WS_STATUS}
   %stat = load i32, ptr %pstat, align 4
   %isdone = icmp eq i32 %stat, 2
-  br i1 %isdone, label %wnext, label %wrun
+  %iswait = icmp eq i32 %stat, 1
+  %skip = or i1 %isdone, %iswait
+  %adskip = and i1 %alldone, %isdone
+  br i1 %skip, label %wnext, label %wrun
 
 wrun:
   %loff = mul i64 %w264, %wlocal
@@ -379,19 +387,27 @@ wrun:
 
 wran:
   %fin = icmp eq i32 %r, {L.ST_DONE}
-  %newstat = select i1 %fin, i32 2, i32 0
+  %atbar = icmp eq i32 %r, {L.ST_BARRIER}
+  %yielded = icmp eq i32 %r, {L.ST_YIELD}
+  %waitstat = select i1 %atbar, i32 1, i32 3
+  %newstat = select i1 %fin, i32 2, i32 %waitstat
   store i32 %newstat, ptr %pstat, align 4
   %ad2 = and i1 %alldone, %fin
+  %ay2 = or i1 %anyyield, %yielded
   br label %wnext
 
 wnext:
-  %ad = phi i1 [ %alldone, %wloop ], [ %ad2, %wran ]
+  %ad = phi i1 [ %adskip, %wloop ], [ %ad2, %wran ]
+  %ay = phi i1 [ %anyyield, %wloop ], [ %ay2, %wran ]
   %w2n = add i32 %w2, 1
   %w2more = icmp ult i32 %w2n, %nwarps
   br i1 %w2more, label %wloop, label %round.end
 
 round.end:
-  br i1 %ad, label %cta.next, label %release
+  br i1 %ad, label %cta.next, label %round.check
+
+round.check:
+  br i1 %ay, label %round.start, label %release
 
 release:
   %a0 = load i32, ptr %pred0, align 4
@@ -403,7 +419,21 @@ release:
   store i32 0, ptr %pred0, align 4
   store i32 1, ptr %pred1, align 4
   store i32 0, ptr %pred2, align 4
-  br label %round.start
+  br label %rel.loop
+
+rel.loop:
+  %rw = phi i32 [ 0, %release ], [ %rw1, %rel.loop ]
+  %rw64 = zext i32 %rw to i64
+  %rwoff = mul i64 %rw64, %wssz
+  %rwsp = getelementptr inbounds i8, ptr %wsb, i64 %rwoff
+  %prst = getelementptr inbounds i8, ptr %rwsp, i64 {L.WS_STATUS}
+  %rst = load i32, ptr %prst, align 4
+  %rwait = icmp eq i32 %rst, 1
+  %rnew = select i1 %rwait, i32 0, i32 %rst
+  store i32 %rnew, ptr %prst, align 4
+  %rw1 = add i32 %rw, 1
+  %rmore = icmp ult i32 %rw1, %nwarps
+  br i1 %rmore, label %rel.loop, label %round.start
 
 cta.next:
   br i1 %haspc, label %cta.record, label %cta.inc

@@ -265,6 +265,52 @@ class SimtMixin:
         f.label(skip)
         self.set_mask(f.load("i32", self.mask_a, 4))
 
+    def yield_if(self, lanes_i32: str) -> None:
+        """If any lane of ``lanes_i32`` is set: save the warp and return
+        ST_YIELD (the CTA loop runs the other warps, then resumes here)."""
+        f = self.f
+        go, skip = f.fresh_label("yield"), f.fresh_label("yieldskip")
+        f.cbr(f.icmp("ne", "i32", lanes_i32, "0"), go, skip)
+        f.label(go, dominated=True)
+        k = len(self.resume_labels)
+        label = f"resume{k}"
+        self.resume_labels.append(label)
+        sp = f.load("i32", self.sp_a, 4)
+        f.store("i32", str(self.n_nodes + k), self.stack_entry(f.val(f"sub i32 {sp}, 1")), 4)
+        self.yield_to_sibling(sp)
+        f.label(label)
+        self.set_mask(f.load("i32", self.mask_a, 4))
+        f.br(skip)
+        f.label(skip)
+        self.set_mask(f.load("i32", self.mask_a, 4))
+
+    def yield_to_sibling(self, sp: str) -> None:
+        """A diverged warp whose path yields first lets a sibling path run
+        (the stack entry below with the same reconvergence pc: swap the two
+        entries and dispatch), once per call of run_warp; otherwise it
+        returns ST_YIELD. Without this, a path spinning on an mbarrier that
+        lanes of its own warp's other path must arrive at would never end
+        (the reconvergence stack runs one path to its end first)."""
+        f = self.f
+        if not hasattr(self, "swapped_a"):
+            self.swapped_a = f.alloca("i32", "swapped", 4)
+            f.entry.append(f"  store i32 0, ptr {self.swapped_a}, align 4")
+        deep = f.icmp("uge", "i32", sp, "2")
+        fresh = f.icmp("eq", "i32", f.load("i32", self.swapped_a, 4), "0")
+        try_swap, swap = f.fresh_label("sib"), f.fresh_label("sibswap")
+        f.cbr(f.val(f"and i1 {deep}, {fresh}"), try_swap, "yieldsave")
+        f.label(try_swap, dominated=True)
+        top = self.stack_entry(f.val(f"sub i32 {sp}, 1"))
+        below = self.stack_entry(f.val(f"sub i32 {sp}, 2"))
+        same = f.icmp("eq", "i32", f.load("i32", f.gep(top, 4), 4), f.load("i32", f.gep(below, 4), 4))
+        f.cbr(same, swap, "yieldsave")
+        f.label(swap, dominated=True)
+        a, b = f.load("<4 x i32>", top, 4), f.load("<4 x i32>", below, 4)
+        f.store("<4 x i32>", b, top, 4)
+        f.store("<4 x i32>", a, below, 4)
+        f.store("i32", "1", self.swapped_a, 4)
+        f.br("dispatch")
+
     # -------------------------------------------------------------- calls
     def enter_call(self, node) -> None:
         from .ops_mem import copy_params
@@ -278,6 +324,9 @@ class SimtMixin:
             why = self.plan.no_callee.get(id(node.call), "call")
             if why in ("builtin __assertfail", "builtin __assert_fail"):
                 self.fail_if(self.emi, Lo.ERR_TRAP, "zeroinitializer")
+            elif why in ("builtin malloc", "builtin free"):
+                from .ops_heap import builtin_heap
+                builtin_heap(self, node, why.split()[1])
             elif why == "builtin vprintf":
                 from .ops_mem import builtin_return_zero
                 builtin_return_zero(self, node)

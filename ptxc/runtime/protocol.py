@@ -28,6 +28,7 @@ OP_MALLOC = 6
 OP_REMAP = 7
 OP_FREE = 8
 OP_LAUNCH = 9
+LAUNCH_COOPERATIVE = 1     # OP_LAUNCH flag: cudaLaunchCooperativeKernel
 OP_UNSUPPORTED = 10
 
 KIND_DEVICE = 0

@@ -65,6 +65,7 @@ class Session:
     stopped: str | None = None        # why ptxc stopped the run
     unsupported: str | None = None    # the unsupported call the application made
     _pending: list = field(default_factory=list)
+    heap: object = None               # the device heap of malloc/free (made at first use)
 
     def __post_init__(self):
         self.registry = Registry(self.devmem, self.options.gpu.sm, self.options.ptx,
@@ -188,7 +189,7 @@ class Session:
 
     # ------------------------------------------------------------ launch
     def launch(self, payload: bytes) -> None:
-        kid, gx, gy, gz, bx, by, bz, _, shared, stream = LAUNCH.unpack_from(payload)
+        kid, gx, gy, gz, bx, by, bz, flags, shared, stream = LAUNCH.unpack_from(payload)
         params = payload[LAUNCH.size:]
         k = self.registry.kernel(kid)
         fn = k.function
@@ -200,7 +201,8 @@ class Session:
         if self.progress:
             self.progress.begin(k.name, len(self.launches))
         try:
-            record = self.run_launch(k, fn, grid, block, shared, stream, params)
+            record = self.run_launch(k, fn, grid, block, shared, stream, params,
+                                     cooperative=bool(flags & P.LAUNCH_COOPERATIVE))
         finally:
             if self.progress:
                 self.progress.end()
@@ -222,7 +224,19 @@ class Session:
             return P.CUDA_ERROR_INVALID_CONFIGURATION
         return 0
 
-    def run_launch(self, k, fn, grid, block, shared, stream, params) -> LaunchRecord:
+    def device_heap(self):
+        """The application's device heap (backends/llvm/heap.py), one
+        allocation kept for the whole run, made when a kernel first calls
+        malloc or free."""
+        if self.heap is None:
+            from ptxc.backends.llvm.heap import DEFAULT_BYTES, DeviceHeap
+            a = self.devmem.allocate(DEFAULT_BYTES, P.KIND_MODULE,
+                                     f"the device heap (malloc, {DEFAULT_BYTES} bytes)")
+            self.heap = DeviceHeap(a.seg, a.array)
+        return self.heap
+
+    def run_launch(self, k, fn, grid, block, shared, stream, params,
+                   cooperative: bool = False) -> LaunchRecord:
         from ptxc.launcher import launch_segments
         opts = self.options
         lm = k.fatbin.loaded()
@@ -233,7 +247,8 @@ class Session:
                                mode=opts.mode, shared_bytes=shared, max_steps=opts.max_steps,
                                threads=opts.threads, memory=lm.memory, segment_names=names,
                                slice_options=HYBRID_SLICE if opts.mode == "hybrid" else None,
-                               memory_counters=opts.memory_counters, bank_bytes=opts.bank_bytes)
+                               memory_counters=opts.memory_counters, bank_bytes=opts.bank_bytes,
+                               heap=self.device_heap, cooperative=cooperative)
         wall = time.perf_counter() - t0
         return LaunchRecord(len(self.launches) + 1, k.name, lm.label, grid, block, shared,
                             stream, opts.mode, prof, wall, prof.timings.get("compile", 0.0))

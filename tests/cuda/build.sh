@@ -62,13 +62,21 @@ ptx fpops         sm90          -arch=sm_90 -O3
 ptx fpops         sm75          -arch=sm_75 -O3
 
 ptx launch_infer  sm90          -arch=sm_90 -O3
+ptx profile_batch sm90          -arch=sm_90 -O3
 ptx memory        sm90          -arch=sm_90 -O3
 ptx cta_order     sm90          -arch=sm_90 -O3
 ptx launch_alias  sm90          -arch=sm_90 -O3
 ptx cta_equiv     sm90          -arch=sm_90 -O3
 ptx clock_spin    sm90          -arch=sm_90 -O3
+ptx cp_async      sm90          -arch=sm_90 -O3
+ptx heap          sm90          -arch=sm_90 -O3
+ptx coop          sm90          -arch=sm_90 -O3
+ptx mbarrier      sm90          -arch=sm_90 -O3
+ptx warp_masks    sm90          -arch=sm_90 -O3
+ptx warp_masks_f32 sm100a       -arch=sm_100a -O3
 
 # Every file must assemble.
 for f in *.sm90*.ptx; do run ptxas -arch=sm_90 "$f" -o /dev/null; done
 for f in *.sm75*.ptx; do run ptxas -arch=sm_75 "$f" -o /dev/null; done
+for f in *.sm100a*.ptx; do run ptxas -arch=sm_100a "$f" -o /dev/null; done
 echo "build.sh: all PTX regenerated and checked"

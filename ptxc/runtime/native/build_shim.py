@@ -23,7 +23,8 @@ import os
 import subprocess
 
 HERE = os.path.dirname(os.path.abspath(__file__))
-SOURCES = ("conn.c", "memory.c", "register.c", "device.c", "stream.c", "errors.c")
+SOURCES = ("conn.c", "memory.c", "register.c", "device.c", "stream.c", "errors.c", "graph.c",
+           "graph_api.c", "graph_exec.c", "capture.c", "stream_attr.c")
 SONAME = "libcudart.so.13"
 VERSION_NODE = "libcudart.so.13"
 BASE_COMPILE_ARGS = ["-O2", "-fvisibility=hidden", "-Wall", "-Wno-unused-parameter"]

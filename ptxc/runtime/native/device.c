@@ -69,7 +69,7 @@ EXPORT cudaError_t cudaDriverGetVersion(int *v)
 EXPORT cudaError_t cudaRuntimeGetVersion(int *v) { return cudaDriverGetVersion(v); }
 
 /* launches run to completion: there is never anything to wait for */
-EXPORT cudaError_t cudaDeviceSynchronize(void) { return cudaSuccess; }
+EXPORT cudaError_t cudaDeviceSynchronize(void) { return set_error(capture_sync(NULL, 1)); }
 EXPORT cudaError_t cudaDeviceReset(void) { return cudaSuccess; }
 EXPORT cudaError_t cudaDeviceSetCacheConfig(int c) { (void)c; return cudaSuccess; }
 EXPORT cudaError_t cudaDeviceGetCacheConfig(int *c) { if (c) *c = 0; return cudaSuccess; }

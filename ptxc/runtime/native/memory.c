@@ -202,12 +202,20 @@ EXPORT cudaError_t cudaHostAlloc(void **p, size_t size, unsigned flags)
 }
 EXPORT cudaError_t cudaMallocAsync(void **p, size_t size, cudaStream_t s)
 {
-    (void)s;
+    int c = capture_state(s);     /* no memory-allocation nodes: refused in a capture */
+    if (c)
+        return set_error(c < 0 ? capture_refuse(s) : c);
     return set_error(alloc(p, size, KIND_DEVICE, 0));
 }
 EXPORT cudaError_t cudaFree(void *p) { return set_error(release(p, 0)); }
 EXPORT cudaError_t cudaFreeHost(void *p) { return set_error(release(p, 1)); }
-EXPORT cudaError_t cudaFreeAsync(void *p, cudaStream_t s) { (void)s; return set_error(release(p, 0)); }
+EXPORT cudaError_t cudaFreeAsync(void *p, cudaStream_t s)
+{
+    int c = capture_state(s);
+    if (c)
+        return set_error(c < 0 ? capture_refuse(s) : c);
+    return set_error(release(p, 0));
+}
 
 static size_t pitch_of(size_t width) { return (width + 511) / 512 * 512; }
 
@@ -282,11 +290,16 @@ cudaError_t shim_copy(void *dst, const void *src, size_t n, int kind)
 
 EXPORT cudaError_t cudaMemcpy(void *dst, const void *src, size_t n, int kind)
 {
+    int c = capture_state(NULL);  /* the legacy stream: an error while a capture is on */
+    if (c > 0)
+        return set_error(c);
     return set_error(shim_copy(dst, src, n, kind));
 }
 EXPORT cudaError_t cudaMemcpyAsync(void *dst, const void *src, size_t n, int kind, cudaStream_t s)
 {
-    (void)s;
+    int c = capture_state(s);     /* a capturing stream records a memcpy node (capture.c) */
+    if (c)
+        return set_error(c < 0 ? capture_copy(s, dst, n, src, n, n, 1, kind) : c);
     return set_error(shim_copy(dst, src, n, kind));
 }
 
@@ -310,12 +323,17 @@ static cudaError_t copy2d(void *dst, size_t dpitch, const void *src, size_t spit
 EXPORT cudaError_t cudaMemcpy2D(void *dst, size_t dpitch, const void *src, size_t spitch,
                                 size_t width, size_t height, int kind)
 {
+    int c = capture_state(NULL);
+    if (c > 0)
+        return set_error(c);
     return set_error(copy2d(dst, dpitch, src, spitch, width, height, kind));
 }
 EXPORT cudaError_t cudaMemcpy2DAsync(void *dst, size_t dpitch, const void *src, size_t spitch,
                                      size_t width, size_t height, int kind, cudaStream_t s)
 {
-    (void)s;
+    int c = capture_state(s);
+    if (c)
+        return set_error(c < 0 ? capture_copy(s, dst, dpitch, src, spitch, width, height, kind) : c);
     return set_error(copy2d(dst, dpitch, src, spitch, width, height, kind));
 }
 
@@ -336,20 +354,33 @@ static cudaError_t set2d(void *p, size_t pitch, int value, size_t width, size_t 
     return st;
 }
 
-EXPORT cudaError_t cudaMemset(void *p, int value, size_t n) { return set_error(set2d(p, n, value, n, 1)); }
+EXPORT cudaError_t cudaMemset(void *p, int value, size_t n)
+{
+    int c = capture_state(NULL);
+    if (c > 0)
+        return set_error(c);
+    return set_error(set2d(p, n, value, n, 1));
+}
 EXPORT cudaError_t cudaMemsetAsync(void *p, int value, size_t n, cudaStream_t s)
 {
-    (void)s;
+    int c = capture_state(s);     /* a capturing stream records a memset node */
+    if (c)
+        return set_error(c < 0 ? capture_memset(s, p, n, value, n, 1) : c);
     return set_error(set2d(p, n, value, n, 1));
 }
 EXPORT cudaError_t cudaMemset2D(void *p, size_t pitch, int value, size_t width, size_t height)
 {
+    int c = capture_state(NULL);
+    if (c > 0)
+        return set_error(c);
     return set_error(set2d(p, pitch, value, width, height));
 }
 EXPORT cudaError_t cudaMemset2DAsync(void *p, size_t pitch, int value, size_t width, size_t height,
                                      cudaStream_t s)
 {
-    (void)s;
+    int c = capture_state(s);
+    if (c)
+        return set_error(c < 0 ? capture_memset(s, p, pitch, value, width, height) : c);
     return set_error(set2d(p, pitch, value, width, height));
 }
 EXPORT cudaError_t cudaMemset3D(struct cudaPitchedPtr pp, int value, struct cudaExtent e)
@@ -362,7 +393,9 @@ EXPORT cudaError_t cudaMemset3D(struct cudaPitchedPtr pp, int value, struct cuda
 EXPORT cudaError_t cudaMemset3DAsync(struct cudaPitchedPtr pp, int value, struct cudaExtent e,
                                      cudaStream_t s)
 {
-    (void)s;
+    int c = capture_state(s);
+    if (c)
+        return set_error(c < 0 ? capture_refuse(s) : c);
     return cudaMemset3D(pp, value, e);
 }
 

@@ -242,7 +242,9 @@ EXPORT cudaError_t cudaMemcpyToSymbol(const void *symbol, const void *src, size_
 EXPORT cudaError_t cudaMemcpyToSymbolAsync(const void *symbol, const void *src, size_t n,
                                            size_t offset, int kind, cudaStream_t s)
 {
-    (void)s;
+    int c = capture_state(s);     /* not recorded by stream capture: refused there */
+    if (c)
+        return set_error(c < 0 ? capture_refuse(s) : c);
     return set_error(to_symbol(symbol, src, n, offset, kind));
 }
 EXPORT cudaError_t cudaMemcpyFromSymbol(void *dst, const void *symbol, size_t n, size_t offset,
@@ -253,7 +255,9 @@ EXPORT cudaError_t cudaMemcpyFromSymbol(void *dst, const void *symbol, size_t n,
 EXPORT cudaError_t cudaMemcpyFromSymbolAsync(void *dst, const void *symbol, size_t n,
                                              size_t offset, int kind, cudaStream_t s)
 {
-    (void)s;
+    int c = capture_state(s);     /* not recorded by stream capture: refused there */
+    if (c)
+        return set_error(c < 0 ? capture_refuse(s) : c);
     return set_error(from_symbol(dst, symbol, n, offset, kind));
 }
 
@@ -329,11 +333,16 @@ static cudaError_t kernel_info(struct kernel *k)
     return st;
 }
 
-static cudaError_t launch(struct kernel *k, dim3 grid, dim3 block, void **args, size_t shared,
-                          cudaStream_t stream)
+/* flags: LAUNCH_COOPERATIVE (every CTA resident at once: grid-wide sync) */
+static cudaError_t launch_flags(struct kernel *k, dim3 grid, dim3 block, void **args,
+                                size_t shared, cudaStream_t stream, uint32_t flags)
 {
     if (!k)
         return cudaErrorInvalidDeviceFunction;
+    int c = capture_state(stream);    /* a capturing stream records the launch (capture.c) */
+    if (c)                            /* (no cooperative kernel nodes: refused) */
+        return c > 0 ? c : flags ? capture_refuse(stream)
+                                 : capture_kernel(stream, k->host_fun, grid, block, args, shared);
     if (shim_dead())
         return cudaErrorCudartUnloading;
     LOCK();
@@ -355,6 +364,7 @@ static cudaError_t launch(struct kernel *k, dim3 grid, dim3 block, void **args, 
         put32(req + 16, block.x);
         put32(req + 20, block.y);
         put32(req + 24, block.z);
+        put32(req + 28, flags);
         put64(req + 32, shared);
         put64(req + 40, stream_id(stream));
         fflush(NULL);   /* the application's output so far comes before ptxc's */
@@ -364,6 +374,29 @@ static cudaError_t launch(struct kernel *k, dim3 grid, dim3 block, void **args, 
         reply_free(&r);
     }
     free(params);
+    UNLOCK();
+    return st;
+}
+
+static cudaError_t launch(struct kernel *k, dim3 grid, dim3 block, void **args, size_t shared,
+                          cudaStream_t stream)
+{
+    return launch_flags(k, grid, block, args, shared, stream, 0);
+}
+
+/* for graph.c: the parameter layout of the kernel whose host stub is func */
+cudaError_t kernel_param_layout(const void *func, uint32_t *nparams, uint32_t *nbytes,
+                                const uint32_t **offsets, const uint32_t **sizes)
+{
+    LOCK();
+    struct kernel *k = find_kernel(func);
+    cudaError_t st = k ? kernel_info(k) : cudaErrorInvalidDeviceFunction;
+    if (!st) {
+        *nparams = k->nparams;
+        *nbytes = k->param_bytes;
+        *offsets = k->offsets;
+        *sizes = k->sizes;
+    }
     UNLOCK();
     return st;
 }
@@ -404,6 +437,36 @@ EXPORT cudaError_t cudaLaunchKernel_ptsz(const void *func, dim3 grid, dim3 block
                                          size_t shared, cudaStream_t stream)
 {
     return cudaLaunchKernel(func, grid, block, args, shared, stream);
+}
+
+/* A cooperative launch: every CTA must be resident at once, so the grid may
+ * have at most (blocks per SM by the occupancy rules) x SMs CTAs
+ * (cudaErrorCooperativeLaunchTooLarge otherwise), as the runtime checks. */
+EXPORT cudaError_t cudaLaunchCooperativeKernel(const void *func, dim3 grid, dim3 block,
+                                               void **args, size_t shared, cudaStream_t stream)
+{
+    int per_sm = 0;
+    uint64_t threads = (uint64_t)block.x * block.y * block.z;
+    cudaError_t st = threads && threads <= 0x7fffffff
+        ? cudaOccupancyMaxActiveBlocksPerMultiprocessorWithFlags(&per_sm, func, (int)threads,
+                                                                 shared, 0)
+        : cudaErrorInvalidConfiguration;
+    if (st)
+        return set_error(st);
+    uint64_t ctas = (uint64_t)grid.x * grid.y * grid.z;
+    if (ctas > (uint64_t)per_sm * gpu_info()[GPU_SM_COUNT])
+        return set_error(cudaErrorCooperativeLaunchTooLarge);
+    LOCK();
+    struct kernel *k = find_kernel(func);
+    UNLOCK();
+    return set_error(launch_flags(k, grid, block, args, shared, stream, LAUNCH_COOPERATIVE));
+}
+
+EXPORT cudaError_t cudaLaunchCooperativeKernel_ptsz(const void *func, dim3 grid, dim3 block,
+                                                    void **args, size_t shared,
+                                                    cudaStream_t stream)
+{
+    return cudaLaunchCooperativeKernel(func, grid, block, args, shared, stream);
 }
 
 /* ------------------------------------------------ call configuration */

@@ -36,7 +36,7 @@ enum {
     cudaErrorMissingConfiguration = 52, cudaErrorInvalidDeviceFunction = 98,
     cudaErrorNoDevice = 100, cudaErrorInvalidDevice = 101,
     cudaErrorNoKernelImageForDevice = 209, cudaErrorInvalidResourceHandle = 400,
-    cudaErrorNotReady = 600, cudaErrorNotSupported = 801, cudaErrorUnknown = 999,
+    cudaErrorNotReady = 600, cudaErrorCooperativeLaunchTooLarge = 720, cudaErrorNotSupported = 801, cudaErrorUnknown = 999,
 };
 
 enum { cudaMemcpyHostToHost = 0, cudaMemcpyHostToDevice = 1, cudaMemcpyDeviceToHost = 2,
@@ -260,5 +260,28 @@ cudaError_t set_error(cudaError_t e);   /* records e as the last error; returns 
 
 /* ---------------------------------------------------------- stream.c */
 uint64_t stream_id(cudaStream_t s);
+unsigned stream_flags(cudaStream_t s);
+int stream_valid(cudaStream_t s);
+
+/* --------------------------------------------------------- capture.c */
+/* what an operation on stream s does: 0 run it, -1 record it into the
+ * capture s takes part in, > 0 return this error (s is the legacy stream
+ * while a capture is on, or its capture was invalidated) */
+int capture_state(cudaStream_t s);
+cudaError_t capture_kernel(cudaStream_t s, const void *func, dim3 grid, dim3 block, void **args,
+                           size_t shared);
+cudaError_t capture_copy(cudaStream_t s, void *dst, size_t dpitch, const void *src, size_t spitch,
+                         size_t width, size_t height, int kind);
+cudaError_t capture_memset(cudaStream_t s, void *p, size_t pitch, int value, size_t width,
+                           size_t height);
+cudaError_t capture_host(cudaStream_t s, void (*fn)(void *), void *data);
+cudaError_t capture_refuse(cudaStream_t s);        /* an operation capture cannot record */
+cudaError_t capture_event_record(cudaEvent_t e, cudaStream_t s);   /* -1 captured, 0 not */
+cudaError_t capture_event_wait(cudaStream_t s, cudaEvent_t e, unsigned flags);
+cudaError_t capture_sync(cudaStream_t s, int device);   /* a synchronising call */
+void capture_forget(const void *handle);           /* a stream or event destroyed */
+
+/* ------------------------------------------------------ stream_attr.c */
+void stream_attr_forget(cudaStream_t s);
 
 #endif

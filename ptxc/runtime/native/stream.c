@@ -2,6 +2,8 @@
  * finished when its call returns, so a stream is only a name (its number
  * goes into the launch report) and an event records the host time at which
  * it was recorded; cudaEventElapsedTime is the difference, in milliseconds.
+ * A stream in a stream capture records instead (capture.c decides: the
+ * capture_* calls below).
  */
 #define _GNU_SOURCE
 #include <stdlib.h>
@@ -56,6 +58,8 @@ EXPORT cudaError_t cudaStreamDestroy(cudaStream_t s)
         return cudaSuccess;
     if (bad_stream(s))
         return set_error(cudaErrorInvalidResourceHandle);
+    capture_forget(s);            /* capture.c and stream_attr.c keep state by handle */
+    stream_attr_forget(s);
     s->magic = 0;
     free(s);
     return cudaSuccess;
@@ -65,13 +69,21 @@ static cudaError_t stream_ok(cudaStream_t s)
 {
     return set_error(bad_stream(s) ? cudaErrorInvalidResourceHandle : cudaSuccess);
 }
-EXPORT cudaError_t cudaStreamSynchronize(cudaStream_t s) { return stream_ok(s); }
-EXPORT cudaError_t cudaStreamQuery(cudaStream_t s) { return stream_ok(s); }
+/* synchronising with a capturing stream is an error that ends its capture */
+EXPORT cudaError_t cudaStreamSynchronize(cudaStream_t s)
+{
+    cudaError_t c = bad_stream(s) ? cudaSuccess : capture_sync(s, 0);
+    return c ? set_error(c) : stream_ok(s);
+}
+EXPORT cudaError_t cudaStreamQuery(cudaStream_t s) { return cudaStreamSynchronize(s); }
 EXPORT cudaError_t cudaStreamWaitEvent(cudaStream_t s, cudaEvent_t e, unsigned flags)
 {
-    (void)flags;
-    return bad_event(e) ? set_error(cudaErrorInvalidResourceHandle) : stream_ok(s);
+    if (bad_event(e) || bad_stream(s))
+        return set_error(cudaErrorInvalidResourceHandle);
+    return set_error(capture_event_wait(s, e, flags));   /* joins a capture (capture.c) */
 }
+unsigned stream_flags(cudaStream_t s) { return (uintptr_t)s <= 2 || bad_stream(s) ? 0 : s->flags; }
+int stream_valid(cudaStream_t s) { return !bad_stream(s); }
 EXPORT cudaError_t cudaStreamGetFlags(cudaStream_t s, unsigned *flags)
 {
     if (bad_stream(s) || !flags)
@@ -102,6 +114,9 @@ EXPORT cudaError_t cudaStreamAddCallback(cudaStream_t s, stream_callback cb, voi
     (void)flags;
     if (bad_stream(s) || !cb)
         return set_error(cudaErrorInvalidValue);
+    int c = capture_state(s);     /* CUDA refuses stream callbacks in a capture */
+    if (c)
+        return set_error(c < 0 ? capture_refuse(s) : c);
     cb(s, cudaSuccess, data);
     return cudaSuccess;
 }
@@ -109,6 +124,9 @@ EXPORT cudaError_t cudaLaunchHostFunc(cudaStream_t s, host_fn fn, void *data)
 {
     if (bad_stream(s) || !fn)
         return set_error(cudaErrorInvalidValue);
+    int c = capture_state(s);     /* a capturing stream records a host node */
+    if (c)
+        return set_error(c < 0 ? capture_host(s, fn, data) : c);
     fn(data);
     return cudaSuccess;
 }
@@ -139,6 +157,7 @@ EXPORT cudaError_t cudaEventDestroy(cudaEvent_t e)
 {
     if (bad_event(e))
         return set_error(cudaErrorInvalidResourceHandle);
+    capture_forget(e);
     e->magic = 0;
     free(e);
     return cudaSuccess;
@@ -149,6 +168,9 @@ EXPORT cudaError_t cudaEventRecordWithFlags(cudaEvent_t e, cudaStream_t s, unsig
     (void)flags;
     if (bad_event(e) || bad_stream(s))
         return set_error(cudaErrorInvalidResourceHandle);
+    cudaError_t c = capture_event_record(e, s);   /* 0: not captured, record it now */
+    if (c)
+        return set_error(c < 0 ? cudaSuccess : c);
     e->t = now();
     e->recorded = 1;
     return cudaSuccess;
