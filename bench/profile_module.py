@@ -16,9 +16,23 @@ shares of LLVM and parsing. Three cache states:
 * edited: the same module with one kernel's bound constant changed after the
   warm run (the per-kernel cache recompiles that kernel only).
 
+It also records, for the cold run:
+
+* the parts of the process outside the stages: the interpreter's start and
+  the import of each heavy dependency (click, lark, numpy, llvmlite), each
+  the child CPU of ``python -c "import X"`` minus that of ``python -c pass``;
+* the parts of parsing, in this process (warm, best of N): lexing, the LALR
+  parse with the tuple transformer (lexing included), building the IR, SSA;
+* a HyPA-style run: HyPA itself is not available here, so "HyPA-style" is
+  defined as one CTA of ``.reqntid`` threads per kernel (the kernels that
+  have one), every instruction executed: ``ptxc profile --mode=full
+  --launch K:1`` for each such kernel, as a cold process like ours. The
+  ratio HyPA-style / ours is printed for the whole process and for the
+  kernels' run time alone (the rows' ``seconds``).
+
 Ratios only; no test asserts them.
 
-    python bench/profile_module.py [--repeat 5] [FILE]
+    python bench/profile_module.py [--repeat 5] [--no-hypa] [FILE]
 """
 from __future__ import annotations
 
@@ -61,8 +75,73 @@ def ptxc_env(cache: str | None) -> dict:
     return env
 
 
-def ptxc_cmd(path: Path) -> list[str]:
-    return [sys.executable, "-m", "ptxc.cli", "profile", "--format=json", str(path)]
+def ptxc_cmd(path: Path, extra: tuple = ()) -> list[str]:
+    return [sys.executable, "-m", "ptxc.cli", "profile", "--format=json", *extra, str(path)]
+
+
+def hypa_options(path: Path) -> tuple:
+    """``--mode=full --launch K:1`` for every kernel with a .reqntid (HyPA-style)."""
+    import ptxc
+    module = ptxc.load(str(path))
+    return ("--mode=full", *(f"--launch={k.name}:1" for k in module.kernels if k.reqntid))
+
+
+def import_costs(repeat: int) -> dict:
+    """CPU seconds of the interpreter's start and of each heavy import (best of N)."""
+    env = dict(os.environ, OPENBLAS_NUM_THREADS="1")     # as ptxc.cli sets it
+    env.pop("PYTHONDONTWRITEBYTECODE", None)
+    stmts = {"python": "pass", "click": "import click", "lark": "import lark",
+             "numpy": "import numpy", "llvmlite": "import llvmlite.binding",
+             "ptxc.cli": "import ptxc.cli"}
+    best = {k: min(run_cpu([sys.executable, "-c", v], env)[0] for _ in range(repeat))
+            for k, v in stmts.items()}
+    base = best.pop("python")
+    return {"python": base, **{k: max(0.0, v - base) for k, v in best.items()}}
+
+
+def parse_parts(path: Path, repeat: int) -> dict:
+    """Seconds of lexing, LALR + tuples, IR building and SSA (in this process, best of N)."""
+    import gc
+
+    import ptxc.ssa as ssa
+    from ptxc.builder import Builder
+    from ptxc.lexer import PtxLexer
+    from ptxc.parser import _parser
+    text = path.read_text()
+    parser = _parser()
+    lexer = PtxLexer(parser.lexer_conf)
+    spent = {"ssa": 0.0}
+    build_ssa = ssa.build_ssa
+
+    def timed_ssa(*a):
+        t = time.process_time()
+        build_ssa(*a)
+        spent["ssa"] += time.process_time() - t
+
+    def best_of(f, n=repeat):
+        times = []
+        for _ in range(n):
+            gc.disable()
+            t = time.process_time()
+            out = f()
+            times.append(time.process_time() - t)
+            gc.enable()
+        return min(times), out
+
+    lex, _ = best_of(lambda: sum(1 for _ in lexer.lex(text)))
+    lalr, items = best_of(lambda: parser.parse(text))
+    ssa.build_ssa = timed_ssa             # function_builder imports it when it runs
+    builds = []
+    try:
+        for _ in range(repeat):
+            spent["ssa"] = 0.0
+            t, _ = best_of(lambda: Builder(str(path), text).build(items), 1)   # items are not changed
+            builds.append((t, spent["ssa"]))
+    finally:
+        ssa.build_ssa = build_ssa
+    build, ssa_s = min(builds)
+    return {"lex": lex, "lalr+tuples": lalr - lex, "build": build - ssa_s, "ssa": ssa_s,
+            "tokens": sum(1 for _ in lexer.lex(text))}
 
 
 def best(runs: list) -> tuple[float, float, dict]:
@@ -104,6 +183,7 @@ def main() -> int:
     ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     ap.add_argument("file", nargs="?", type=Path, default=XLA)
     ap.add_argument("--repeat", type=int, default=5)
+    ap.add_argument("--no-hypa", action="store_true", help="skip the HyPA-style run")
     a = ap.parse_args()
     ptxas = shutil.which("ptxas")
     if ptxas and subprocess.run([ptxas, "-arch=sm_75", "-O0", str(a.file), "-o", os.devnull],
@@ -123,7 +203,32 @@ def main() -> int:
           f"({k.get('per_cta_rows', 0)} of them per-CTA rows), CPU seconds, best of {a.repeat}")
     for name, (cpu, wall, report, ref) in (("cold", cold), ("warm", warm), ("edited", again)):
         print(line(name, cpu, wall, report, ref))
+    costs = import_costs(a.repeat)
+    print("process parts (child CPU, best of N): " +
+          "  ".join(f"{k} {v:.3f}" for k, v in costs.items()) +
+          "   (ptxc.cli: the CLI module with click; the rest are imported when needed)")
+    parts = parse_parts(a.file, a.repeat)
+    print(f"parse parts (this process, warm, best of N): {parts['tokens']} LALR tokens  " +
+          "  ".join(f"{k} {parts[k]:.3f}" for k in ("lex", "lalr+tuples", "build", "ssa")))
+    if not a.no_hypa:
+        hypa(a.file, a.repeat, cold)
     return 0
+
+
+def hypa(path: Path, repeat: int, cold) -> None:
+    """The HyPA-style run (module docstring) against our cold run."""
+    options = hypa_options(path)
+    runs = [run_cpu(ptxc_cmd(path, options), ptxc_env(None)) for _ in range(repeat)]
+    cpu, wall, report = best(runs)
+    rows = [r for r in report["kernels"] if r["status"] == "ran"]
+    run_s = sum(r["seconds"] for r in rows)
+    ours_cpu, ours_report = cold[0], cold[2]
+    ours_run = sum(r["seconds"] for r in ours_report["kernels"] if r["status"] == "ran")
+    print(f"HyPA-style (one CTA of .reqntid threads per kernel, full mode, cold process): "
+          f"{len(rows)} kernels run, CPU {cpu:.3f} s, kernel runs {run_s:.3f} s; "
+          f"ratio HyPA-style / ours: process {cpu / ours_cpu:.2f}, kernel runs "
+          f"{run_s / ours_run if ours_run else float('nan'):.2f} "
+          f"(ours: {ours_report['total']['kernels_run']} kernels, whole grids, hybrid)")
 
 
 if __name__ == "__main__":

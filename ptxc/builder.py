@@ -215,13 +215,22 @@ class Builder:
                            linkage, vec, other, self.loc(name.line, name.col))
 
 
-def check_arity(builder: Builder, opcode: str, mods: tuple, nops: int, line: int, col: int):
-    """Reject a wrong number of operands for opcodes whose arity is fixed."""
+def expected_arity(opcode: str, mods: tuple):
+    """The operand counts an opcode takes, or None when it is not fixed."""
     expected = ARITY.get(opcode)
-    if expected is None:
-        return
     if callable(expected):
         expected = expected(mods)
+    return expected
+
+
+def check_arity(builder: Builder, opcode: str, mods: tuple, nops: int, line: int, col: int,
+                expected=False):
+    """Reject a wrong number of operands for opcodes whose arity is fixed
+    (``expected``: expected_arity(opcode, mods) when the caller has it)."""
+    if expected is False:
+        expected = expected_arity(opcode, mods)
+    if expected is None:
+        return
     if nops not in expected:
         want = " or ".join(str(e) for e in expected)
         raise builder.error(f"'{'.'.join((opcode,) + mods)}' takes {want} operands, got {nops}",
@@ -232,7 +241,8 @@ _OPCODE_CACHE: dict[str, tuple] = {}
 
 
 def known_opcode(builder: Builder, text: str, line: int, col: int):
-    """(base opcode, modifiers, OpInfo) of an opcode word; unknown -> PtxcError."""
+    """(base opcode, modifiers, OpInfo, destination count, operand counts
+    (expected_arity)) of an opcode word; unknown -> PtxcError."""
     hit = _OPCODE_CACHE.get(text)
     if hit is not None:
         return hit
@@ -240,7 +250,8 @@ def known_opcode(builder: Builder, text: str, line: int, col: int):
     info = lookup(opcode)
     if info is None:
         raise builder.error(f"unknown opcode '{opcode}'", line, col)
-    hit = _OPCODE_CACHE[text] = (opcode, tuple(rest.split(".")) if rest else (), info)
+    mods = tuple(rest.split(".")) if rest else ()
+    hit = _OPCODE_CACHE[text] = (opcode, mods, info, info.num_dsts(mods), expected_arity(opcode, mods))
     return hit
 
 

@@ -10,6 +10,7 @@ from __future__ import annotations
 
 from . import ir
 from .builder import SPECIAL_REGS, Builder, Scope, Var, check_arity, known_opcode
+from .errors import SrcLoc
 from .syntax import Name
 
 BRANCHES = ("bra", "brx")
@@ -117,20 +118,21 @@ class FunctionBuilder:
     # ------------------------------------------------------ instructions
     def instruction(self, st, scope: Scope) -> None:
         _, guard, text, line, col, operands = st
-        opcode, mods, info = known_opcode(self.b, text, line, col)
-        check_arity(self.b, opcode, mods, len(operands), line, col)
-        ndst = info.num_dsts(mods)
+        opcode, mods, info, ndst, arity = known_opcode(self.b, text, line, col)
+        if arity is not None and len(operands) not in arity:
+            check_arity(self.b, opcode, mods, len(operands), line, col, arity)
         if opcode == "call" and operands and isinstance(operands[0], tuple) \
                 and operands[0][0] == "paren" and len(operands) > 1:
             ndst = 1                          # call (ret, ...), func, (args ...)
         if len(operands) < ndst:
             raise self.b.error(f"'{text}' needs {ndst} destination operand(s)", line, col)
-        ins = ir.Instr(opcode, mods, info=info, loc=self.b.loc(line, col))
+        ins = ir.Instr(opcode, mods, info=info, loc=SrcLoc(self.b.filename, line, col))
         srcs = operands[ndst:]
         ins.dsts = [self.dst(o, scope) for o in operands[:ndst]]
-        # the last operand of bra / brx.idx names a label (or a branch table)
-        ins.srcs = [self.src(o, scope, opcode in BRANCHES and i == len(srcs) - 1)
-                    for i, o in enumerate(srcs)]
+        if opcode in BRANCHES:    # the last operand of bra / brx.idx names a label (or a branch table)
+            ins.srcs = [self.src(o, scope, i == len(srcs) - 1) for i, o in enumerate(srcs)]
+        else:
+            ins.srcs = [self.src(o, scope) for o in srcs]
         if guard is not None:
             ins.guard = self.reg(guard[0], scope)
             ins.guard_neg = guard[1]

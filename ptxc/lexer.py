@@ -11,8 +11,24 @@ all simple (registers, symbols, numbers, bracketed addresses) is one INSTR
 token, split by ptxc.syntax with the same operand rules; PTX instructions are
 a regular language, so this is lexing (the same holds for a simple
 ``.reg`` declaration, one REGDECL token), and it cuts the LALR parser's work
-(about 4 us per token) by ~7x on typical code. Other instructions (vector or
-call operands, several lines) go through the full grammar.
+(about 4 us per token) by ~7x on typical code. Simple operands include vectors
+of registers or numbers (``{%f1, %f2}``); other instructions (call operands,
+vectors holding addresses or negations, several lines) go through the full
+grammar.
+
+Inside a function body, a run of such statements (simple instructions,
+simple ``.reg`` declarations, labels ``name:`` and ``.loc`` lines, with the
+blanks and comments between them) is one STMTS token: a sequence of regular
+statements is regular too, and the parser then shifts one token for a whole
+straight-line stretch instead of one per statement (~4 us each, plus one
+reduction of the statement list). The token's text is the source span; its
+``value`` is the list of parts ``(kind, text, line, col)``, kind one of
+``INSTR``, ``REGDECL``, ``LABEL`` (text: the name) and ``LOC``, which
+ptxc.syntax turns into the same tuples as the grammar rules.
+
+In a function's header, a parameter list of only simple parameters
+(``.param`` then dotted words, ``.align N``, a name and array sizes) is one
+PARAMS token (value: the list of ``(text, line, col)`` of each parameter).
 
 A bracketed address without commas or braces (``[%rd1+-8]``, ``[buf]``,
 ``[128]``) is one ADDR token and a guard (``@!%p``) one GUARD token: fewer
@@ -29,8 +45,14 @@ from bisect import bisect_right
 
 from lark.lexer import Lexer, Token
 
-# A simple operand: register/symbol (maybe negated), number, or bracketed address.
-OPERAND = r"(?:!?[%$A-Za-z_][\w$]*(?:\.[\w$:]+)*|-?[0-9][\w.]*(?:[eE][+-]?[0-9]+)?|\[[^\[\]{},;\n]*\])"
+# A simple operand: register/symbol (maybe negated), number, bracketed address,
+# or a vector of registers/symbols/numbers (`{%f1, %f2, _, 0}`).
+_NUMBER = (r"-?(?:0[fF][0-9a-fA-F]{8}(?![\w.])|0[dD][0-9a-fA-F]{16}(?![\w.])|0[xX][0-9a-fA-F]+U?"
+           r"|0[bB][01]+U?|\d+\.\d*(?:[eE][+-]?\d+)?|\d+[eE][+-]?\d+|\d+U?)")   # = NUMBER (ptx.lark)
+_NAME_OR_NUMBER = r"[%$A-Za-z_][\w$]*(?:\.[\w$:]+)*|" + _NUMBER
+_VECTOR = (r"\{[ \t]*(?:" + _NAME_OR_NUMBER + r")(?:[ \t]*,[ \t]*(?:" + _NAME_OR_NUMBER
+           + r"))*[ \t]*\}")
+OPERAND = r"(?:!?" + _NAME_OR_NUMBER + r"|\[[^\[\]{},;\n]*\]|" + _VECTOR + ")"
 
 # A whole one-line instruction with only simple operands, e.g.
 # `@!%p1 add.s32 %r1, %r2, -1;` (only tried where a statement starts).
@@ -41,7 +63,24 @@ _INSTR_RE = re.compile(r"(?:@!?[%$A-Za-z_][\w$]*[ \t]+)?[a-z][\w]*(?:\.[\w$:]+)*
 _REGDECL_RE = re.compile(r"\.reg[ \t]+\.[a-z0-9]+[ \t]+[%$A-Za-z_][\w$]*(?:<\d+>)?"
                          r"(?:[ \t]*,[ \t]*[%$A-Za-z_][\w$]*(?:<\d+>)?)*[ \t]*;")
 
-STATEMENT_START = {"SEMICOLON", "LBRACE", "RBRACE", "COLON", "LOC", "FILE_DIR", "SECTION", "INSTR", "REGDECL"}
+# A label at the start of a statement (the NAME of rule `label`, then ':').
+_LABEL_RE = re.compile(r"([%$A-Za-z_][\w$]*)[ \t]*:")
+_LOC_RE = re.compile(r"\.loc[ \t][^\n]*")
+# Blanks and comments between the statements of a run.
+_SKIP_RE = re.compile(r"(?:[ \t\r\n]+|//[^\n]*|/\*.*?\*/)*", re.DOTALL)
+RUNS = True        # tests turn runs off to compare with one token per statement
+
+# A simple kernel parameter (`.param .u64 .ptr .align 16 p`, `.param .b8 a[16]`)
+# and the separators of a parameter list of only such parameters.
+_PARAM_RE = re.compile(r"\.param(?:[ \t]+\.(?:align[ \t]+[0-9]+|[a-z][a-z0-9_]*))*[ \t]+"
+                       r"[%$A-Za-z_][\w$]*(?:\[[0-9]*\])*")
+_PARAM_WORD = re.compile(r"\.[a-z][a-z0-9_]*")
+_PARAM_SEP = re.compile(r"[ \t\r\n]*,[ \t\r\n]*")
+_PARAM_END = re.compile(r"[ \t\r\n]*\)")
+
+STATEMENT_START = {"SEMICOLON", "LBRACE", "RBRACE", "COLON", "LOC", "FILE_DIR", "SECTION", "INSTR", "REGDECL",
+                   "STMTS"}
+PARAM_KEYWORDS = {".param"}    # the only keyword a simple parameter may contain
 
 _TOKEN_RE = re.compile(r"""
   (?P<WS>[ \t\r\n]+|//[^\n]*|/\*.*?\*/)
@@ -75,8 +114,18 @@ class PtxLexer(Lexer):
         match, instr, regdecl = _TOKEN_RE.match, _INSTR_RE.match, _REGDECL_RE.match
         pos, end = 0, len(text)
         at_start = True
+        depth = 0                          # open braces: > 0 inside a function body
+        runs = RUNS
         while pos < end:
             if at_start:
+                if depth and runs:
+                    parts, stop = statement_run(text, pos, newlines)
+                    if len(parts) > 1:
+                        tok = Token("STMTS", text[pos:stop], pos, parts[0][2], parts[0][3])
+                        tok.value = parts
+                        pos = stop
+                        yield tok
+                        continue
                 c = text[pos]
                 m = instr(text, pos) if c.isalpha() or c == "@" else \
                     regdecl(text, pos) if c == "." else None
@@ -97,9 +146,68 @@ class PtxLexer(Lexer):
                 kind = keywords.get(value, kind)
                 if kind == "PUNCT":
                     raise_bad_char(text, start, newlines)
+                if kind == "LBRACE":
+                    depth += 1
+                elif kind == "RBRACE":
+                    depth -= 1
+                elif kind == "LPAR" and not depth and runs:
+                    line, col = line_col(newlines, start)
+                    yield Token(kind, value, start, line, col)
+                    at_start = False
+                    found = self.param_list(text, pos, newlines)
+                    if found is not None:
+                        parts, first, pos = found
+                        tok = Token("PARAMS", text[first:pos], first, parts[0][1], parts[0][2])
+                        tok.value = parts
+                        yield tok
+                    continue
             line, col = line_col(newlines, start)
             at_start = kind in STATEMENT_START
             yield Token(kind, value, start, line, col)
+
+    def param_list(self, text: str, pos: int, newlines: list[int]):
+        """A parameter list of simple parameters after '(' at ``pos``: (parts
+        (text, line, col), start, end), or None."""
+        keywords = self.keywords
+        p = _SKIP_RE.match(text, pos).end()
+        first, parts = p, []
+        while True:
+            m = _PARAM_RE.match(text, p)
+            if m is None:
+                return None
+            if any(w in keywords and w not in PARAM_KEYWORDS for w in _PARAM_WORD.findall(m.group())):
+                return None
+            parts.append((m.group(), *line_col(newlines, p)))
+            sep = _PARAM_SEP.match(text, m.end())
+            if sep is None:
+                return (parts, first, m.end()) if _PARAM_END.match(text, m.end()) else None
+            p = sep.end()
+
+
+def statement_run(text: str, pos: int, newlines: list[int]) -> tuple[list, int]:
+    """The simple statements from ``pos`` on: ([(kind, text, line, col)], end
+    of the last one)."""
+    instr, regdecl, label, loc, skip = (_INSTR_RE.match, _REGDECL_RE.match, _LABEL_RE.match,
+                                        _LOC_RE.match, _SKIP_RE.match)
+    parts, stop, end = [], pos, len(text)
+    while pos < end:
+        c = text[pos]
+        kind, m = None, None
+        if c.isalpha() or c == "@":
+            m, kind = instr(text, pos), "INSTR"
+        elif c == ".":
+            m, kind = regdecl(text, pos), "REGDECL"
+            if m is None:
+                m, kind = loc(text, pos), "LOC"
+        if m is None and c != "@" and c != ".":
+            m, kind = label(text, pos), "LABEL"
+        if m is None:
+            break
+        line, col = line_col(newlines, pos)
+        parts.append((kind, m.group(1) if kind == "LABEL" else m.group(), line, col))
+        stop = m.end()
+        pos = skip(text, stop).end()
+    return parts, stop
 
 
 class BadCharacter(Exception):

@@ -62,10 +62,13 @@ def _parse(text, filename, error, lines):
     import lark
     from .builder import Builder
     from .lexer import BadCharacter
+    from .syntax import PtxcSyntax
     try:
         items = _parser().parse(text)
     except BadCharacter as e:
         raise error(f"unexpected character {e.char!r}", e.line, e.column) from None
+    except PtxcSyntax as e:             # raised by a ptxc.syntax callback
+        raise error(str(e), e.line, e.col) from None
     except lark.exceptions.UnexpectedEOF:
         raise eof_error(error, lines) from None
     except lark.exceptions.UnexpectedToken as e:

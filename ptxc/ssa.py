@@ -78,13 +78,20 @@ class SSABuilder:
             ins.replace_values(read)
             if ins.info.uses_cc:
                 ins.implicit = [read(self.cc)]
-            defs = list(self.defined_vars(ins))
+            dsts = ins.dsts
+            if len(dsts) == 1 and dsts[0].__class__ is Var:     # the common case
+                defs = [(dsts[0], None)]
+            else:
+                defs = list(self.defined_vars(ins))
             if ins.guard is not None:
                 ins.prior = [read(var) for var, _ in defs]
             for var, setter in defs:
                 res = ir.Result(var.type, var.name, var.name, ins, len(ins.results))
                 ins.results.append(res)
-                setter(res)
+                if setter is None:
+                    dsts[0] = res
+                else:
+                    setter(res)
                 cur[var] = res
             if ins.info.sets_cc and "cc" in ins.mods:
                 if ins.guard is not None:

@@ -68,7 +68,8 @@ class Name:
 _REGDECL_PARTS = re.compile(r"\.reg[ \t]+(\.[a-z0-9]+)[ \t]+")
 _REGDECL_NAME = re.compile(r"([%$A-Za-z_][\w$]*)(?:<(\d+)>)?")
 _INSTR_PARTS = re.compile(r"(?:@(!?)([^ \t]+)[ \t]+)?([^ \t;]+)[ \t]*")
-_OPERAND_SPLIT = re.compile(r"[ \t]*([^,;]+?)[ \t]*[,;]")
+_OPERAND_SPLIT = re.compile(r"[ \t]*(\{[^}]*\}|[^,;]+?)[ \t]*[,;]")
+_VECTOR_SPLIT = re.compile(r"[ \t]*([^,}]+?)[ \t]*[,}]")
 
 
 def guard_of(tok):
@@ -95,10 +96,16 @@ def simple_operand(text: str, line: int, col: int):
     c = text[0]
     if c == "[":
         return address(text, line, col)
+    if c == "{":              # a vector of names and numbers (rule op_vec)
+        return ("vec", [simple_operand(e.group(1), line, col + e.start(1))
+                        for e in _VECTOR_SPLIT.finditer(text, 1)])
     if c == "!":
         return ("not", Name.at(text[1:], line, col + 1))
     if c.isdigit() or c == "-":
-        return parse_number(text)
+        try:
+            return parse_number(text)
+        except ValueError:
+            raise PtxcSyntax(f"malformed number {text}", line, col) from None
     return Name.at(text, line, col)
 
 
@@ -113,6 +120,48 @@ def operand_token(tok):
 
 def operands(items) -> list:
     return [operand_token(o) if o.__class__ is Token else o for o in items]
+
+
+def instr_tuple(text: str, line: int, col: int) -> tuple:
+    """A whole simple instruction (INSTR) -> the same tuple as rule ``instr``."""
+    m = _INSTR_PARTS.match(text)
+    guard = None
+    if m.group(2) is not None:
+        neg = m.group(1) == "!"
+        guard = (Name.at(m.group(2), line, col + 1 + neg), neg)
+    ops = [simple_operand(o.group(1), line, col + o.start(1))
+           for o in _OPERAND_SPLIT.finditer(text, m.end())]
+    return ("instr", guard, m.group(3), line, col + m.start(3), ops)
+
+
+def regdecl_tuple(text: str, line: int, col: int) -> tuple:
+    """A simple ``.reg .type a, b<N>;`` (REGDECL) -> the same tuple as rule ``decl``."""
+    m = _REGDECL_PARTS.match(text)
+    decls = []
+    for d in _REGDECL_NAME.finditer(text, m.end()):
+        name = Name.at(d.group(1), line, col + d.start(1))
+        decls.append(("range", name, int(d.group(2))) if d.group(2) else ("var", name, None, None))
+    return ("decl", [(".reg", None, line, col), (m.group(1), None, line, col + m.start(1))],
+            decls, line)
+
+
+_PARAM_PARTS = re.compile(r"(\.[a-z][a-z0-9_]*)(?:[ \t]+([0-9]+))?|([%$A-Za-z_][\w$]*)|\[([0-9]*)\]")
+
+
+def param_tuple(text: str, line: int, col: int) -> tuple:
+    """A simple parameter (one part of a PARAMS token) -> the same tuple as rule ``param``."""
+    attrs, name, dims = [], None, []
+    for m in _PARAM_PARTS.finditer(text):
+        word, num, ident, dim = m.groups()
+        if word == ".param":
+            attrs.append((".param", None, 0, 0))
+        elif word is not None:
+            attrs.append((word, None if num is None else _int(num), line, col + m.start()))
+        elif ident is not None:
+            name = Name.at(ident, line, col + m.start())
+        else:
+            dims.append(_int(dim) if dim else None)
+    return (attrs, name, dims or None)
 
 
 @v_args(inline=True)
@@ -203,14 +252,7 @@ class ToTuples(Transformer):
 
     def regdecl_token(self, tok):
         """A REGDECL token (``.reg .type a, b<N>;``) -> the same tuple as ``decl``."""
-        text, line, col = str(tok), tok.line, tok.column
-        m = _REGDECL_PARTS.match(text)
-        decls = []
-        for d in _REGDECL_NAME.finditer(text, m.end()):
-            name = Name.at(d.group(1), line, col + d.start(1))
-            decls.append(("range", name, int(d.group(2))) if d.group(2) else ("var", name, None, None))
-        return ("decl", [(".reg", None, line, col), (m.group(1), None, line, col + m.start(1))],
-                decls, line)
+        return regdecl_tuple(str(tok), tok.line, tok.column)
 
     def decl(self, *items):
         attrs = [i for i in items if i[0] not in ("var", "range")]
@@ -247,6 +289,10 @@ class ToTuples(Transformer):
     def param_list(self, *ps):
         return list(ps)
 
+    def params_token(self, tok):
+        """A PARAMS token (ptxc.lexer) -> the same list as ``param_list``."""
+        return [param_tuple(text, line, col) for text, line, col in tok.value]
+
     def param(self, *items):
         dims = items[-1][1] if isinstance(items[-1], tuple) and items[-1][0] == "dims" else None
         name = items[-2] if dims is not None else items[-1]
@@ -260,7 +306,15 @@ class ToTuples(Transformer):
         return ("perf", ".pragma", tuple(str(s) for s in strings))
 
     def body(self, *stmts):
-        return ("body", [s for s in stmts if s is not None])
+        out = []
+        for s in stmts:
+            if s is None:
+                continue
+            if s[0] == "stmts":
+                out.extend(s[1])
+            else:
+                out.append(s)
+        return ("body", out)
 
     def label(self, name):
         return ("label", Name(name))
@@ -287,15 +341,21 @@ class ToTuples(Transformer):
 
     def instr_token(self, tok):
         """An INSTR token (a whole simple instruction) -> the same tuple as ``instr``."""
-        text, line, col = str(tok), tok.line, tok.column
-        m = _INSTR_PARTS.match(text)
-        guard = None
-        if m.group(2) is not None:
-            neg = m.group(1) == "!"
-            guard = (Name.at(m.group(2), line, col + 1 + neg), neg)
-        ops = [simple_operand(o.group(1), line, col + o.start(1))
-               for o in _OPERAND_SPLIT.finditer(text, m.end())]
-        return ("instr", guard, m.group(3), line, col + m.start(3), ops)
+        return instr_tuple(str(tok), tok.line, tok.column)
+
+    def stmts(self, tok):
+        """A run of simple statements (ptxc.lexer) -> ("stmts", their tuples)."""
+        out = []
+        for kind, text, line, col in tok.value:
+            if kind == "INSTR":
+                out.append(instr_tuple(text, line, col))
+            elif kind == "REGDECL":
+                out.append(regdecl_tuple(text, line, col))
+            elif kind == "LABEL":
+                out.append(("label", Name.at(text, line, col)))
+            else:
+                out.append(("loc", text, line))
+        return ("stmts", out)
 
     def op_not(self, name):
         return ("not", Name(name))
