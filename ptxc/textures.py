@@ -18,7 +18,8 @@ Semantics (CUDA C++ Programming Guide, appendix "Texture Fetching"; PTX ISA
 * point sampling: ``tex(x) = T[floor(x)]``;
 * linear filtering: ``xB = x - 0.5``, ``i = floor(xB)``, ``a = frac(xB)``
   stored in 9-bit fixed point with 8 fractional bits (ptxc rounds
-  ``a * 256`` to nearest, the guide does not say which rounding),
+  ``a * 256`` to nearest, ties up: ``floor(a * 256 + 0.5) / 256``; the
+  guide does not say which rounding),
   ``tex(x) = (1 - a) T[i] + a T[i+1]`` (bilinear in 2-D, trilinear in 3-D);
 * normalized coordinates are multiplied by the size first (in float32);
 * address modes act on the texel indices: clamp to ``[0, N-1]``, border
@@ -276,8 +277,8 @@ def scaled(tex, coords: list) -> list:
 
 
 def weight(frac: np.ndarray) -> np.ndarray:
-    """The 9-bit fixed-point weight (8 fractional bits) of a fraction."""
-    return np.round(frac.astype(np.float64) * 256.0) / 256.0
+    """The 9-bit fixed-point weight (8 fractional bits) of a fraction: nearest, ties up."""
+    return np.floor(frac.astype(np.float64) * 256.0 + 0.5) / 256.0
 
 
 def sample(tex: Texture, coords: list, integer: bool) -> np.ndarray:
