@@ -281,3 +281,30 @@ def test_texture_reference_refused():
 def test_linear_filter_needs_float_result():
     with pytest.raises(ptxc.PtxcError, match="linear filtering needs a float result"):
         ptxc.texture(np.zeros(4, np.int32), filter="linear")
+
+
+def test_surface_vectors(mod):
+    """uchar4 (x, y, z, w) -> (w, z + 1, y, x ^ 0x5a) and short2 (x, y) ->
+    (y - 3, 2x), element by element (numpy wraps like the 8/16-bit stores)."""
+    rng = np.random.default_rng(9)
+    C = rng.integers(0, 256, (3, 10, 4)).astype(np.uint8)
+    P = rng.integers(-3000, 3000, (3, 10, 2)).astype(np.int16)
+    c0, p0 = C.copy(), P.copy()
+    s4, s2 = ptxc.surface(C, channels=4), ptxc.surface(P, channels=2)
+    ptxc.launch(mod, "surf_vec", 3, 32, [s4, s2, 10], mode="full")
+    want_c = np.stack([c0[..., 3], (c0[..., 2] + 1).astype(np.uint8), c0[..., 1], c0[..., 0] ^ 0x5A], -1)
+    want_p = np.stack([(p0[..., 1] - 3).astype(np.int16), (p0[..., 0] * 2).astype(np.int16)], -1)
+    np.testing.assert_array_equal(C, want_c)
+    np.testing.assert_array_equal(P, want_p)
+
+
+def test_int16_normalized_read(mod):
+    """cudaReadModeNormalizedFloat of signed 16-bit texels: max(v / 32767, -1);
+    -32768 reads -1.0 (hand: -32768 / 32767 < -1 is clamped)."""
+    T = np.array([-32768, -32767, -1, 0, 1, 16384, 32767, 5], np.int16)
+    tex = ptxc.texture(T, read="normalized")
+    out = np.zeros(32, np.float32)
+    ptxc.launch(mod, "tex1d_norm", 1, 32, [tex, out, 0.5, 1.0], mode="full")
+    want = [max(float(T[min(i, 7)]) / 32767.0, -1.0) for i in range(32)]
+    np.testing.assert_allclose(out, np.array(want, np.float32), rtol=0, atol=0)
+    assert out[0] == -1.0 and out[6] == 1.0

@@ -141,8 +141,6 @@ def surface_form(ins, op: int, nvals: int) -> int:
     smodes = [m for m in ins.mods if m in SMODES] or ["trap"]
     if len(sizes) != 1:
         raise PtxcError("surface element type must be one of .b8 .b16 .b32 .b64")
-    if any(m.startswith(("ca", "cg", "cs", "cv", "wb", "wt")) for m in ins.mods):
-        pass                                  # cache operators do not change the result
     return encode(op, dims, True, smode=SMODES.index(smodes[0]), size_log2=SIZES[sizes[0]], vec=nvals)
 
 

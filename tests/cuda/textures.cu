@@ -83,3 +83,21 @@ extern "C" __global__ void tex_branch(cudaTextureObject_t t, int *out, float x0)
         s += (k * k) ^ i;
     out[i] = s;
 }
+
+// vector surface accesses: uchar4 (suld/sust .v4.b8) and short2 (.v2.b16)
+extern "C" __global__ void surf_vec(cudaSurfaceObject_t s4, cudaSurfaceObject_t s2, int w)
+{
+    int x = threadIdx.x, y = blockIdx.x;
+    if (x >= w) return;
+    uchar4 c = surf2Dread<uchar4>(s4, x * 4, y);
+    surf2Dwrite<uchar4>(make_uchar4(c.w, c.z + 1, c.y, c.x ^ 0x5a), s4, x * 4, y);
+    short2 p = surf2Dread<short2>(s2, x * 4, y);
+    surf2Dwrite<short2>(make_short2(p.y - 3, p.x * 2), s2, x * 4, y);
+}
+
+// a 1-channel signed 16-bit texture read as normalized floats, point sampling
+extern "C" __global__ void tex1d_norm(cudaTextureObject_t t, float *out, float x0, float dx)
+{
+    int i = threadIdx.x;
+    out[i] = tex1D<float>(t, x0 + i * dx);
+}
