@@ -88,7 +88,7 @@ class Format:
         return cls(kind, dt.itemsize * 8, channels)
 
 
-@dataclass
+@dataclass(eq=False)
 class Texture:
     """A texture object. ``memory`` is a uint8 view of the bytes (in place);
     ``dims`` (w, h, d) in elements (h = d = 1 when unused); ``pitch`` bytes
@@ -112,7 +112,7 @@ class Texture:
         return self.handle
 
 
-@dataclass
+@dataclass(eq=False)
 class Surface:
     """A surface object over a CUDA array's bytes (``dims``, ``pitch`` as for Texture)."""
     memory: np.ndarray
