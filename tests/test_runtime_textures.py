@@ -16,7 +16,7 @@ import re
 import pytest
 
 from ptxc.runtime import protocol, shim
-from runtime_apps import AppBuilder
+from runtime_apps import AppBuilder, run_ptxc
 from test_runtime_apps import both_modes
 from test_runtime_native import cuda_include, run_c
 
@@ -42,6 +42,15 @@ def test_simple_texture_full_and_hybrid(apps):
 def test_simple_texture_other_size(apps):
     """A size that is not a multiple of the 8 x 8 block (partial CTAs)."""
     both_modes(apps.build("simple_texture"), "37", "29")
+
+
+def test_layered_array_is_refused(apps):
+    """An unsupported array kind stops the application with one line naming
+    the call (exit status 86, docs/runtime.md)."""
+    r = run_ptxc(apps.build("simple_texture"), "layered")
+    assert r.returncode == 86
+    assert "ptxc: unsupported CUDA runtime call: cudaMallocArray/cudaMalloc3DArray with " \
+           "cudaArrayLayered" in r.proc.stderr
 
 
 def fields(name: str) -> list[str]:

@@ -134,7 +134,7 @@ static int surfaces(int w, int h)
         a[i] = i * 5 - 40;
     cudaChannelFormatDesc desc = cudaCreateChannelDesc<int>();
     cudaArray_t arr;
-    CHECK(cudaMallocArray(&arr, &desc, w, h, cudaArraySurfaceLoadStore));
+    CHECK(cudaMalloc3DArray(&arr, &desc, make_cudaExtent(w, h, 0), cudaArraySurfaceLoadStore));
     CHECK(cudaMemcpy2DToArray(arr, 0, 0, a, w * sizeof(int), w * sizeof(int), h,
                               cudaMemcpyHostToDevice));
     cudaResourceDesc res;
@@ -156,7 +156,7 @@ static int surfaces(int w, int h)
     unsigned flags;
     CHECK(cudaArrayGetInfo(&got, &ext, &flags, arr));
     bad |= got.x != 32 || got.f != cudaChannelFormatKindSigned || ext.width != (size_t)w
-        || ext.height != (size_t)h || flags != cudaArraySurfaceLoadStore;
+        || ext.height != (size_t)h || ext.depth != 0 || flags != cudaArraySurfaceLoadStore;
     CHECK(cudaDestroySurfaceObject(s));
     CHECK(cudaFreeArray(arr));
     free(a);
@@ -200,6 +200,12 @@ static int fetch(int n)
 
 int main(int argc, char **argv)
 {
+    if (argc > 1 && !strcmp(argv[1], "layered")) {    // ptxc refuses layered arrays
+        cudaChannelFormatDesc desc = cudaCreateChannelDesc<float>();
+        cudaArray_t arr;
+        CHECK(cudaMalloc3DArray(&arr, &desc, make_cudaExtent(8, 8, 2), cudaArrayLayered));
+        return 0;
+    }
     int w = argc > 1 ? atoi(argv[1]) : 64, h = argc > 2 ? atoi(argv[2]) : 48;
     int bad = rotate(w, h, 0.5f);
     bad |= surfaces(40, 6);

@@ -23,6 +23,8 @@ EXPORT cudaError_t cudaMemcpy2D(void *dst, size_t dpitch, const void *src, size_
                                 size_t width, size_t height, int kind);
 
 #define ARRAY_MAGIC 0x70747841u
+#define ARRAY_SURFACE_LOAD_STORE 0x02   /* cudaArraySurfaceLoadStore (driver_types.h) */
+#define ARRAY_TEXTURE_GATHER 0x08       /* cudaArrayTextureGather */
 
 struct cudaArray {
     unsigned magic;
@@ -62,6 +64,10 @@ static cudaError_t make_array(cudaArray_t *out, const struct cudaChannelFormatDe
 {
     if (!out || !desc || !w)
         return cudaErrorInvalidValue;
+    if (flags & ~(ARRAY_SURFACE_LOAD_STORE | ARRAY_TEXTURE_GATHER))
+        shim_unsupported("cudaMallocArray/cudaMalloc3DArray with cudaArrayLayered, cudaArrayCubemap "
+                         "or other flags (ptxc supports cudaArraySurfaceLoadStore and "
+                         "cudaArrayTextureGather)");
     size_t eb = elem_bytes(desc);
     if (!eb) {
         shim_unsupported("cudaMallocArray with this channel format (ptxc supports 1, 2 or 4 "
@@ -89,10 +95,6 @@ EXPORT cudaError_t cudaMallocArray(cudaArray_t *a, const struct cudaChannelForma
 EXPORT cudaError_t cudaMalloc3DArray(cudaArray_t *a, const struct cudaChannelFormatDesc *desc,
                                      struct cudaExtent e, unsigned flags)
 {
-    if (flags & ~1u) {      /* layered, cubemap, texture gather ... */
-        shim_unsupported("cudaMalloc3DArray with layered/cubemap/gather flags (ptxc supports "
-                         "0 and cudaArraySurfaceLoadStore)");
-    }
     return set_error(make_array(a, desc, e.width, e.height, e.depth, flags));
 }
 
