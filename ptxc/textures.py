@@ -37,7 +37,7 @@ from __future__ import annotations
 
 import itertools
 import threading
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 
 import numpy as np
 
@@ -98,6 +98,7 @@ class Texture:
     dims: tuple
     pitch: int
     linear: bool = False
+    layered: bool = False          # dims[2] layers of 1-D (dims[1] == 1) or 2-D textures
     filter: str = "point"
     address: tuple = ("clamp", "clamp", "clamp")
     normalized: bool = False
@@ -151,32 +152,35 @@ def check_filter(tex: Texture) -> None:
 
 # ------------------------------------------------------------ Python API
 def texture(array: np.ndarray, filter: str = "point", address="clamp", normalized: bool = False,
-            read: str = "element", channels: int | None = None, linear: bool = False,
-            border=(0.0, 0.0, 0.0, 0.0)) -> Texture:
+            read: str = "element", channels: int = 1, linear: bool = False,
+            layered: bool = False, border=(0.0, 0.0, 0.0, 0.0)) -> Texture:
     """A texture over numpy ``array`` (used in place) for standalone launches.
 
-    ``array`` has shape (w,), (h, w) or (d, h, w), plus a trailing axis of
-    1, 2 or 4 channels when ``channels`` is given or the last axis is 2 or
-    4 long and ``channels`` is None and the array has more than the needed
-    axes. ``address`` is one mode or one per dimension; ``read`` is
-    'element' or 'normalized'; ``linear=True`` makes a linear-memory
-    texture (tex1Dfetch: 1-D, integer index)."""
-    a = np.ascontiguousarray(array) if not array.flags.c_contiguous else array
-    if channels is None:
-        channels = 1
+    ``array`` has shape (w,), (h, w) or (d, h, w), plus a last axis of
+    ``channels`` (2 or 4) values per texel; with ``layered=True`` the first
+    axis is the layer: (layers, w) or (layers, h, w). ``address`` is one
+    mode or one per dimension; ``read`` is 'element' or 'normalized';
+    ``linear=True`` makes a linear-memory texture (tex1Dfetch: 1-D, integer
+    index)."""
+    a = array if array.flags.c_contiguous else np.ascontiguousarray(array)
     shape = a.shape[:-1] if channels > 1 else a.shape
     if channels > 1 and a.shape[-1] != channels:
         raise PtxcError(f"texture: last axis {a.shape[-1]} is not the {channels} channels")
-    if not 1 <= len(shape) <= 3:
-        raise PtxcError(f"texture: array of shape {a.shape} is not 1-, 2- or 3-D")
-    fmt = Format.of_dtype(a.dtype, channels)
-    dims = tuple(reversed(shape)) + (1,) * (3 - len(shape))
-    modes = (address,) * 3 if isinstance(address, str) else tuple(address) + ("clamp",) * (3 - len(address))
-    tex = Texture(a.reshape(-1).view(np.uint8), fmt, dims, dims[0] * fmt.elem_bytes, linear=linear,
-                  filter=filter, address=modes, normalized=normalized,
-                  read_normalized=(read == "normalized"), border=tuple(border))
+    if not 1 <= len(shape) - layered <= 3 - layered:
+        raise PtxcError(f"texture: array of shape {a.shape} is not a 1-, 2- or 3-D texture "
+                        f"{'(layers first) ' if layered else ''}")
     if read not in ("element", "normalized"):
         raise PtxcError(f"texture: read must be 'element' or 'normalized', not {read!r}")
+    fmt = Format.of_dtype(a.dtype, channels)
+    if layered:
+        inner = tuple(reversed(shape[1:])) + (1,) * (3 - len(shape))
+        dims = inner[:2] + (shape[0],)
+    else:
+        dims = tuple(reversed(shape)) + (1,) * (3 - len(shape))
+    modes = (address,) * 3 if isinstance(address, str) else tuple(address) + ("clamp",) * (3 - len(address))
+    tex = Texture(a.reshape(-1).view(np.uint8), fmt, dims, dims[0] * fmt.elem_bytes, linear=linear,
+                  layered=layered, filter=filter, address=modes, normalized=normalized,
+                  read_normalized=(read == "normalized"), border=tuple(border))
     check_filter(tex)
     tex.keepalive = a
     return register(tex)
@@ -310,6 +314,31 @@ def sample(tex: Texture, coords: list, integer: bool) -> np.ndarray:
             w = w * (a if bit else 1.0 - a)
         total = total + w[:, None] * read_at(tex, [b + bit for b, bit in zip(base, corner)])
     return total
+
+
+def sample_layered(tex: Texture, coords: list, integer: bool, layer) -> np.ndarray:
+    """tex.a1d / tex.a2d: sample layer ``layer`` (clamped to the layers) of a
+    layered texture; each layer is a texture of its own (no filtering across
+    layers)."""
+    if layer is None or not tex.layered:
+        what = "a layered texture with tex.1d/tex.2d" if layer is None else \
+            "tex.a1d/tex.a2d on a texture that is not layered"
+        raise TextureError(f"texture object {tex.handle}: {what}")
+    want = 1 if tex.dims[1] == 1 else 2
+    if len(coords) != want:
+        raise TextureError(f"texture object {tex.handle} has {want}-D layers; the instruction "
+                           f"reads {len(coords)}-D ones")
+    layer = np.clip(np.asarray(layer, np.int64), 0, tex.dims[2] - 1)
+    out = np.zeros((len(layer), tex.fmt.channels))
+    step = tex.pitch * tex.dims[1]
+    for k in np.unique(layer):
+        pick = layer == k
+        one = replace(tex, memory=tex.memory[k * step:(k + 1) * step], dims=tex.dims[:2] + (1,),
+                      layered=False)
+        vals = sample(one, [c[pick] for c in coords], integer)
+        out = out.astype(vals.dtype) if out.dtype != vals.dtype else out
+        out[pick] = vals
+    return out
 
 
 def gather(tex: Texture, coords: list, comp: int) -> np.ndarray:

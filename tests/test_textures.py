@@ -308,3 +308,32 @@ def test_int16_normalized_read(mod):
     want = [max(float(T[min(i, 7)]) / 32767.0, -1.0) for i in range(32)]
     np.testing.assert_allclose(out, np.array(want, np.float32), rtol=0, atol=0)
     assert out[0] == -1.0 and out[6] == 1.0
+
+
+@pytest.mark.parametrize("filt", ("point", "linear"))
+def test_layered(mod, filt):
+    """tex1DLayered / tex2DLayered: layer L of a layered texture is a texture
+    of its own (no filtering across layers): compared with the model on
+    that layer's array."""
+    rng = np.random.default_rng(4)
+    L1 = rng.uniform(-1, 1, (3, 9)).astype(np.float32)          # 3 layers of 9
+    L2 = rng.uniform(-1, 1, (3, 4, 9)).astype(np.float32)       # 3 layers of 4 x 9
+    t1 = ptxc.texture(L1, filter=filt, address="mirror", normalized=True, layered=True)
+    t2 = ptxc.texture(L2, filter=filt, address="wrap", normalized=True, layered=True)
+    w = 30
+    out1 = np.zeros((3, w), np.float32)
+    out2 = np.zeros((3, w), np.float32)
+    hybrid_equals_full(mod, "tex_layered", 3, 32, [t1, t2, out1, out2, -0.3, 0.061, 0.37, w])
+    for layer in range(3):
+        for i in range(w):
+            x = f32(f32(-0.3) + f32(i * f32(0.061)))
+            assert out1[layer, i] == pytest.approx(
+                model_fetch(L1[layer], [x], filt, "mirror", True), abs=2e-6)
+            assert out2[layer, i] == pytest.approx(
+                model_fetch(L2[layer], [x, 0.37], filt, "wrap", True), abs=2e-6)
+
+
+def test_layered_texture_with_plain_instruction(mod):
+    t = ptxc.texture(np.zeros((2, 8), np.float32), layered=True)
+    with pytest.raises(ptxc.PtxcError, match="a layered texture with tex.1d/tex.2d"):
+        ptxc.launch(mod, "tex1d", 1, 32, [t, np.zeros(32, np.float32), 0.0, 1.0, 32], mode="full")

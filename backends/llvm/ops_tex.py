@@ -31,6 +31,7 @@ from . import layout as Lo
 
 OP_TEX, OP_TLD4, OP_SULD, OP_SUST = range(4)
 GEOMS = {"1d": 1, "2d": 2, "3d": 3}
+LAYERED = {"a1d": 1, "a2d": 2}          # tex only: {layer, x[, y, _]}
 DTYPES = ("f32", "s32", "u32")
 SMODES = ("trap", "clamp", "zero")
 SIZES = {"b8": 0, "b16": 1, "b32": 2, "b64": 3}
@@ -38,15 +39,15 @@ DECL = "declare i32 @ptxc_tex(i32, ptr, ptr, i32, ptr)"
 
 
 def encode(op: int, dims: int, integer: bool, dtype: int = 0, comp: int = 0,
-           smode: int = 0, size_log2: int = 2, vec: int = 1) -> int:
+           smode: int = 0, size_log2: int = 2, vec: int = 1, layered: bool = False) -> int:
     return (op | dims << 2 | int(integer) << 5 | dtype << 6 | comp << 8 | smode << 10
-            | size_log2 << 12 | vec << 16)
+            | size_log2 << 12 | vec << 16 | int(layered) << 19)
 
 
 def decode(form: int) -> dict:
     return {"op": form & 3, "dims": form >> 2 & 7, "integer": bool(form >> 5 & 1),
             "dtype": form >> 6 & 3, "comp": form >> 8 & 3, "smode": form >> 10 & 3,
-            "size": 1 << (form >> 12 & 3), "vec": form >> 16 & 7}
+            "size": 1 << (form >> 12 & 3), "vec": form >> 16 & 7, "layered": bool(form >> 19 & 1)}
 
 
 # ------------------------------------------------------------ lowering
@@ -64,11 +65,15 @@ def operands(ins):
     return handle, coords
 
 
-def geometry(ins) -> int:
+def geometry(ins, layered_ok: bool = False) -> tuple:
+    """(dimensions, layered?) of the instruction's geometry."""
     geoms = [m for m in ins.mods if m in GEOMS or m in ("a1d", "a2d", "cube", "acube", "2dms", "a2dms")]
+    if len(geoms) == 1 and layered_ok and geoms[0] in LAYERED:
+        return LAYERED[geoms[0]], True
     if len(geoms) != 1 or geoms[0] not in GEOMS:
-        raise PtxcError(f"geometry {'.'.join(geoms) or '(none)'} is not supported (1d, 2d, 3d)")
-    return GEOMS[geoms[0]]
+        ok = "1d, 2d, 3d, a1d, a2d" if layered_ok else "1d, 2d, 3d"
+        raise PtxcError(f"geometry {'.'.join(geoms) or '(none)'} is not supported ({ok})")
+    return GEOMS[geoms[0]], False
 
 
 def stage(cg, handle, coords, ctype: str, ndims: int):
@@ -109,13 +114,13 @@ def refuse_extras(ins) -> None:
 
 def lower_tex(cg, ins) -> None:
     refuse_extras(ins)
-    dims = geometry(ins)
+    dims, layered = geometry(ins, layered_ok=True)
     types = [m for m in ins.mods if m in ("f32", "s32", "u32", "f16")]
     if "v4" not in ins.mods or len(types) != 2 or types[0] == "f16" or types[1] not in ("f32", "s32"):
         raise PtxcError("only .v4 results of f32/s32/u32 with f32/s32 coordinates are supported")
     handle, coords = operands(ins)
-    hbuf, cbuf, dbuf = stage(cg, handle, coords, "b32", dims)
-    form = encode(OP_TEX, dims, types[1] == "s32", DTYPES.index(types[0]))
+    hbuf, cbuf, dbuf = stage(cg, handle, coords, "b32", dims + layered)
+    form = encode(OP_TEX, dims, types[1] == "s32", DTYPES.index(types[0]), layered=layered)
     call(cg, form, hbuf, cbuf, dbuf)
     write_results(cg, ins.dsts[0].items, dbuf, 32)
 
@@ -124,7 +129,7 @@ def lower_tld4(cg, ins) -> None:
     refuse_extras(ins)
     comps = [m for m in ins.mods if m in ("r", "g", "b", "a")]
     types = [m for m in ins.mods if m in ("f32", "s32", "u32")]
-    if geometry(ins) != 2 or len(comps) != 1 or len(types) != 2 or types[1] != "f32":
+    if geometry(ins) != (2, False) or len(comps) != 1 or len(types) != 2 or types[1] != "f32":
         raise PtxcError("only tld4.{r,g,b,a}.2d.v4.{f32,s32,u32}.f32 is supported")
     handle, coords = operands(ins)
     hbuf, cbuf, dbuf = stage(cg, handle, coords, "b32", 2)
@@ -136,7 +141,7 @@ def lower_tld4(cg, ins) -> None:
 def surface_form(ins, op: int, nvals: int) -> int:
     if "b" not in ins.mods:
         raise PtxcError("only the .b (raw bytes) surface form is supported")
-    dims = geometry(ins)
+    dims, _ = geometry(ins)
     sizes = [m for m in ins.mods if m in SIZES]
     smodes = [m for m in ins.mods if m in SMODES] or ["trap"]
     if len(sizes) != 1:
@@ -199,16 +204,21 @@ def run_form(form: int, handles, coords, mask: int, data) -> int:
 
 
 def one_handle(T, d, h, sel, coords, data) -> None:
-    raw = coords[:d["dims"], sel]
     if d["op"] in (OP_TEX, OP_TLD4):
         tex = T.lookup(h, T.Texture)
+        first = int(d["layered"])
+        raw = coords[first:first + d["dims"], sel]
         cs = list(raw.view(np.int32) if d["integer"] else raw.view(np.float32))
         if d["op"] == OP_TLD4:
             vals = T.gather(tex, cs, d["comp"])
+        elif d["layered"] or tex.layered:
+            layer = coords[0, sel].view(np.int32) if d["layered"] else None
+            vals = T.sample_layered(tex, cs, d["integer"], layer)
         else:
             vals = T.sample(tex, cs, d["integer"])
         put_results(T, tex, d, vals, sel, data)
         return
+    raw = coords[:d["dims"], sel]
     surf = T.lookup(h, T.Surface)
     nbytes = d["size"] * d["vec"]
     cs = list(raw.view(np.int32).astype(np.int64))

@@ -101,3 +101,14 @@ extern "C" __global__ void tex1d_norm(cudaTextureObject_t t, float *out, float x
     int i = threadIdx.x;
     out[i] = tex1D<float>(t, x0 + i * dx);
 }
+
+// layered textures: tex1DLayered / tex2DLayered (tex.a1d / tex.a2d)
+extern "C" __global__ void tex_layered(cudaTextureObject_t t1, cudaTextureObject_t t2, float *out1,
+                                       float *out2, float x0, float dx, float y, int w)
+{
+    int i = threadIdx.x, layer = blockIdx.x;
+    if (i < w) {
+        out1[layer * w + i] = tex1DLayered<float>(t1, x0 + i * dx, layer);
+        out2[layer * w + i] = tex2DLayered<float>(t2, x0 + i * dx, y, layer);
+    }
+}
