@@ -662,8 +662,8 @@ def run_error(c, fn, grid, block, e, max_steps, run_sizes=None, assertions=()) -
     loc = ins.loc
     what = ERR_TEXT.get(e.code, f"error {e.code}")
     if e.code == Lo.ERR_TEX:
-        from .backends.llvm.ops_tex import LAST_ERROR
-        what = LAST_ERROR[0] if LAST_ERROR else "texture/surface instruction failed"
+        from .backends.llvm.ops_tex import error_text
+        what = error_text(e.cta)
     text = f"{where}thread ({tx},{ty},{tz}): {what}"
     if e.code == Lo.ERR_UNSUPPORTED:
         text += f": {c.unsupported.get(e.instr_id, ins.full_opcode)} at line {loc.line}"

@@ -4,12 +4,13 @@ mode: the texture/surface operand is a 64-bit handle register).
 PTX ISA, "Texture Instructions" (tex, tld4) and "Surface Instructions"
 (suld, sust). Each warp-level instruction stores the executing lanes'
 handles, coordinates (and for sust the data) in per-warp buffers and calls
-``ptxc_tex(form, handles, coords, mask, data)`` once: a ctypes callback
+``ptxc_tex(form, handles, coords, mask, data, cta)`` once: a ctypes callback
 into ptxc/textures.py, which looks every handle up in the handle table and
 computes the results with numpy (the fetch semantics are documented there
 and in docs/executor.md). The callback returns the lanes that failed (an
 invalid handle, a ``.trap`` surface access out of range, an unsupported
-format); the run then stops with layout.ERR_TEX and the callback's message.
+format); the run then stops with layout.ERR_TEX and the message the
+callback kept for that CTA (``ERRORS``).
 
 ``form`` packs the instruction form into an i32 (see :func:`encode`), so
 compiled code (also from the on-disk object cache) holds no Python state.
@@ -35,7 +36,7 @@ LAYERED = {"a1d": 1, "a2d": 2}          # tex only: {layer, x[, y, _]}
 DTYPES = ("f32", "s32", "u32")
 SMODES = ("trap", "clamp", "zero")
 SIZES = {"b8": 0, "b16": 1, "b32": 2, "b64": 3}
-DECL = "declare i32 @ptxc_tex(i32, ptr, ptr, i32, ptr)"
+DECL = "declare i32 @ptxc_tex(i32, ptr, ptr, i32, ptr, i32)"
 
 
 def encode(op: int, dims: int, integer: bool, dtype: int = 0, comp: int = 0,
@@ -91,8 +92,9 @@ def stage(cg, handle, coords, ctype: str, ndims: int):
 def call(cg, form: int, hbuf, cbuf, dbuf) -> None:
     f = cg.f
     cg.decls.add(DECL)
+    cta = f.field("i32", "%cta", Lo.CTA_LINEAR)
     bad = f.call("i32", "ptxc_tex", [("i32", str(form)), ("ptr", hbuf), ("ptr", cbuf),
-                                     ("i32", cg.emi), ("ptr", dbuf)])
+                                     ("i32", cg.emi), ("ptr", dbuf), ("i32", cta)])
     cg.fail_if(bad, Lo.ERR_TEX, f.load("<32 x i64>", hbuf, 64))
 
 
@@ -180,10 +182,17 @@ OPS = {"tex": lower_tex, "tld4": lower_tld4, "suld": lower_suld, "sust": lower_s
 
 
 # ------------------------------------------------------------ the callback
-LAST_ERROR: list[str] = []
+ERRORS: dict[int, str] = {}       # linear CTA -> message of its failed instruction
 
 
-def run_form(form: int, handles, coords, mask: int, data) -> int:
+def error_text(cta: int) -> str:
+    """The message of the texture error of CTA ``cta`` (and forget them all)."""
+    text = ERRORS.get(cta, "texture/surface instruction failed")
+    ERRORS.clear()
+    return text
+
+
+def run_form(form: int, handles, coords, mask: int, data, cta: int = 0) -> int:
     """Execute one instruction for the lanes of ``mask``; the failing lanes."""
     from ptxc import textures as T
     d = decode(form)
@@ -194,11 +203,11 @@ def run_form(form: int, handles, coords, mask: int, data) -> int:
         try:
             one_handle(T, d, int(h), sel, coords, data)
         except T.TextureError as e:
-            LAST_ERROR[:] = [str(e)]
+            ERRORS[cta] = str(e)
             failed = getattr(e, "lanes", None)
             bad |= sum(1 << int(k) for k in (sel if failed is None else failed))
         except PtxcError as e:
-            LAST_ERROR[:] = [e.message]
+            ERRORS[cta] = e.message
             bad |= sum(1 << int(k) for k in sel)
     return bad
 
@@ -270,17 +279,17 @@ def put_results(T, tex, d, vals, sel, data) -> None:
 
 
 _TEX = ctypes.CFUNCTYPE(ctypes.c_uint32, ctypes.c_uint32, ctypes.c_void_p, ctypes.c_void_p,
-                        ctypes.c_uint32, ctypes.c_void_p)
+                        ctypes.c_uint32, ctypes.c_void_p, ctypes.c_int32)
 
 
-def _callback(form, hptr, cptr, mask, dptr) -> int:
+def _callback(form, hptr, cptr, mask, dptr, cta) -> int:
     try:
         handles = np.ctypeslib.as_array((ctypes.c_uint64 * 32).from_address(hptr))
         coords = np.ctypeslib.as_array((ctypes.c_uint32 * 128).from_address(cptr)).reshape(4, 32)
         data = np.ctypeslib.as_array((ctypes.c_uint64 * 128).from_address(dptr)).reshape(4, 32)
-        return run_form(form, handles, coords, mask, data)
+        return run_form(form, handles, coords, mask, data, cta)
     except Exception as e:                 # never unwind through native code
-        LAST_ERROR[:] = [f"internal error in a texture instruction: {type(e).__name__}: {e}"]
+        ERRORS[cta] = f"internal error in a texture instruction: {type(e).__name__}: {e}"
         return mask
 
 
