@@ -5,7 +5,8 @@ tests/cuda_apps/simple_texture.cu (built with nvcc at test time; skipped
 without nvcc) rotates an image through a 2-D texture with linear filtering,
 wrap addressing and normalized coordinates and compares every pixel with
 its own CPU model of the programming guide's formulas (9-bit weights), then
-round-trips a surface and reads linear memory with tex1Dfetch: it prints
+round-trips a surface, reads linear memory with tex1Dfetch and pitched
+memory as a 2-D texture past its edges (clamp): it prints
 PASSED only if all agree, in full and in hybrid mode, with equal counters.
 The shim's declarations of cudaChannelFormatDesc, cudaResourceDesc and
 cudaTextureDesc are checked field by field against CUDA 13's headers.
@@ -34,9 +35,9 @@ def test_simple_texture_full_and_hybrid(apps):
     for r in (full, hybrid):
         assert r.proc.stdout.splitlines() == [
             "rotate (linear, wrap, normalized): ok", "surface read/write: ok",
-            "tex1Dfetch on linear memory: ok", "PASSED"]
+            "tex1Dfetch on linear memory: ok", "pitch2D (point, clamp): ok", "PASSED"]
     kernels = [row["kernel"] for row in full.summary["launches"]]
-    assert len(kernels) == 3
+    assert len(kernels) == 4
 
 
 def test_simple_texture_other_size(apps):

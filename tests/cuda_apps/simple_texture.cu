@@ -5,7 +5,7 @@
 // 9-bit fixed point with 8 fractional bits). Then a surface object round
 // trip (surf2Dread/surf2Dwrite on an array made with
 // cudaArraySurfaceLoadStore) and tex1Dfetch on linear memory, each checked
-// on the host. Prints one line per check and "PASSED" or "FAILED"; exits 1
+// on the host, and pitched memory as a 2-D texture (clamp). Prints one line per check and "PASSED" or "FAILED"; exits 1
 // on a failure. Built by tests/test_runtime_textures.py with
 // nvcc -cudart shared -arch=sm_90.
 #include <cmath>
@@ -45,6 +45,13 @@ __global__ void fetchKernel(cudaTextureObject_t t, int *out, int n)
 {
     int i = blockIdx.x * blockDim.x + threadIdx.x;
     if (i < n) out[i] = tex1Dfetch<int>(t, 2 * i - 3);
+}
+
+// out[y][x] = tex2D(t, x + off, y + off) for a w x h grid
+__global__ void readKernel(cudaTextureObject_t t, float *out, int w, int h, float off)
+{
+    int x = threadIdx.x, y = blockIdx.x;
+    if (x < w && y < h) out[y * w + x] = tex2D<float>(t, x + off, y + off);
 }
 
 // ---------------------------------------------------------------- host model
@@ -198,6 +205,52 @@ static int fetch(int n)
     return check("tex1Dfetch on linear memory", bad);
 }
 
+// pitched linear memory (cudaMallocPitch) as a 2-D texture: point sampling,
+// clamp, unnormalized coordinates; read past every edge
+static int pitched(int w, int h)
+{
+    float *img = (float *)malloc(w * h * sizeof(float));
+    for (int i = 0; i < w * h; i++)
+        img[i] = (float)(i * 3 % 17);
+    float *d;
+    size_t pitch;
+    CHECK(cudaMallocPitch((void **)&d, &pitch, w * sizeof(float), h));
+    CHECK(cudaMemcpy2D(d, pitch, img, w * sizeof(float), w * sizeof(float), h,
+                       cudaMemcpyHostToDevice));
+    cudaResourceDesc res;
+    memset(&res, 0, sizeof res);
+    res.resType = cudaResourceTypePitch2D;
+    res.res.pitch2D.devPtr = d;
+    res.res.pitch2D.desc = cudaCreateChannelDesc<float>();
+    res.res.pitch2D.width = w;
+    res.res.pitch2D.height = h;
+    res.res.pitch2D.pitchInBytes = pitch;
+    cudaTextureDesc td;
+    memset(&td, 0, sizeof td);
+    td.addressMode[0] = td.addressMode[1] = cudaAddressModeClamp;
+    cudaTextureObject_t t;
+    CHECK(cudaCreateTextureObject(&t, &res, &td, NULL));
+    int W = w + 4, H = h + 4;
+    float *dout, *out = (float *)malloc(W * H * sizeof(float));
+    CHECK(cudaMalloc(&dout, W * H * sizeof(float)));
+    readKernel<<<H, 32>>>(t, dout, W, H, -1.5f);
+    CHECK(cudaMemcpy(out, dout, W * H * sizeof(float), cudaMemcpyDeviceToHost));
+    int bad = 0;
+    for (int y = 0; y < H; y++)
+        for (int x = 0; x < W; x++) {
+            int i = (int)floorf(x - 1.5f), j = (int)floorf(y - 1.5f);
+            i = i < 0 ? 0 : i >= w ? w - 1 : i;
+            j = j < 0 ? 0 : j >= h ? h - 1 : j;
+            bad |= out[y * W + x] != img[j * w + i];
+        }
+    CHECK(cudaDestroyTextureObject(t));
+    CHECK(cudaFree(d));
+    CHECK(cudaFree(dout));
+    free(img);
+    free(out);
+    return check("pitch2D (point, clamp)", bad);
+}
+
 int main(int argc, char **argv)
 {
     if (argc > 1 && !strcmp(argv[1], "layered")) {    // ptxc refuses layered arrays
@@ -210,6 +263,7 @@ int main(int argc, char **argv)
     int bad = rotate(w, h, 0.5f);
     bad |= surfaces(40, 6);
     bad |= fetch(100);
+    bad |= pitched(13, 5);
     printf("%s\n", bad ? "FAILED" : "PASSED");
     return bad ? 1 : 0;
 }
