@@ -4,9 +4,9 @@
 // guide's texture fetching formulas (appendix "Texture Fetching": weights in
 // 9-bit fixed point with 8 fractional bits). Then a surface object round
 // trip (surf2Dread/surf2Dwrite on an array made with
-// cudaArraySurfaceLoadStore) and tex1Dfetch on linear memory, each checked
-// on the host, and pitched memory as a 2-D texture (clamp). Prints one line per check and "PASSED" or "FAILED"; exits 1
-// on a failure. Built by tests/test_runtime_textures.py with
+// cudaArraySurfaceLoadStore), tex1Dfetch on linear memory and pitched memory
+// as a 2-D texture (clamp), each checked on the host. Prints one line per
+// check and "PASSED" or "FAILED"; exits 1 on a failure. Built by tests/test_runtime_textures.py with
 // nvcc -cudart shared -arch=sm_90.
 #include <cmath>
 #include <cstdio>
