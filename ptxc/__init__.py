@@ -12,7 +12,7 @@ from __future__ import annotations
 from .errors import PtxcError, SrcLoc
 
 __version__ = "0.1.0"
-__all__ = ["parse", "load", "run_pipeline", "launch", "PtxcError", "SrcLoc", "__version__"]
+__all__ = ["parse", "load", "run_pipeline", "launch", "texture", "surface", "PtxcError", "SrcLoc", "__version__"]
 
 
 def parse(text: str, filename: str = "<string>"):
@@ -37,3 +37,15 @@ def launch(module, kernel, grid, block, args, mode: str = "hybrid", shared_bytes
     """Run a kernel on the CPU with the SIMT model and return its Profile."""
     from .launcher import launch as _launch
     return _launch(module, kernel, grid, block, args, mode=mode, shared_bytes=shared_bytes, **kw)
+
+
+def texture(array, **kw):
+    """A texture object over a numpy array for a launch argument (textures.texture)."""
+    from .textures import texture as _texture
+    return _texture(array, **kw)
+
+
+def surface(array, **kw):
+    """A surface object over a numpy array for a launch argument (textures.surface)."""
+    from .textures import surface as _surface
+    return _surface(array, **kw)

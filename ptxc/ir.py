@@ -178,6 +178,8 @@ def values_in(operand) -> Iterator[Value]:  # noqa: C901
     elif isinstance(operand, Addr):
         if isinstance(operand.base, Value):
             yield operand.base
+        elif isinstance(operand.base, Bracket):       # [tex, {x, y}]
+            yield from values_in(operand.base)
     elif isinstance(operand, Vec):
         for item in operand.items:
             yield from values_in(item)
@@ -193,6 +195,8 @@ def map_values(operand, fn):
     if isinstance(operand, Value):
         return fn(operand)
     if isinstance(operand, Addr):
+        if isinstance(operand.base, Bracket):
+            return Addr(map_values(operand.base, fn), operand.offset)
         return Addr(fn(operand.base), operand.offset) if isinstance(operand.base, Value) else operand
     if isinstance(operand, Vec):
         return Vec([map_values(i, fn) for i in operand.items], operand.reg)

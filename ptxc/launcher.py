@@ -315,6 +315,8 @@ def pack_scalar(fn, p, where: str, v) -> bytes:
         v = v.item()
     if isinstance(v, bool):
         v = int(v)
+    if hasattr(v, "handle") and type(v).__name__ in ("Texture", "Surface"):
+        v = v.handle                    # ptxc.texture / ptxc.surface (textures.py)
     if not isinstance(v, (int, float)):
         raise arg_error(fn, f"{where}: expects a number{' or an array' if is_pointer_param(p, addr_bits(fn)) else ''}, "
                             f"got {type(v).__name__}")
@@ -659,6 +661,9 @@ def run_error(c, fn, grid, block, e, max_steps, run_sizes=None, assertions=()) -
     inst, ins = plan.instr_table[e.instr_id]
     loc = ins.loc
     what = ERR_TEXT.get(e.code, f"error {e.code}")
+    if e.code == Lo.ERR_TEX:
+        from .backends.llvm.ops_tex import error_text
+        what = error_text(e.cta)
     text = f"{where}thread ({tx},{ty},{tz}): {what}"
     if e.code == Lo.ERR_UNSUPPORTED:
         text += f": {c.unsupported.get(e.instr_id, ins.full_opcode)} at line {loc.line}"

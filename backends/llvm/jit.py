@@ -69,6 +69,8 @@ def llvm():
         heap.register_symbols(b)
         coop.register_symbols(b)
         register(b)                 # vprintf / __assertfail reach Python (device_calls.py)
+        from . import ops_tex
+        ops_tex.register_symbols(b)
         _llvm = b
     return _llvm
 

@@ -30,6 +30,8 @@ OP_FREE = 8
 OP_LAUNCH = 9              # reply: runtime/faults.launch_reply
 LAUNCH_COOPERATIVE = 1     # OP_LAUNCH flag: cudaLaunchCooperativeKernel
 OP_UNSUPPORTED = 10
+OP_TEXTURE_CREATE = 40     # runtime/textures.py
+OP_TEXTURE_DESTROY = 41
 
 KIND_DEVICE = 0
 KIND_MANAGED = 1

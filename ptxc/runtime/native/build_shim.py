@@ -31,7 +31,8 @@ import subprocess
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 SOURCES = ("conn.c", "memory.c", "register.c", "device.c", "stream.c", "errors.c", "graph.c",
-           "graph_api.c", "graph_exec.c", "capture.c", "stream_attr.c", "devout.c", "device12.c")
+           "graph_api.c", "graph_exec.c", "capture.c", "stream_attr.c", "devout.c", "device12.c",
+           "texture.c")
 SONAME = "libcudart.so.13"
 VERSION_NODE = "libcudart.so.13"
 MAJORS = (13, 12)       # CUDA 12 applications: the same library as libcudart.so.12 (below)

@@ -37,6 +37,8 @@
                                  -> u32 device error, u32 stdout bytes, u32 stderr bytes, bytes (devout.c) */
 #define LAUNCH_COOPERATIVE 1  /* OP_LAUNCH flag: cudaLaunchCooperativeKernel */
 #define OP_UNSUPPORTED 10     /* name of the unsupported call */
+#define OP_TEXTURE_CREATE 40  /* texture/surface description (runtime/textures.py) -> u64 handle */
+#define OP_TEXTURE_DESTROY 41 /* u64 handle */
 
 /* allocation kinds (also the report's names) */
 #define KIND_DEVICE 0         /* cudaMalloc, cudaMallocPitch, cudaMalloc3D */
