@@ -1,0 +1,200 @@
+// mma.sync and ldmatrix through inline PTX (PTX ISA 9.7.14.5 "Matrix multiply-
+// accumulate operation using mma instruction", 9.7.14.5.15 ldmatrix). One warp
+// per kernel; fragments are either loaded with ldmatrix from shared memory or
+// gathered from global memory with the per-lane formulas of the ISA's fragment
+// figures (groupID g = lane >> 2, threadID_in_group t = lane % 4).
+//   nvcc -ptx -arch=sm_90 -O3 mma_sync.cu -o mma_sync.sm90.ptx
+#include <cuda_fp16.h>
+#include <cuda_bf16.h>
+#include <stdint.h>
+
+__device__ __forceinline__ uint32_t smem(const void *p)
+{
+    return (uint32_t)__cvta_generic_to_shared(p);
+}
+
+// D(16x8, f32, row-major) = A(16x16 f16, row-major) * B(16x8 f16, row-major) + C.
+// A: ldmatrix.x4 (matrices: rows 0-7/8-15 x cols 0-7, then cols 8-15);
+// B: ldmatrix.x2.trans of its two 8x8 halves (k 0-7, k 8-15).
+extern "C" __global__ void mma_f16_f32(const half *a, const half *b, const float *c, float *d)
+{
+    __shared__ __align__(16) half sa[16 * 16], sb[16 * 8];
+    int lane = threadIdx.x;
+    for (int i = lane; i < 256; i += 32) sa[i] = a[i];
+    for (int i = lane; i < 128; i += 32) sb[i] = b[i];
+    __syncwarp();
+    uint32_t a0, a1, a2, a3, b0, b1;
+    int m = lane >> 3, r = lane & 7;
+    const half *arow = sa + ((m & 1) * 8 + r) * 16 + (m >> 1) * 8;
+    asm volatile("ldmatrix.sync.aligned.m8n8.x4.shared.b16 {%0, %1, %2, %3}, [%4];"
+                 : "=r"(a0), "=r"(a1), "=r"(a2), "=r"(a3) : "r"(smem(arow)));
+    const half *brow = sb + (lane & 15) * 8;
+    asm volatile("ldmatrix.sync.aligned.m8n8.x2.trans.shared.b16 {%0, %1}, [%2];"
+                 : "=r"(b0), "=r"(b1) : "r"(smem(brow)));
+    int g = lane >> 2, t = lane & 3;
+    float c0 = c[g * 8 + 2 * t], c1 = c[g * 8 + 2 * t + 1];
+    float c2 = c[(g + 8) * 8 + 2 * t], c3 = c[(g + 8) * 8 + 2 * t + 1];
+    float d0, d1, d2, d3;
+    asm volatile("mma.sync.aligned.m16n8k16.row.col.f32.f16.f16.f32 "
+                 "{%0, %1, %2, %3}, {%4, %5, %6, %7}, {%8, %9}, {%10, %11, %12, %13};"
+                 : "=f"(d0), "=f"(d1), "=f"(d2), "=f"(d3)
+                 : "r"(a0), "r"(a1), "r"(a2), "r"(a3), "r"(b0), "r"(b1),
+                   "f"(c0), "f"(c1), "f"(c2), "f"(c3));
+    d[g * 8 + 2 * t] = d0;
+    d[g * 8 + 2 * t + 1] = d1;
+    d[(g + 8) * 8 + 2 * t] = d2;
+    d[(g + 8) * 8 + 2 * t + 1] = d3;
+}
+
+// f16 accumulator; B given transposed (bt = B^T, 8x16 row-major) and loaded
+// with a plain ldmatrix.x2; C and D f16 row-major 16x8.
+extern "C" __global__ void mma_f16_f16(const half *a, const half *bt, const half *c, half *d)
+{
+    __shared__ __align__(16) half sa[16 * 16], sb[8 * 16];
+    int lane = threadIdx.x;
+    for (int i = lane; i < 256; i += 32) sa[i] = a[i];
+    for (int i = lane; i < 128; i += 32) sb[i] = bt[i];
+    __syncwarp();
+    uint32_t a0, a1, a2, a3, b0, b1;
+    int m = lane >> 3, r = lane & 7;
+    const half *arow = sa + ((m & 1) * 8 + r) * 16 + (m >> 1) * 8;
+    asm volatile("ldmatrix.sync.aligned.m8n8.x4.shared.b16 {%0, %1, %2, %3}, [%4];"
+                 : "=r"(a0), "=r"(a1), "=r"(a2), "=r"(a3) : "r"(smem(arow)));
+    const half *brow = sb + (lane & 7) * 16 + ((lane >> 3) & 1) * 8;
+    asm volatile("ldmatrix.sync.aligned.m8n8.x2.shared.b16 {%0, %1}, [%2];"
+                 : "=r"(b0), "=r"(b1) : "r"(smem(brow)));
+    int g = lane >> 2, t = lane & 3;
+    uint32_t c0 = *(const uint32_t *)(c + g * 8 + 2 * t);
+    uint32_t c1 = *(const uint32_t *)(c + (g + 8) * 8 + 2 * t);
+    uint32_t d0, d1;
+    asm volatile("mma.sync.aligned.m16n8k16.row.col.f16.f16.f16.f16 "
+                 "{%0, %1}, {%2, %3, %4, %5}, {%6, %7}, {%8, %9};"
+                 : "=r"(d0), "=r"(d1)
+                 : "r"(a0), "r"(a1), "r"(a2), "r"(a3), "r"(b0), "r"(b1), "r"(c0), "r"(c1));
+    *(uint32_t *)(d + g * 8 + 2 * t) = d0;
+    *(uint32_t *)(d + (g + 8) * 8 + 2 * t) = d1;
+}
+
+__device__ __forceinline__ uint32_t pack16(uint16_t lo, uint16_t hi)
+{
+    return (uint32_t)lo | ((uint32_t)hi << 16);
+}
+
+// bf16 m16n8k16, fragments gathered from global memory (A 16x16 row-major,
+// B 16x8 row-major, C/D 16x8 f32 row-major) with the ISA formulas.
+extern "C" __global__ void mma_bf16(const uint16_t *a, const uint16_t *b, const float *c, float *d)
+{
+    int lane = threadIdx.x, g = lane >> 2, t = lane & 3;
+    uint32_t ar[4], br[2];
+    for (int i = 0; i < 4; i++) {                 // a_{2i}, a_{2i+1}
+        int row = g + 8 * (i & 1), col = 2 * t + 8 * (i >> 1);
+        ar[i] = pack16(a[row * 16 + col], a[row * 16 + col + 1]);
+    }
+    for (int i = 0; i < 2; i++) {                 // b_{2i}, b_{2i+1}
+        int k = 2 * t + 8 * i;
+        br[i] = pack16(b[k * 8 + g], b[(k + 1) * 8 + g]);
+    }
+    float cr[4], dr[4];
+    for (int i = 0; i < 4; i++) cr[i] = c[(g + 8 * (i >> 1)) * 8 + 2 * t + (i & 1)];
+    asm volatile("mma.sync.aligned.m16n8k16.row.col.f32.bf16.bf16.f32 "
+                 "{%0, %1, %2, %3}, {%4, %5, %6, %7}, {%8, %9}, {%10, %11, %12, %13};"
+                 : "=f"(dr[0]), "=f"(dr[1]), "=f"(dr[2]), "=f"(dr[3])
+                 : "r"(ar[0]), "r"(ar[1]), "r"(ar[2]), "r"(ar[3]), "r"(br[0]), "r"(br[1]),
+                   "f"(cr[0]), "f"(cr[1]), "f"(cr[2]), "f"(cr[3]));
+    for (int i = 0; i < 4; i++) d[(g + 8 * (i >> 1)) * 8 + 2 * t + (i & 1)] = dr[i];
+}
+
+// tf32 m16n8k8: A 16x8, B 8x8, C/D 16x8, all f32 row-major; inputs rounded
+// with cvt.rna.tf32.f32 first.
+extern "C" __global__ void mma_tf32(const float *a, const float *b, const float *c, float *d)
+{
+    int lane = threadIdx.x, g = lane >> 2, t = lane & 3;
+    uint32_t ar[4], br[2];
+    for (int i = 0; i < 4; i++) {
+        float x = a[(g + 8 * (i & 1)) * 8 + t + 4 * (i >> 1)];
+        asm("cvt.rna.tf32.f32 %0, %1;" : "=r"(ar[i]) : "f"(x));
+    }
+    for (int i = 0; i < 2; i++) {
+        float x = b[(t + 4 * i) * 8 + g];
+        asm("cvt.rna.tf32.f32 %0, %1;" : "=r"(br[i]) : "f"(x));
+    }
+    float cr[4], dr[4];
+    for (int i = 0; i < 4; i++) cr[i] = c[(g + 8 * (i >> 1)) * 8 + 2 * t + (i & 1)];
+    asm volatile("mma.sync.aligned.m16n8k8.row.col.f32.tf32.tf32.f32 "
+                 "{%0, %1, %2, %3}, {%4, %5, %6, %7}, {%8, %9}, {%10, %11, %12, %13};"
+                 : "=f"(dr[0]), "=f"(dr[1]), "=f"(dr[2]), "=f"(dr[3])
+                 : "r"(ar[0]), "r"(ar[1]), "r"(ar[2]), "r"(ar[3]), "r"(br[0]), "r"(br[1]),
+                   "f"(cr[0]), "f"(cr[1]), "f"(cr[2]), "f"(cr[3]));
+    for (int i = 0; i < 4; i++) d[(g + 8 * (i >> 1)) * 8 + 2 * t + (i & 1)] = dr[i];
+}
+
+__device__ __forceinline__ uint32_t pack8(const int8_t *p, int step)
+{
+    return (uint32_t)(uint8_t)p[0] | ((uint32_t)(uint8_t)p[step] << 8) |
+           ((uint32_t)(uint8_t)p[2 * step] << 16) | ((uint32_t)(uint8_t)p[3 * step] << 24);
+}
+
+// s8 m16n8k32 (A 16x32 row-major, B 32x8 row-major, C/D s32 16x8 row-major),
+// with and without .satfinite (sat != 0).
+extern "C" __global__ void mma_s8(const int8_t *a, const int8_t *b, const int *c, int *d, int sat)
+{
+    int lane = threadIdx.x, g = lane >> 2, t = lane & 3;
+    uint32_t ar[4], br[2];
+    for (int i = 0; i < 4; i++)                   // a_{4i .. 4i+3}
+        ar[i] = pack8(a + (g + 8 * (i & 1)) * 32 + 4 * t + 16 * (i >> 1), 1);
+    for (int i = 0; i < 2; i++)                   // b_{4i .. 4i+3}
+        br[i] = pack8(b + (4 * t + 16 * i) * 8 + g, 8);
+    int cr[4], dr[4];
+    for (int i = 0; i < 4; i++) cr[i] = c[(g + 8 * (i >> 1)) * 8 + 2 * t + (i & 1)];
+    if (sat)
+        asm volatile("mma.sync.aligned.m16n8k32.row.col.satfinite.s32.s8.s8.s32 "
+                     "{%0, %1, %2, %3}, {%4, %5, %6, %7}, {%8, %9}, {%10, %11, %12, %13};"
+                     : "=r"(dr[0]), "=r"(dr[1]), "=r"(dr[2]), "=r"(dr[3])
+                     : "r"(ar[0]), "r"(ar[1]), "r"(ar[2]), "r"(ar[3]), "r"(br[0]), "r"(br[1]),
+                       "r"(cr[0]), "r"(cr[1]), "r"(cr[2]), "r"(cr[3]));
+    else
+        asm volatile("mma.sync.aligned.m16n8k32.row.col.s32.s8.s8.s32 "
+                     "{%0, %1, %2, %3}, {%4, %5, %6, %7}, {%8, %9}, {%10, %11, %12, %13};"
+                     : "=r"(dr[0]), "=r"(dr[1]), "=r"(dr[2]), "=r"(dr[3])
+                     : "r"(ar[0]), "r"(ar[1]), "r"(ar[2]), "r"(ar[3]), "r"(br[0]), "r"(br[1]),
+                       "r"(cr[0]), "r"(cr[1]), "r"(cr[2]), "r"(cr[3]));
+    for (int i = 0; i < 4; i++) d[(g + 8 * (i >> 1)) * 8 + 2 * t + (i & 1)] = dr[i];
+}
+
+// f64 m8n8k4 (DMMA): A 8x4, B 4x8, C/D 8x8, row-major.
+extern "C" __global__ void mma_f64(const double *a, const double *b, const double *c, double *d)
+{
+    int lane = threadIdx.x, g = lane >> 2, t = lane & 3;
+    double a0 = a[g * 4 + t], b0 = b[t * 8 + g];
+    double c0 = c[g * 8 + 2 * t], c1 = c[g * 8 + 2 * t + 1], d0, d1;
+    asm volatile("mma.sync.aligned.m8n8k4.row.col.f64.f64.f64.f64 {%0, %1}, {%2}, {%3}, {%4, %5};"
+                 : "=d"(d0), "=d"(d1) : "d"(a0), "d"(b0), "d"(c0), "d"(c1));
+    d[g * 8 + 2 * t] = d0;
+    d[g * 8 + 2 * t + 1] = d1;
+}
+
+// ldmatrix alone: m (32 rows of 8 b16, row r at m + r*8) -> out[reg][lane] for
+// .x1, .x2, .x4 and their .trans forms (kind 0..5). Lane l supplies the
+// address of row l (rows 8i..8i+7 form matrix i).
+extern "C" __global__ void ldmatrix_forms(const uint16_t *m, uint32_t *out, int kind)
+{
+    __shared__ __align__(16) uint16_t s[32 * 8];
+    int lane = threadIdx.x;
+    for (int i = lane; i < 256; i += 32) s[i] = m[i];
+    __syncwarp();
+    uint32_t p = smem(s + lane * 8), r0 = 0, r1 = 0, r2 = 0, r3 = 0;
+    switch (kind) {
+    case 0: asm volatile("ldmatrix.sync.aligned.m8n8.x1.shared.b16 {%0}, [%1];" : "=r"(r0) : "r"(p)); break;
+    case 1: asm volatile("ldmatrix.sync.aligned.m8n8.x2.shared.b16 {%0, %1}, [%2];" : "=r"(r0), "=r"(r1) : "r"(p)); break;
+    case 2: asm volatile("ldmatrix.sync.aligned.m8n8.x4.shared.b16 {%0, %1, %2, %3}, [%4];"
+                         : "=r"(r0), "=r"(r1), "=r"(r2), "=r"(r3) : "r"(p)); break;
+    case 3: asm volatile("ldmatrix.sync.aligned.m8n8.x1.trans.shared.b16 {%0}, [%1];" : "=r"(r0) : "r"(p)); break;
+    case 4: asm volatile("ldmatrix.sync.aligned.m8n8.x2.trans.shared.b16 {%0, %1}, [%2];" : "=r"(r0), "=r"(r1) : "r"(p)); break;
+    default: asm volatile("ldmatrix.sync.aligned.m8n8.x4.trans.shared.b16 {%0, %1, %2, %3}, [%4];"
+                          : "=r"(r0), "=r"(r1), "=r"(r2), "=r"(r3) : "r"(p)); break;
+    }
+    out[lane] = r0;
+    out[32 + lane] = r1;
+    out[64 + lane] = r2;
+    out[96 + lane] = r3;
+}
