@@ -198,3 +198,19 @@ extern "C" __global__ void ldmatrix_forms(const uint16_t *m, uint32_t *out, int 
     out[64 + lane] = r2;
     out[96 + lane] = r3;
 }
+
+// A form ptxc does not run (the Volta quad-pair m8n8k4 f16 mma): must fail
+// with "not supported yet" naming the instruction.
+extern "C" __global__ void mma_m8n8k4_f16(const uint32_t *a, float *d)
+{
+    int lane = threadIdx.x;
+    uint32_t a0 = a[lane], a1 = a[32 + lane];
+    float r[8];
+    asm volatile("mma.sync.aligned.m8n8k4.row.col.f32.f16.f16.f32 "
+                 "{%0, %1, %2, %3, %4, %5, %6, %7}, {%8, %9}, {%8, %9}, "
+                 "{%10, %10, %10, %10, %10, %10, %10, %10};"
+                 : "=f"(r[0]), "=f"(r[1]), "=f"(r[2]), "=f"(r[3]),
+                   "=f"(r[4]), "=f"(r[5]), "=f"(r[6]), "=f"(r[7])
+                 : "r"(a0), "r"(a1), "f"(0.0f));
+    for (int i = 0; i < 8; i++) d[8 * lane + i] = r[i];
+}
