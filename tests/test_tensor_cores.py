@@ -288,3 +288,50 @@ def test_wmma_through_shared_memory(wmma_mod):
     d = np.zeros((16, 16), np.float32)
     launch(wmma_mod, "wmma_shared", [a, b, d])
     check_float(d, a, b, np.ones((16, 16)), U32)
+
+
+# ------------------------------------------------- hybrid slice and tensor ops
+def trips(v):
+    """Iterations of ``for (float x = v; x > 0; x -= 1) n++`` (x - 1 exact here)."""
+    return np.maximum(np.ceil(v), 0).astype(np.int32)
+
+
+def test_branch_on_mma_result_keeps_it_in_the_slice(mma_mod):
+    # Lane l's d0 is D[l/4][2(l%4)] (ISA C/D layout); small integer-valued
+    # inputs keep every sum exact and the counts short.
+    r = rng(20)
+    a = r.integers(-2, 3, (16, 16)).astype(np.float16)
+    b = r.integers(-2, 3, (16, 8)).astype(np.float16)
+    out = np.zeros(32, np.int32)
+    launch(mma_mod, "mma_branch", [a, b, out])
+    dm = a.astype(np.float64) @ b.astype(np.float64)
+    lanes = np.arange(32)
+    assert (out == trips(dm[lanes // 4, 2 * (lanes % 4)])).all()
+    assert out.max() > 0
+
+
+def test_branch_on_wmma_store_keeps_it_in_the_slice(wmma_mod):
+    r = rng(21)
+    a = r.integers(-2, 3, (16, 16)).astype(np.float16)
+    b = r.integers(-2, 3, (16, 16)).astype(np.float16)
+    out = np.zeros(32, np.int32)
+    launch(wmma_mod, "wmma_branch", [a, b, out])
+    dm = a.astype(np.float64) @ b.astype(np.float64)
+    assert (out == trips(dm.ravel()[:32])).all()
+    assert out.max() > 0
+
+
+def test_matrix_accesses_have_unknown_extent(mma_mod, wmma_mod):
+    # A wmma.load/store touches a strided tile and ldmatrix 8 rows at other
+    # lanes' addresses: the slice must not take the element size as the
+    # extent (it would miss the writers of the rest of the tile).
+    from passes.slice_access import accesses
+    seen = set()
+    for mod in (mma_mod, wmma_mod):
+        for fn in mod.functions:
+            for ins in fn.instructions():
+                if ins.opcode in ("wmma", "ldmatrix") and "mma" not in ins.mods:
+                    accs = accesses(ins)
+                    assert accs and all(acc.size is None for acc in accs)
+                    seen.add((ins.opcode, accs[0].kind))
+    assert seen == {("wmma", "r"), ("wmma", "w"), ("ldmatrix", "r")}

@@ -214,3 +214,30 @@ extern "C" __global__ void mma_m8n8k4_f16(const uint32_t *a, float *d)
                  : "r"(a0), "r"(a1), "f"(0.0f));
     for (int i = 0; i < 8; i++) d[8 * lane + i] = r[i];
 }
+
+// The hybrid slice must keep a tensor op whose result decides a branch: each
+// lane counts down its d0 (mma_f16_f32's first accumulator element), so the
+// loop trip counts depend on the mma, the ldmatrix and the shared stores.
+extern "C" __global__ void mma_branch(const half *a, const half *b, int *trips)
+{
+    __shared__ __align__(16) half sa[16 * 16], sb[16 * 8];
+    int lane = threadIdx.x;
+    for (int i = lane; i < 256; i += 32) sa[i] = a[i];
+    for (int i = lane; i < 128; i += 32) sb[i] = b[i];
+    __syncwarp();
+    uint32_t a0, a1, a2, a3, b0, b1;
+    int m = lane >> 3, r = lane & 7;
+    asm volatile("ldmatrix.sync.aligned.m8n8.x4.shared.b16 {%0, %1, %2, %3}, [%4];"
+                 : "=r"(a0), "=r"(a1), "=r"(a2), "=r"(a3)
+                 : "r"(smem(sa + ((m & 1) * 8 + r) * 16 + (m >> 1) * 8)));
+    asm volatile("ldmatrix.sync.aligned.m8n8.x2.trans.shared.b16 {%0, %1}, [%2];"
+                 : "=r"(b0), "=r"(b1) : "r"(smem(sb + (lane & 15) * 8)));
+    float d0, d1, d2, d3, z = 0.0f;
+    asm volatile("mma.sync.aligned.m16n8k16.row.col.f32.f16.f16.f32 "
+                 "{%0, %1, %2, %3}, {%4, %5, %6, %7}, {%8, %9}, {%10, %10, %10, %10};"
+                 : "=f"(d0), "=f"(d1), "=f"(d2), "=f"(d3)
+                 : "r"(a0), "r"(a1), "r"(a2), "r"(a3), "r"(b0), "r"(b1), "f"(z));
+    int n = 0;
+    for (float v = d0; v > 0.0f; v -= 1.0f) n++;
+    trips[lane] = n;
+}

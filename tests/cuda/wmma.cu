@@ -96,3 +96,22 @@ extern "C" __global__ void wmma_shared(const half *a, const half *b, float *d)
     for (int i = threadIdx.x; i < 256; i += 32)
         d[i] = sd[(i % 16) * 20 + i / 16];  // d row-major: d[r][c] = sd col-major (r + c*20)
 }
+
+// The hybrid slice must keep wmma.store -> ld.shared -> branch: lane l counts
+// down element l of D = A*B (row-major 16x16 in shared), l = 0..31.
+extern "C" __global__ void wmma_branch(const half *a, const half *b, int *trips)
+{
+    __shared__ float sd[256];
+    wmma::fragment<wmma::matrix_a, 16, 16, 16, half, wmma::row_major> fa;
+    wmma::fragment<wmma::matrix_b, 16, 16, 16, half, wmma::row_major> fb;
+    wmma::fragment<wmma::accumulator, 16, 16, 16, float> acc;
+    wmma::fill_fragment(acc, 0.0f);
+    wmma::load_matrix_sync(fa, a, 16);
+    wmma::load_matrix_sync(fb, b, 16);
+    wmma::mma_sync(acc, fa, fb, acc);
+    wmma::store_matrix_sync(sd, acc, 16, wmma::mem_row_major);
+    __syncwarp();
+    int n = 0;
+    for (float v = sd[threadIdx.x]; v > 0.0f; v -= 1.0f) n++;
+    trips[threadIdx.x] = n;
+}
