@@ -170,6 +170,30 @@ def test_ldmatrix_forms(mma_mod, kind):
     assert (out == ldmatrix_model(m, (1, 2, 4)[kind % 3], kind >= 3)).all()
 
 
+def stmatrix_model(regs, num, trans):
+    """PTX ISA stmatrix: the fragment layout of ldmatrix, stored: row r of
+    matrix i (rows 8i..8i+7 of the output) holds, in columns 2t and 2t+1, the
+    low and high halves of register i of lane 4r + t; .trans stores the
+    transposed matrix. Rows of matrices not stored stay 0."""
+    m = np.zeros((32, 8), np.uint16)
+    for i in range(num):
+        mat = np.zeros((8, 8), np.uint16)
+        for lane in range(32):
+            g, t = lane // 4, lane % 4
+            mat[g, 2 * t] = regs[i, lane] & 0xFFFF
+            mat[g, 2 * t + 1] = regs[i, lane] >> 16
+        m[8 * i:8 * i + 8] = mat.T if trans else mat
+    return m
+
+
+@pytest.mark.parametrize("kind", range(6))
+def test_stmatrix_forms(mma_mod, kind):
+    regs = rng(8).integers(0, 2 ** 32, (4, 32), dtype=np.uint64).astype(np.uint32)
+    m = np.zeros((32, 8), np.uint16)
+    launch(mma_mod, "stmatrix_forms", [regs, m, kind])
+    assert (m == stmatrix_model(regs, (1, 2, 4)[kind % 3], kind >= 3)).all()
+
+
 def test_unimplemented_form_is_refused(mma_mod):
     with pytest.raises(ptxc.PtxcError) as e:
         ptxc.launch(mma_mod, "mma_m8n8k4_f16", 1, 32,

@@ -1,4 +1,5 @@
-"""Warp-level matrix instructions: mma.sync, wmma.load/store/mma, ldmatrix
+"""Warp-level matrix instructions: mma.sync, wmma.load/store/mma, ldmatrix,
+stmatrix
 (PTX ISA 9.7.14: "Warp Level Matrix Multiply-Accumulate Instructions").
 
 A warp's fragments are its registers seen across all 32 lanes (mma_frags.py
@@ -313,32 +314,86 @@ def op_wmma(cg, ins):
 
 
 # ------------------------------------------------------------- ldmatrix
+def matrix_count(ins, items) -> int:
+    """.x1/.x2/.x4 of an ldmatrix/stmatrix with that many registers (m8n8 .b16)."""
+    if "m8n8" not in ins.mods or "b16" not in ins.mods:
+        raise PtxcError("only .m8n8 .b16 matrices")
+    num = next((int(m[1:]) for m in ins.mods if m in ("x1", "x2", "x4")), None)
+    if num is None:
+        raise PtxcError("no .x1/.x2/.x4")
+    if len(items) != num:
+        raise PtxcError(f"needs {num} registers, got {len(items)}")
+    return num
+
+
+def row_pointers(cg, ins, num: int):
+    """Host pointers of the 16-byte rows whose addresses lanes 0 .. 8 num - 1
+    give (checked: in bounds, 16-byte aligned), and the mask of those lanes."""
+    f = cg.f
+    addr, sp = lane_addresses(cg, ins.srcs[0], space_of(ins))
+    em, emi = cg.em, cg.emi
+    givers = (1 << (8 * num)) - 1
+    cg.emi = f.val(f"and i32 {emi}, {givers - (1 << 32) if givers >= 1 << 31 else givers}")
+    cg.em = f.cast("bitcast", "i32", cg.emi, "<32 x i1>")
+    try:
+        ptrs, mask = resolve(cg, sp, addr, None, 16, 16), cg.em
+    finally:
+        cg.em, cg.emi = em, emi
+    return ptrs, mask
+
+
+def pad(idx) -> tuple:
+    """A shuffle mask for 32 lanes from the first lanes' indices (rest: 0)."""
+    idx = tuple(idx)
+    return idx + (0,) * (32 - len(idx))
+
+
+def op_stmatrix(cg, ins):
+    """stmatrix.sync.aligned.m8n8.{x1,x2,x4}{.trans}{.shared}.b16: the inverse of
+    ldmatrix; row r of matrix i (at lane 8i+r's address) is register i of
+    lanes 4r .. 4r+3 (with .trans: column r of the matrix held as ldmatrix
+    .trans would load it)."""
+    items = regs_of(ins.srcs[1])
+    num = matrix_count(ins, items)
+    f = cg.f
+    if space_of(ins) == "generic":
+        cg.writes_global = True
+    regs = [cg.read(item, "b32") for item in items]
+    lanes = range(8 * num)          # the lanes giving row addresses; the others store nothing
+    if "trans" not in ins.mods:
+        flat = Flat(cg, regs, "i32")
+        words = [flat.pick(pad(32 * (l // 8) + 4 * (l % 8) + w for l in lanes)) for w in range(4)]
+    else:
+        halves = []
+        for r in regs:
+            halves.append(f.cast("trunc", V(32, "i32"), r, V(32, "i16")))
+            hi = f.val(f"lshr <32 x i32> {r}, {splat('i32', 16)}")
+            halves.append(f.cast("trunc", V(32, "i32"), hi, V(32, "i16")))
+        flat = Flat(cg, halves, "i16")
+        words = []
+        for w in range(4):
+            part = []
+            for c in (2 * w, 2 * w + 1):     # element (row l%8, column c) of matrix l//8
+                h = flat.pick(pad(32 * (2 * (l // 8) + (l % 8) % 2) + 4 * c + (l % 8) // 2 for l in lanes))
+                part.append(f.cast("zext", V(32, "i16"), h, V(32, "i32")))
+            hi = f.val(f"shl <32 x i32> {part[1]}, {splat('i32', 16)}")
+            words.append(f.val(f"or <32 x i32> {part[0]}, {hi}"))
+    ptrs, mask = row_pointers(cg, ins, num)
+    for w, v in enumerate(words):
+        scatter(cg, "i32", v, elem_ptrs(cg, ptrs, 4 * w), 4, mask)
+
+
 def op_ldmatrix(cg, ins):
     """ldmatrix.sync.aligned.m8n8.{x1,x2,x4}{.trans}{.shared}.b16: lanes 8i..8i+7
     give the row addresses of matrix i (16 bytes each); lane l receives, in
     register i, row l/4 elements 2(l%4), 2(l%4)+1 of matrix i (with .trans:
     column l/4, rows 2(l%4) and 2(l%4)+1)."""
     mods = ins.mods
-    if "m8n8" not in mods or "b16" not in mods:
-        raise PtxcError("only .m8n8 .b16 matrices")
-    num = next((int(m[1:]) for m in mods if m in ("x1", "x2", "x4")), None)
-    if num is None:
-        raise PtxcError("no .x1/.x2/.x4")
     items = regs_of(ins.dsts[0])
-    if len(items) != num:
-        raise PtxcError(f"needs {num} registers, got {len(items)}")
+    num = matrix_count(ins, items)
     f = cg.f
-    space = space_of(ins)
-    addr, sp = lane_addresses(cg, ins.srcs[0], space)
-    em, emi = cg.em, cg.emi
-    givers = (1 << (8 * num)) - 1 if num < 4 else 0xFFFFFFFF
-    cg.emi = f.val(f"and i32 {emi}, {givers - (1 << 32) if givers >= 1 << 31 else givers}")
-    cg.em = f.cast("bitcast", "i32", cg.emi, "<32 x i1>")
-    try:
-        ptrs = resolve(cg, sp, addr, None, 16, 16)
-        words = [gather(cg, "i32", elem_ptrs(cg, ptrs, 4 * w), 4, cg.em) for w in range(4)]
-    finally:
-        cg.em, cg.emi = em, emi
+    ptrs, mask = row_pointers(cg, ins, num)
+    words = [gather(cg, "i32", elem_ptrs(cg, ptrs, 4 * w), 4, mask) for w in range(4)]
     lanes = range(32)
     if "trans" not in mods:
         flat = Flat(cg, words, "i32")
@@ -362,4 +417,4 @@ def op_ldmatrix(cg, ins):
         cg.write(item, v, "b32")
 
 
-OPS = {"mma": op_mma, "wmma": op_wmma, "ldmatrix": op_ldmatrix}
+OPS = {"mma": op_mma, "wmma": op_wmma, "ldmatrix": op_ldmatrix, "stmatrix": op_stmatrix}

@@ -241,3 +241,28 @@ extern "C" __global__ void mma_branch(const half *a, const half *b, int *trips)
     for (float v = d0; v > 0.0f; v -= 1.0f) n++;
     trips[lane] = n;
 }
+
+// stmatrix alone (sm_90): lane l's registers r_i = regs[32 i + l] are stored
+// with stmatrix .x1/.x2/.x4{.trans} (kind 0..5) to 32 rows of 8 b16 in
+// shared memory (row r at lane r's address), then copied to m.
+extern "C" __global__ void stmatrix_forms(const uint32_t *regs, uint16_t *m, int kind)
+{
+    __shared__ __align__(16) uint16_t s[32 * 8];
+    int lane = threadIdx.x;
+    for (int i = lane; i < 256; i += 32) s[i] = 0;
+    __syncwarp();
+    uint32_t p = smem(s + lane * 8);
+    uint32_t r0 = regs[lane], r1 = regs[32 + lane], r2 = regs[64 + lane], r3 = regs[96 + lane];
+    switch (kind) {
+    case 0: asm volatile("stmatrix.sync.aligned.m8n8.x1.shared.b16 [%0], {%1};" :: "r"(p), "r"(r0)); break;
+    case 1: asm volatile("stmatrix.sync.aligned.m8n8.x2.shared.b16 [%0], {%1, %2};" :: "r"(p), "r"(r0), "r"(r1)); break;
+    case 2: asm volatile("stmatrix.sync.aligned.m8n8.x4.shared.b16 [%0], {%1, %2, %3, %4};"
+                         :: "r"(p), "r"(r0), "r"(r1), "r"(r2), "r"(r3)); break;
+    case 3: asm volatile("stmatrix.sync.aligned.m8n8.x1.trans.shared.b16 [%0], {%1};" :: "r"(p), "r"(r0)); break;
+    case 4: asm volatile("stmatrix.sync.aligned.m8n8.x2.trans.shared.b16 [%0], {%1, %2};" :: "r"(p), "r"(r0), "r"(r1)); break;
+    default: asm volatile("stmatrix.sync.aligned.m8n8.x4.trans.shared.b16 [%0], {%1, %2, %3, %4};"
+                          :: "r"(p), "r"(r0), "r"(r1), "r"(r2), "r"(r3)); break;
+    }
+    __syncwarp();
+    for (int i = lane; i < 256; i += 32) m[i] = s[i];
+}
