@@ -115,3 +115,17 @@ extern "C" __global__ void wmma_branch(const half *a, const half *b, int *trips)
     for (float v = sd[threadIdx.x]; v > 0.0f; v -= 1.0f) n++;
     trips[threadIdx.x] = n;
 }
+
+// tf32 fragments loaded from f32 data without __float_to_tf32: ptxc ignores
+// the 13 low mantissa bits of each input (docs/executor.md, "Tensor cores").
+extern "C" __global__ void wmma_tf32_raw(const float *a, const float *b, float *d)
+{
+    wmma::fragment<wmma::matrix_a, 16, 16, 8, wmma::precision::tf32, wmma::row_major> fa;
+    wmma::fragment<wmma::matrix_b, 16, 16, 8, wmma::precision::tf32, wmma::col_major> fb;
+    wmma::fragment<wmma::accumulator, 16, 16, 8, float> fc;
+    wmma::fill_fragment(fc, 0.0f);
+    wmma::load_matrix_sync(fa, a, 8);
+    wmma::load_matrix_sync(fb, b, 8);
+    wmma::mma_sync(fc, fa, fb, fc);
+    wmma::store_matrix_sync(d, fc, 16, wmma::mem_row_major);
+}
