@@ -1,6 +1,5 @@
-"""Warp-level matrix instructions: mma.sync, wmma.load/store/mma, ldmatrix,
-stmatrix
-(PTX ISA 9.7.14: "Warp Level Matrix Multiply-Accumulate Instructions").
+"""Warp-level matrix instructions: mma.sync, wmma.load/store/mma, ldmatrix and
+stmatrix (PTX ISA 9.7.14, "Warp Level Matrix Multiply-Accumulate Instructions").
 
 A warp's fragments are its registers seen across all 32 lanes (mma_frags.py
 says which matrix element each lane's register holds). An instruction first
@@ -12,10 +11,11 @@ whole operation is straight-line vector code.
 Arithmetic (docs/executor.md, "Tensor cores"): D[i][j] = C[i][j] + sum over
 k = 0, 1, ..., K-1 of A[i][k] * B[k][j], in that order, one fused
 multiply-add per k: in f32 for f16/bf16/tf32 inputs (their products are
-exact in f32, so each step rounds only the sum), in f64 for f64, in
-64-bit integers for s8/u8 (exact; the s32 result wraps, or clamps with
-``.satfinite``). tf32 inputs are f32 registers whose 13 low mantissa bits
-are ignored (truncated); an f16 result is the f32 sum rounded once.
+exact in f32, so each step rounds only the sum), in f64 for f64; for
+s8/u8 the dot product is exact in 32 bits and is added to C wrapping, or
+saturating with ``.satfinite``. tf32 inputs are f32 registers whose 13 low
+mantissa bits are ignored (truncated); an f16 result is the f32 sum rounded
+once.
 """
 from __future__ import annotations
 
@@ -28,7 +28,7 @@ from .ops_common import intr, types_of
 from .ops_mem import K64, address, elem_ptrs, gather, resolve, scatter, space_of, static_address
 
 CT = {"f16": "float", "bf16": "float", "tf32": "float", "f32": "float",
-      "f64": "double", "s8": "i64", "u8": "i64", "s32": "i64"}
+      "f64": "double", "s8": "i32", "u8": "i32", "s32": "i32"}
 MEM_LT = {8: "i8", 16: "i16", 32: "i32", 64: "i64"}
 
 
@@ -69,7 +69,7 @@ def raw_elements(cg, vec, frag: Frag, what: str) -> list[str]:
 
 
 def to_compute(cg, x: str, etype: str) -> str:
-    """Raw element bits -> the compute type (float, double, i64)."""
+    """Raw element bits -> the compute type (float, double, i32)."""
     f = cg.f
     if etype == "f16":
         h = f.cast("bitcast", V(32, "i16"), x, V(32, "half"))
@@ -85,12 +85,13 @@ def to_compute(cg, x: str, etype: str) -> str:
         return f.cast("bitcast", V(32, "i32"), x, V(32, "float"))
     if etype == "f64":
         return f.cast("bitcast", V(32, "i64"), x, V(32, "double"))
-    ext = "zext" if etype == "u8" else "sext"
-    return f.cast(ext, V(32, f"i{8 if etype in ('s8', 'u8') else 32}"), x, V(32, "i64"))
+    if etype == "s32":
+        return x
+    return f.cast("zext" if etype == "u8" else "sext", V(32, "i8"), x, V(32, "i32"))
 
 
-def from_compute(cg, v: str, etype: str, sat: bool) -> str:
-    """Compute type -> raw bits of a D element."""
+def from_compute(cg, v: str, etype: str) -> str:
+    """Compute type -> raw bits of a D element (s32: already raw)."""
     f = cg.f
     if etype == "f32":
         return f.cast("bitcast", V(32, "float"), v, V(32, "i32"))
@@ -99,10 +100,15 @@ def from_compute(cg, v: str, etype: str, sat: bool) -> str:
         return f.cast("bitcast", V(32, "half"), h, V(32, "i16"))
     if etype == "f64":
         return f.cast("bitcast", V(32, "double"), v, V(32, "i64"))
+    return v
+
+
+def int_accumulate(cg, c: str, dot: str, sat: bool) -> str:
+    """C + dot in s32: wrapping, or clamped with .satfinite (llvm.sadd.sat).
+    The dot product itself is exact in i32 (|dot| <= 32 * 255 * 255)."""
     if sat:
-        v = intr(cg, "llvm.smax.v32i64", V(32, "i64"), [(V(32, "i64"), v), (V(32, "i64"), splat("i64", -2 ** 31))])
-        v = intr(cg, "llvm.smin.v32i64", V(32, "i64"), [(V(32, "i64"), v), (V(32, "i64"), splat("i64", 2 ** 31 - 1))])
-    return f.cast("trunc", V(32, "i64"), v, V(32, "i32"))
+        return intr(cg, "llvm.sadd.sat.v32i32", V(32, "i32"), [(V(32, "i32"), c), (V(32, "i32"), dot)])
+    return cg.f.val(f"add <32 x i32> {c}, {dot}")
 
 
 def pack_registers(cg, items: list, raw: list[str], frag: Frag) -> list[tuple]:
@@ -170,18 +176,20 @@ def multiply(cg, ins, a: Frag, b: Frag, c: Frag, d: Frag, srcs, sat: bool) -> No
     raw = []
     for e in range(d.n):
         pos = [d.at(lane, e) for lane in range(32)]
-        acc = cvals[e]
+        acc = "zeroinitializer" if ct == "i32" else cvals[e]
         for k in range(K):
             ia = tuple(32 * wa[(i, k)][0] + wa[(i, k)][1] for i, _ in pos)
             ib = tuple(32 * wb[(k, j)][0] + wb[(k, j)][1] for _, j in pos)
             x, y = fa.pick(ia), fb.pick(ib)
-            if ct == "i64":
-                prod = f.val(f"mul <32 x i64> {x}, {y}")
-                acc = f.val(f"add <32 x i64> {acc}, {prod}")
+            if ct == "i32":
+                prod = f.val(f"mul <32 x i32> {x}, {y}")
+                acc = f.val(f"add <32 x i32> {acc}, {prod}")
             else:
                 vn = "v32f32" if ct == "float" else "v32f64"
                 acc = intr(cg, f"llvm.fma.{vn}", V(32, ct), [(V(32, ct), x), (V(32, ct), y), (V(32, ct), acc)])
-        raw.append(from_compute(cg, acc, d.etype, sat))
+        if ct == "i32":
+            acc = int_accumulate(cg, cvals[e], acc, sat)
+        raw.append(from_compute(cg, acc, d.etype))
     for item, v, t in pack_registers(cg, dst_items, raw, d):
         cg.write(item, v, t)
 
@@ -218,7 +226,7 @@ def lane_addresses(cg, op, space: str) -> tuple[str, str]:
 
 
 def wmma_parts(ins):
-    """(matrix, layout, shape, element type, fragment) of a wmma.load/store."""
+    """(matrix, layout, fragment) of a wmma.load/store."""
     matrix = next(m for m in ins.mods if m in ("a", "b", "c", "d"))
     layout = next(m for m in ins.mods if m in ("row", "col"))
     shape = mods_shape(ins)
@@ -226,7 +234,7 @@ def wmma_parts(ins):
     frag = wmma_frag(shape, matrix, ts[-1]) if ts else None
     if frag is None:
         raise PtxcError(f"shape .{shape} with .{ts[-1] if ts else '?'} elements")
-    return matrix, layout, shape, ts[-1], frag
+    return matrix, layout, frag
 
 
 def element_addresses(cg, ins, frag: Frag, layout: str, stride_op):
@@ -249,14 +257,14 @@ def element_addresses(cg, ins, frag: Frag, layout: str, stride_op):
         off = f.val(f"mul <32 x i64> {major}, {stride}")
         off = f.val(f"add <32 x i64> {off}, {minor}")
         if es > 1:
-            off = f.val(f"mul {V(32, 'i64')} {off}, {splat('i64', es)}")
-        addr = f.val(f"add {V(32, 'i64')} {base}, {off}")
+            off = f.val(f"mul <32 x i64> {off}, {splat('i64', es)}")
+        addr = f.val(f"add <32 x i64> {base}, {off}")
         out.append((elems, resolve(cg, sp, addr, None, es, es)))
     return out
 
 
 def wmma_load(cg, ins):
-    matrix, layout, shape, et, frag = wmma_parts(ins)
+    matrix, layout, frag = wmma_parts(ins)
     items = check_regs(ins.dsts[0], frag, f"wmma.load.{matrix}")
     stride = ins.srcs[1] if len(ins.srcs) > 1 else None
     lt = MEM_LT[frag.ebits]
@@ -270,7 +278,7 @@ def wmma_load(cg, ins):
 
 
 def wmma_store(cg, ins):
-    matrix, layout, shape, et, frag = wmma_parts(ins)
+    matrix, layout, frag = wmma_parts(ins)
     if matrix != "d":
         raise PtxcError("wmma.store of a matrix other than d")
     stride = ins.srcs[2] if len(ins.srcs) > 2 else None
