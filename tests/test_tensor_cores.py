@@ -375,3 +375,38 @@ def test_wmma_tf32_ignores_low_mantissa_bits(wmma_mod):
     trunc = lambda x: (x.view(np.uint32) & np.uint32(0xFFFFE000)).view(np.float32)   # noqa: E731
     check_float(d, trunc(a), trunc(b), np.zeros((16, 16)), U32)
     assert excess(d, tf32_rna(a), tf32_rna(b), np.zeros((16, 16)), U32) > 0    # not rounding
+
+
+# ------------------------------------------- third-party PTX (ZLUDA's tests)
+ZLUDA = Path(__file__).resolve().parents[2] / "shared" / "corpus" / "zluda" / "test_spirv_run"
+
+
+def zluda_mma_reference():
+    """What ZLUDA's mma_m16n8k16_f32_{f16,bf16}_..._f32 kernels store, from the
+    ISA fragment figures. Lane l has in_j = 8 l + j; ``cvt.rn.f16x2.f32 d, a, b``
+    puts a in the upper half, so register a0a1 = {in0, in1} holds a_0 = in1,
+    a_1 = in0 (likewise a2a3 ... and b); c_i = in_i. All values are small
+    integers: every product and partial sum is exact in f32."""
+    A, B, C = np.zeros((16, 16)), np.zeros((16, 8)), np.zeros((16, 8))
+    swap = [1, 0, 3, 2, 5, 4, 7, 6]
+    for lane in range(32):
+        g, t = lane // 4, lane % 4
+        val = [8 * lane + j for j in range(8)]
+        for i in range(8):
+            A[g + 8 * ((i >> 1) & 1), 2 * t + (i & 1) + 8 * (i >> 2)] = val[swap[i]]
+        for i in range(4):
+            B[2 * t + (i & 1) + 8 * (i >> 1), g] = val[swap[i]]
+            C[g + 8 * (i >> 1), 2 * t + (i & 1)] = val[i]
+    D = A @ B + C
+    return np.array([[D[g + 8 * (i >> 1), 2 * t + (i & 1)] for i in range(4)]
+                     for g, t in ((lane // 4, lane % 4) for lane in range(32))], np.float32)
+
+
+@pytest.mark.parametrize("stem", ["mma_m16n8k16_f32_f16_f16_f32", "mma_m16n8k16_f32_bf16_bf16_f32"])
+def test_zluda_mma_kernels(stem):
+    path = ZLUDA / f"{stem}.ptx"
+    if not path.is_file():
+        pytest.skip(f"shared PTX corpus not found at {path}")
+    out = np.zeros((32, 4), np.float32)
+    launch(ptxc.load(str(path)), stem, [out])
+    assert (out == zluda_mma_reference()).all()
