@@ -262,6 +262,45 @@ def test_wmma_int8_exact(wmma_mod, kernel, dtype, lo, hi):
     assert (d == a.astype(np.int64) @ b.astype(np.int64) + c).all()
 
 
+OTHER_SHAPES = [  # kernel, M, N, input type, accumulator type, B column-major
+    ("wmma_f16_m32n8k16", 32, 8, "f16", np.float32, False),
+    ("wmma_f16_m8n32k16", 8, 32, "f16", np.float16, True),
+    ("wmma_bf16_m32n8k16", 32, 8, "bf16", np.float32, True),
+    ("wmma_bf16_m8n32k16", 8, 32, "bf16", np.float32, False),
+    ("wmma_s8_m32n8k16", 32, 8, "s8", np.int32, False),
+    ("wmma_u8_m8n32k16", 8, 32, "u8", np.int32, True),
+]
+
+
+def inputs(r, shape, t):
+    """(array given to the kernel, its values) of type t."""
+    if t == "f16":
+        x = r.standard_normal(shape).astype(np.float16)
+        return x, x
+    if t == "bf16":
+        return bf16(r.standard_normal(shape))
+    lo, hi, dt = (-128, 128, np.int8) if t == "s8" else (0, 256, np.uint8)
+    x = r.integers(lo, hi, shape).astype(dt)
+    return x, x
+
+
+@pytest.mark.parametrize("kernel,M,N,t,acc,bcol", OTHER_SHAPES, ids=[c[0] for c in OTHER_SHAPES])
+def test_wmma_m32n8k16_m8n32k16(wmma_mod, kernel, M, N, t, acc, bcol):
+    r = rng(22)
+    a, av = inputs(r, (M, 16), t)
+    b, bv = inputs(r, (16, N), t)
+    if acc == np.int32:
+        c = r.integers(-10 ** 6, 10 ** 6, (M, N)).astype(np.int32)
+    else:
+        c = r.standard_normal((M, N)).astype(acc)
+    d = np.zeros((M, N), acc)
+    launch(wmma_mod, kernel, [a, np.ascontiguousarray(b.T) if bcol else b, c, d])
+    if acc == np.int32:
+        assert (d == av.astype(np.int64) @ bv.astype(np.int64) + c).all()
+    else:
+        check_float(d, av, bv, c, U32, U16 if acc == np.float16 else 0.0)
+
+
 def test_wmma_tf32_m16n16k8(wmma_mod):
     # The kernel rounds every fragment element with __float_to_tf32 (cvt.rna)
     # and keeps C and D column-major.

@@ -12,10 +12,10 @@ fragment from the mma.sync fragments of the same types (docs/executor.md,
 "Tensor cores"): a 16x16 A operand is the m16n8k16 A fragment, a 16x16 B
 operand is the two m16n8k16 B fragments of columns 0-7 and 8-15 side by
 side, a 16x16 accumulator the two m16n8 accumulators (columns 0-7, then
-8-15), m16n16k8 tf32 the m16n8k8 ones, m8n8k4 f64 the DMMA ones. The f16 A
-and B fragments have 16 elements (8 registers) for 8 distinct values:
-elements 8..15 repeat elements 0..7 (``wmma.load`` fills both copies,
-``wmma.mma`` reads the first).
+8-15); m32n8k16 and m8n32k16 stack or cut them (``_tile``); m16n16k8 tf32
+uses the m16n8k8 ones, m8n8k4 f64 the DMMA ones. The f16 A and B fragments
+have 16 elements (8 registers) for 4 to 16 distinct values, repeated
+(``wmma.load`` fills every copy, ``wmma.mma`` reads the first).
 """
 from __future__ import annotations
 
@@ -135,16 +135,40 @@ def c8x8_d(g, t, e):        # m8n8k4 .f64 C/D
 
 
 # ------------------------------------------------------ wmma (ptxc's choice)
-def wb16x16_h(g, t, e):     # two m16n8k16 B fragments: columns 0-7, 8-15
-    return 2 * t + (e & 1) + 8 * ((e >> 1) & 1), g + 8 * (e >> 2)
+def _rows(pos, n: int, m: int, step: int):
+    """``m`` copies of an n-element fragment, copy c shifted by ``c * step``
+    rows (step > 0) or by ``c * -step`` columns (step < 0)."""
+    def at(g, t, e):
+        r, c = pos(g, t, e % n)
+        k = e // n
+        return (r + k * step, c) if step > 0 else (r, c - k * step)
+    return at
 
 
-def wb16x16_b(g, t, e):     # two m16n8k16 .s8 B fragments
-    return 4 * t + (e & 3), g + 8 * (e >> 2)
+def _top(pos, n: int):
+    """The elements of a 16-row fragment that lie in rows 0-7, renumbered."""
+    keep = [e for e in range(n) if pos(0, 0, e)[0] < 8]
+    return len(keep), (lambda g, t, e: pos(g, t, keep[e]))
 
 
-def wb8x16_tf32(g, t, e):   # two m16n8k8 .tf32 B fragments
-    return t + 4 * (e & 1), g + 8 * (e >> 1)
+def _tile(matrix: str, M: int, N: int, etype: str):
+    """(distinct elements, pos) of a wmma fragment of a .m16n16k16,
+    .m32n8k16 or .m8n32k16 tile (K = 16): A M x 16, B 16 x N, C M x N, made
+    of m16n8k16 fragments (A: stacked in rows; B and C: side by side in
+    columns, C of m32n8k16 stacked in rows; the 8-row A and C of m8n32k16 are
+    rows 0-7 of those)."""
+    if matrix == "a":
+        base = a16x16_h if etype in HALF else a16x16_b
+        return _top(base, 8) if M == 8 else (8 * M // 16, _rows(base, 8, M // 16, 16))
+    if matrix == "b":
+        base = b16x8_h if etype in HALF else b16x8_b
+        return 4 * N // 8, _rows(base, 4, N // 8, -8)
+    if M == 8:
+        n, top = _top(c16x8, 4)
+        return n * N // 8, _rows(top, n, N // 8, -8)
+    if M == 32:
+        return 8, _rows(c16x8, 4, 2, 16)
+    return 4 * N // 8, _rows(c16x8, 4, N // 8, -8)
 
 
 HALF = ("f16", "bf16")
@@ -187,34 +211,36 @@ def mma_frags(shape: str, atype: str, btype: str, ctype: str, dtype: str):
     return Frag(atype, m, k, na, pa), Frag(btype, k, n, nb, pb), cfrag(ctype), cfrag(dtype)
 
 
-# shape -> matrix -> element type -> Frag
-def _wmma_table() -> dict:
-    acc16 = {t: Frag(t, 16, 16, 8, a16x16_h) for t in ACC}
-    return {
-        "m16n16k16": {
-            "a": {"f16": Frag("f16", 16, 16, 16, _dup(a16x16_h, 8)), "bf16": Frag("bf16", 16, 16, 8, a16x16_h),
-                  "s8": Frag("s8", 16, 16, 8, a16x16_b), "u8": Frag("u8", 16, 16, 8, a16x16_b)},
-            "b": {"f16": Frag("f16", 16, 16, 16, _dup(wb16x16_h, 8)), "bf16": Frag("bf16", 16, 16, 8, wb16x16_h),
-                  "s8": Frag("s8", 16, 16, 8, wb16x16_b), "u8": Frag("u8", 16, 16, 8, wb16x16_b)},
-            "c": acc16,
-        },
-        "m16n16k8": {
-            "a": {"tf32": Frag("tf32", 16, 8, 4, a16x8_tf32)},
-            "b": {"tf32": Frag("tf32", 8, 16, 4, wb8x16_tf32)},
-            "c": {"f32": acc16["f32"]},
-        },
-        "m8n8k4": {
-            "a": {"f64": Frag("f64", 8, 4, 1, a8x4_d)},
-            "b": {"f64": Frag("f64", 4, 8, 1, b4x8_d)},
-            "c": {"f64": Frag("f64", 8, 8, 2, c8x8_d)},
-        },
-    }
+# m16n16k8 .tf32 and m8n8k4 .f64: shape -> matrix -> element type -> Frag
+def _wb8x16_tf32(g, t, e):   # two m16n8k8 .tf32 B fragments side by side
+    return t + 4 * (e & 1), g + 8 * (e >> 1)
 
 
-WMMA = _wmma_table()
+SPECIAL = {
+    "m16n16k8": {"a": {"tf32": Frag("tf32", 16, 8, 4, a16x8_tf32)},
+                 "b": {"tf32": Frag("tf32", 8, 16, 4, _wb8x16_tf32)},
+                 "c": {"f32": Frag("f32", 16, 16, 8, _rows(c16x8, 4, 2, -8))}},
+    "m8n8k4": {"a": {"f64": Frag("f64", 8, 4, 1, a8x4_d)},
+               "b": {"f64": Frag("f64", 4, 8, 1, b4x8_d)},
+               "c": {"f64": Frag("f64", 8, 8, 2, c8x8_d)}},
+}
+TILES = {"m16n16k16": (16, 16), "m32n8k16": (32, 8), "m8n32k16": (8, 32)}
+TYPES = {"a": HALF + BYTE, "b": HALF + BYTE, "c": ACC}
 
 
 def wmma_frag(shape: str, matrix: str, etype: str):
     """The fragment of ``wmma.load.<matrix>`` / ``wmma.store.d`` (matrix 'c'
-    for both c and d), or None if not run."""
-    return WMMA.get(shape, {}).get("c" if matrix == "d" else matrix, {}).get(etype)
+    for both c and d), or None if not run. Fragments hold M K / 32, K N / 32
+    or M N / 32 elements, except f16 A and B: always 16 (8 registers, as in
+    the ISA), the distinct ones repeated."""
+    matrix = "c" if matrix == "d" else matrix
+    if shape in SPECIAL:
+        return SPECIAL[shape].get(matrix, {}).get(etype)
+    if shape not in TILES or etype not in TYPES.get(matrix, ()):
+        return None
+    M, N = TILES[shape]
+    n, pos = _tile(matrix, M, N, etype)
+    rows, cols = {"a": (M, 16), "b": (16, N), "c": (M, N)}[matrix]
+    if etype == "f16" and matrix in "ab":
+        return Frag(etype, rows, cols, 16, _dup(pos, n))
+    return Frag(etype, rows, cols, n, pos)

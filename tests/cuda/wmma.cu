@@ -1,6 +1,7 @@
 // Tensor-core kernels written with the nvcuda::wmma API (CUDA C++ Programming
 // Guide, "Warp Matrix Functions"): one warp computes D = A*B + C for one tile
-// (f16->f32, f16->f16, bf16->f32, tf32 m16n16k8, s8->s32, f64 m8n8k4), plus a
+// (f16->f32, f16->f16, bf16->f32, tf32 m16n16k8, s8->s32, f64 m8n8k4; the
+// m32n8k16 and m8n32k16 shapes for f16, bf16, s8, u8), plus a
 // tiled GEMM over a 2x2 grid of warps that loops over K with a scaled
 // epilogue (cudaTensorCoreGemm style) and a kernel that stages the tiles in
 // shared memory with a column-major B.
@@ -31,6 +32,12 @@ TILE_KERNEL(wmma_bf16_f32, 16, 16, 16, __nv_bfloat16, float, wmma::row_major, 16
 TILE_KERNEL(wmma_s8_s32, 16, 16, 16, signed char, int, wmma::row_major, 16)
 TILE_KERNEL(wmma_u8_s32, 16, 16, 16, unsigned char, int, wmma::row_major, 16)
 TILE_KERNEL(wmma_f64, 8, 8, 4, double, double, wmma::row_major, 8)
+TILE_KERNEL(wmma_f16_m32n8k16, 32, 8, 16, half, float, wmma::row_major, 8)
+TILE_KERNEL(wmma_f16_m8n32k16, 8, 32, 16, half, half, wmma::col_major, 16)
+TILE_KERNEL(wmma_bf16_m32n8k16, 32, 8, 16, __nv_bfloat16, float, wmma::col_major, 16)
+TILE_KERNEL(wmma_bf16_m8n32k16, 8, 32, 16, __nv_bfloat16, float, wmma::row_major, 32)
+TILE_KERNEL(wmma_s8_m32n8k16, 32, 8, 16, signed char, int, wmma::row_major, 8)
+TILE_KERNEL(wmma_u8_m8n32k16, 8, 32, 16, unsigned char, int, wmma::col_major, 16)
 
 // tf32: the inputs are f32 arrays; the fragments hold tf32 values (__float_to_tf32).
 extern "C" __global__ void wmma_tf32(const float *a, const float *b, const float *c, float *d)
