@@ -150,6 +150,41 @@ def test_mma_f64(mma_mod):
     assert prof.flop_count_dp == 0
 
 
+@pytest.mark.parametrize("kernel,t", [("mma_k8_f16", "f16"), ("mma_k8_bf16", "bf16")])
+def test_mma_m16n8k8_16bit(mma_mod, kernel, t):
+    r = rng(23)
+    if t == "f16":
+        av = r.standard_normal((16, 8)).astype(np.float16)
+        bv = r.standard_normal((8, 8)).astype(np.float16)
+        a, b = av.view(np.uint16), bv.view(np.uint16)
+    else:
+        (a, av), (b, bv) = bf16(r.standard_normal((16, 8))), bf16(r.standard_normal((8, 8)))
+    c = r.standard_normal((16, 8)).astype(np.float32)
+    d = np.zeros((16, 8), np.float32)
+    launch(mma_mod, kernel, [a, b, c, d])
+    check_float(d, av, bv, c, U32)
+
+
+def test_mma_m16n8k4_tf32(mma_mod):
+    r = rng(24)
+    a = r.standard_normal((16, 4)).astype(np.float32)
+    b = r.standard_normal((4, 8)).astype(np.float32)
+    c = r.standard_normal((16, 8)).astype(np.float32)
+    d = np.zeros((16, 8), np.float32)
+    launch(mma_mod, "mma_k4_tf32", [a, b, c, d])
+    check_float(d, tf32_rna(a), tf32_rna(b), c, U32)
+
+
+def test_mma_m16n8k16_u8_times_s8(mma_mod):
+    r = rng(25)
+    a = r.integers(0, 256, (16, 16)).astype(np.uint8)
+    b = r.integers(-128, 128, (16, 8)).astype(np.int8)
+    c = r.integers(-10 ** 6, 10 ** 6, (16, 8)).astype(np.int32)
+    d = np.zeros((16, 8), np.int32)
+    launch(mma_mod, "mma_k16_u8s8", [a, b, c, d])
+    assert (d == a.astype(np.int64) @ b.astype(np.int64) + c).all()
+
+
 def ldmatrix_model(m, num, trans):
     """PTX ISA ldmatrix: matrix i = rows 8i..8i+7 (row r at lane 8i+r's address);
     lane l receives row l/4, elements 2(l%4) and 2(l%4)+1 (low half first);

@@ -266,3 +266,59 @@ extern "C" __global__ void stmatrix_forms(const uint32_t *regs, uint16_t *m, int
     __syncwarp();
     for (int i = lane; i < 256; i += 32) m[i] = s[i];
 }
+
+// The smaller shapes, fragments gathered with the ISA formulas (which agree
+// with CUTLASS CuTe's SM80_16x8_Row / SM80_8x8_Row / SM80_8x4 layouts).
+// m16n8k8 f16 and bf16: A 16x8 (a_i: row g + 8 (i >> 1), col 2t + (i & 1)),
+// B 8x8 (b_i: row 2t + i, col g); C/D 16x8 f32.
+#define MMA_K8_16BIT(NAME, TYPE)                                                   \
+extern "C" __global__ void NAME(const uint16_t *a, const uint16_t *b, const float *c, float *d) \
+{                                                                                  \
+    int lane = threadIdx.x, g = lane >> 2, t = lane & 3;                           \
+    uint32_t a0 = pack16(a[g * 8 + 2 * t], a[g * 8 + 2 * t + 1]);                  \
+    uint32_t a1 = pack16(a[(g + 8) * 8 + 2 * t], a[(g + 8) * 8 + 2 * t + 1]);      \
+    uint32_t b0 = pack16(b[(2 * t) * 8 + g], b[(2 * t + 1) * 8 + g]);              \
+    float cr[4], dr[4];                                                            \
+    for (int i = 0; i < 4; i++) cr[i] = c[(g + 8 * (i >> 1)) * 8 + 2 * t + (i & 1)]; \
+    asm volatile("mma.sync.aligned.m16n8k8.row.col.f32." TYPE "." TYPE ".f32 "     \
+                 "{%0, %1, %2, %3}, {%4, %5}, {%6}, {%7, %8, %9, %10};"            \
+                 : "=f"(dr[0]), "=f"(dr[1]), "=f"(dr[2]), "=f"(dr[3])              \
+                 : "r"(a0), "r"(a1), "r"(b0), "f"(cr[0]), "f"(cr[1]), "f"(cr[2]), "f"(cr[3])); \
+    for (int i = 0; i < 4; i++) d[(g + 8 * (i >> 1)) * 8 + 2 * t + (i & 1)] = dr[i]; \
+}
+MMA_K8_16BIT(mma_k8_f16, "f16")
+MMA_K8_16BIT(mma_k8_bf16, "bf16")
+
+// m16n8k4 tf32: A 16x4 (a_i: row g + 8 i, col t), B 4x8 (b0: row t, col g).
+extern "C" __global__ void mma_k4_tf32(const float *a, const float *b, const float *c, float *d)
+{
+    int lane = threadIdx.x, g = lane >> 2, t = lane & 3;
+    uint32_t a0, a1, b0;
+    asm("cvt.rna.tf32.f32 %0, %1;" : "=r"(a0) : "f"(a[g * 4 + t]));
+    asm("cvt.rna.tf32.f32 %0, %1;" : "=r"(a1) : "f"(a[(g + 8) * 4 + t]));
+    asm("cvt.rna.tf32.f32 %0, %1;" : "=r"(b0) : "f"(b[t * 8 + g]));
+    float cr[4], dr[4];
+    for (int i = 0; i < 4; i++) cr[i] = c[(g + 8 * (i >> 1)) * 8 + 2 * t + (i & 1)];
+    asm volatile("mma.sync.aligned.m16n8k4.row.col.f32.tf32.tf32.f32 "
+                 "{%0, %1, %2, %3}, {%4, %5}, {%6}, {%7, %8, %9, %10};"
+                 : "=f"(dr[0]), "=f"(dr[1]), "=f"(dr[2]), "=f"(dr[3])
+                 : "r"(a0), "r"(a1), "r"(b0), "f"(cr[0]), "f"(cr[1]), "f"(cr[2]), "f"(cr[3]));
+    for (int i = 0; i < 4; i++) d[(g + 8 * (i >> 1)) * 8 + 2 * t + (i & 1)] = dr[i];
+}
+
+// m16n8k16 u8 x s8 (mixed signedness): A 16x16 (a_i: row g + 8 (i >> 2),
+// col 4t + (i & 3)), B 16x8 (b_i: row 4t + i, col g); C/D s32.
+extern "C" __global__ void mma_k16_u8s8(const uint8_t *a, const int8_t *b, const int *c, int *d)
+{
+    int lane = threadIdx.x, g = lane >> 2, t = lane & 3;
+    uint32_t a0 = pack8((const int8_t *)a + g * 16 + 4 * t, 1);
+    uint32_t a1 = pack8((const int8_t *)a + (g + 8) * 16 + 4 * t, 1);
+    uint32_t b0 = pack8(b + (4 * t) * 8 + g, 8);
+    int cr[4], dr[4];
+    for (int i = 0; i < 4; i++) cr[i] = c[(g + 8 * (i >> 1)) * 8 + 2 * t + (i & 1)];
+    asm volatile("mma.sync.aligned.m16n8k16.row.col.s32.u8.s8.s32 "
+                 "{%0, %1, %2, %3}, {%4, %5}, {%6}, {%7, %8, %9, %10};"
+                 : "=r"(dr[0]), "=r"(dr[1]), "=r"(dr[2]), "=r"(dr[3])
+                 : "r"(a0), "r"(a1), "r"(b0), "r"(cr[0]), "r"(cr[1]), "r"(cr[2]), "r"(cr[3]));
+    for (int i = 0; i < 4; i++) d[(g + 8 * (i >> 1)) * 8 + 2 * t + (i & 1)] = dr[i];
+}
