@@ -1,11 +1,13 @@
 """Which matrix element each lane's fragment register holds, for the
 warp-level matrix instructions the executor runs (ops_mma.py).
 
-``mma.sync`` and ``ldmatrix``: the layouts are the PTX ISA's (section 9.7.14.5,
+``mma.sync``, ``ldmatrix`` and ``stmatrix``: the layouts are the PTX ISA's (section 9.7.14.5,
 "Matrix fragments for mma.m16n8k16 / m16n8k8 / m16n8k32 / m8n8k4 ..."), with
 ``groupID g = %laneid >> 2`` and ``threadID_in_group t = %laneid % 4``; a
 fragment's elements are numbered as in the ISA figures (a0, a1, ... : element
-``i`` of register ``i // per_register``, low bits first).
+``i`` of register ``i // per_register``, low bits first). They agree with
+CUTLASS CuTe's thread-value layouts of the same instructions
+(``SM80_16x8_Row``, ``SM80_8x8_Row``, ``SM80_8x4`` in mma_traits_sm80.hpp).
 
 ``wmma``: the ISA leaves the fragment layout opaque. ptxc builds every wmma
 fragment from the mma.sync fragments of the same types (docs/executor.md,
