@@ -1,8 +1,9 @@
 """Which matrix element each lane's fragment register holds, for the
 warp-level matrix instructions the executor runs (ops_mma.py).
 
-``mma.sync``, ``ldmatrix`` and ``stmatrix``: the layouts are the PTX ISA's (section 9.7.14.5,
-"Matrix fragments for mma.m16n8k16 / m16n8k8 / m16n8k32 / m8n8k4 ..."), with
+``mma.sync``, ``ldmatrix`` and ``stmatrix``: the layouts are the PTX ISA's
+(section 9.7.14.5, "Matrix fragments for mma.m16n8k16 / m16n8k8 / m16n8k32 /
+m8n8k4 ..."), with
 ``groupID g = %laneid >> 2`` and ``threadID_in_group t = %laneid % 4``; a
 fragment's elements are numbered as in the ISA figures (a0, a1, ... : element
 ``i`` of register ``i // per_register``, low bits first). They agree with
