@@ -104,6 +104,12 @@ def _simple(ins: ir.Instr, kinds: str, default: str = GENERIC) -> list[Access]:
     return [Access(k, space, addr, size) for k in kinds]
 
 
+def _matrix(ins: ir.Instr, kinds: str, default: str = GENERIC) -> list[Access]:
+    """A matrix load/store (wmma, ldmatrix, stmatrix): a tile with a stride (or
+    rows at other lanes' addresses) from its address on, so its extent is unknown."""
+    return [Access(a.kind, a.space, a.addr, None) for a in _simple(ins, kinds, default)]
+
+
 def _cp_accesses(ins: ir.Instr) -> list[Access]:
     if any(m in _CP_NO_DATA for m in ins.mods):
         return []
@@ -139,13 +145,13 @@ def accesses(ins: ir.Instr) -> list[Access]:
     if op == "cp":
         return _cp_accesses(ins)
     if op == "ldmatrix":
-        return _simple(ins, "r", "shared")
+        return _matrix(ins, "r", "shared")
     if op == "stmatrix":
-        return _simple(ins, "w", "shared")
+        return _matrix(ins, "w", "shared")
     if op == "wmma":
         if "load" in ins.mods:
-            return _simple(ins, "r")
-        return _simple(ins, "w") if "store" in ins.mods else []
+            return _matrix(ins, "r")
+        return _matrix(ins, "w") if "store" in ins.mods else []
     if op == "mbarrier":
         return _simple(ins, "rw")
     if op in _TEXTURE:

@@ -109,7 +109,7 @@ _ROWS = [
     OpInfo("ld", LOAD, reads_mem=True), OpInfo("ldu", LOAD, reads_mem=True),
     OpInfo("st", STORE, ndst=0, writes_mem=True),
     OpInfo("prefetch", MISC, ndst=0, side_effect=True), OpInfo("prefetchu", MISC, ndst=0, side_effect=True),
-    OpInfo("ldmatrix", TENSOR, reads_mem=True), OpInfo("stmatrix", TENSOR, ndst=0, writes_mem=True),
+    OpInfo("ldmatrix", TENSOR, reads_mem=True, warp=True), OpInfo("stmatrix", TENSOR, ndst=0, writes_mem=True, warp=True),
     OpInfo("cp", MISC, ndst=_cp_ndst, reads_mem=True, writes_mem=True, side_effect=True),
     OpInfo("cp.async", MISC, ndst=0, reads_mem=True, writes_mem=True, side_effect=True),
     OpInfo("createpolicy", MISC), OpInfo("discard", MISC, ndst=0, side_effect=True),

@@ -7,9 +7,9 @@ executing lanes). An opcode missing here compiles to a run-time
 """
 from __future__ import annotations
 
-from . import ops_float, ops_int, ops_mbarrier, ops_mem, ops_move, ops_tex, ops_warp
+from . import ops_float, ops_int, ops_mbarrier, ops_mem, ops_mma, ops_move, ops_tex, ops_warp
 
 OPS = {}
 for _table in (ops_int.OPS, ops_float.OPS, ops_move.OPS, ops_mem.OPS, ops_warp.OPS,
-               ops_mbarrier.OPS, ops_tex.OPS):
+               ops_mbarrier.OPS, ops_mma.OPS, ops_tex.OPS):
     OPS.update(_table)

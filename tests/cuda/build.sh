@@ -78,6 +78,8 @@ ptx warp_masks    sm90          -arch=sm_90 -O3
 ptx warp_masks_f32 sm100a       -arch=sm_100a -O3
 ptx profile_rows  sm90          -arch=sm_90 -O3
 ptx device_calls  sm90          -arch=sm_90 -O3
+ptx wmma          sm90          -arch=sm_90 -O3
+ptx mma_sync      sm90          -arch=sm_90 -O3
 
 # Every file must assemble.
 for f in *.sm90*.ptx; do run ptxas -arch=sm_90 "$f" -o /dev/null; done
