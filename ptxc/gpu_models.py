@@ -223,3 +223,15 @@ def gpu(key: str | None) -> GpuArch:
     if k not in GPUS:
         raise PtxcError(f"unknown GPU model '{key}' (choose one of {', '.join(GPUS)})")
     return GPUS[k]
+
+
+def markdown() -> str:
+    """The parameter tables of docs/gpus.md (its '## Parameters' section)."""
+    out = []
+    for g in GPUS.values():
+        out.append(f"### {g.key}: {g.name} (sm_{g.sm})\n\n"
+                   "| parameter | value | source |\n|---|---|---|")
+        out += [f"| {k} | {p.value} | {p.source.replace('|', '/')} |"
+                for k, p in g.params.items()]
+        out.append("")
+    return "\n".join(out)

@@ -196,3 +196,41 @@ def test_cli_every_kernel_and_gpu(capsys):
 def test_cli_errors(capsys, argv, message):
     code, out, err = run_cli(capsys, *argv)
     assert code == 1 and message in err and len(err.strip().splitlines()) == 1
+
+
+@pytest.fixture(scope="module")
+def query_app(tmp_path_factory):
+    from runtime_apps import AppBuilder
+    # sm_75: the lowest architecture CUDA 13 builds, so the t4 model can run it
+    return AppBuilder(tmp_path_factory.mktemp("occ_apps")).build(
+        "occupancy_query", flags=("-cudart", "shared", "-arch=sm_75"))
+
+
+@pytest.mark.parametrize("gpu_key,block,dyn,expected", [
+    # The shim reports 32 registers (1024 per warp: 16 warps per
+    # sub-partition, 64 per SM), so shared memory decides here.
+    # t4: 13100 B -> 13312 (256 B unit, no reservation), 65536 // 13312 = 4
+    # (65536 // 13100 = 5 without the unit); 64 threads: warps 16, blocks 16.
+    ("t4", 64, 13100, 4),
+    # h100: 45600 + 1024 reserved = 46624 -> 46720 (128 B unit),
+    # 233472 // 46720 = 4 (233472 // 46624 = 5 without the unit).
+    ("h100", 128, 45600, 4),
+    # t4: 1024 threads = 32 warps = the SM's 32 -> 1 block by warps
+    ("t4", 1024, 0, 1),
+    # h100: 60000 B > 48 KiB uses the opt-in limit 227 KiB + 1 KiB:
+    # 61024 -> 61056, 233472 // 61056 = 3
+    ("h100", 256, 60000, 3),
+])
+def test_shim_uses_the_calculator_rules(query_app, gpu_key, block, dyn, expected):
+    from runtime_apps import run_ptxc
+    r = run_ptxc(query_app, str(block), str(dyn), options=("--gpu", gpu_key))
+    assert r.returncode == 0, r.proc.stderr
+    assert r.proc.stdout.split() == ["0", str(expected)]
+    assert occupancy(gpu(gpu_key), 32, block, 0, dyn).blocks_per_sm == expected
+
+
+def test_docs_list_every_parameter():
+    from ptxc.gpu_models import markdown
+    with open(os.path.join(HERE, "..", "docs", "gpus.md")) as fh:
+        doc = fh.read()
+    assert doc.split("## Parameters\n\n", 1)[1].rstrip() == markdown().rstrip()
