@@ -19,7 +19,7 @@ DEFAULT_BLOCK = 256
 
 
 @click.command("occupancy")
-@click.argument("file", metavar="FILE.ptx")
+@click.argument("file", metavar="FILE.ptx|-")
 @click.option("--kernel", "kernels", multiple=True, metavar="NAME",
               help="Only this kernel (repeatable); default: every kernel.")
 @click.option("--block", type=click.IntRange(min=1), default=None, metavar="N",
@@ -39,13 +39,11 @@ def occupancy_command(file, kernels, block, shared, regs, gpu_key):
     from .occupancy import occupancy
 
     g = gpu(gpu_key)
-    module = read_module(file)
+    module, text = _read(file, read_module)
     chosen = _select(module, kernels, file)
     if regs is not None:
         reg_of = {fn.name: Registers(regs, "--regs") for fn in chosen}
     else:
-        with open(file) as fh:
-            text = fh.read()
         reg_of = module_registers(module, text, g.sm)
     out = []
     for fn in chosen:
@@ -58,6 +56,20 @@ def occupancy_command(file, kernels, block, shared, regs, gpu_key):
         occ = occupancy(g, r.count, threads, smem, shared)
         out.append(render(fn.name, g, occ, r, smem, shared, how))
     click.echo("\n".join(out), nl=False)
+
+
+def _read(file, read_module):
+    """(module, PTX text for ptxas); FILE '-' reads stdin."""
+    if file == "-":
+        import sys
+
+        import ptxc
+        from .cli import decode_source
+        text = decode_source(sys.stdin.buffer.read(), "<stdin>")
+        return ptxc.parse(text, "<stdin>"), text
+    module = read_module(file)          # the one-line errors for a bad file
+    with open(file, "rb") as fh:
+        return module, fh.read().decode("utf-8", "replace")
 
 
 def _select(module, names, file):

@@ -26,6 +26,9 @@ Sources (abbreviations used in the notes):
   GT200 NVIDIA GeForce GTX 200 GPUs Technical Brief (2008) and the CUDA 2.x/3.x
         Programming Guide (Appendix A, compute capability 1.3).
   BPG   CUDA C++ Best Practices Guide, "Coalesced Access to Global Memory".
+  THR   CUDA C++ Programming Guide, "Arithmetic Instructions": the table
+        "Throughput of Native Arithmetic Instructions" (results per clock
+        cycle per multiprocessor) for the compute capability named.
 """
 from __future__ import annotations
 
@@ -120,14 +123,15 @@ _LAT_NOTE = ("approximate and uncertain: NVIDIA publishes no DRAM latency; "
              "for a global load that misses L2; the model's value only")
 
 
-def _units(schedulers, fp32, fp64, int32, sfu, ldst, tensor, wp: str) -> dict:
+def _units(schedulers, fp32, fp64, int32, sfu, ldst, tensor, wp: str, cc: str) -> dict:
     note = f"{wp}, SM block diagram ({schedulers} processing blocks)"
+    thr = f"{note}; THR cc {cc}: the same number of results per clock per SM"
     return {
         "schedulers_per_sm": P(schedulers, f"{wp}: one warp scheduler per processing block"),
         "dispatch_units_per_sm": P(schedulers, f"{wp}: one dispatch unit (32 threads/clk) "
                                                "per processing block"),
-        "fp32_per_sm": P(fp32, note), "fp64_per_sm": P(fp64, note),
-        "int32_per_sm": P(int32, note), "sfu_per_sm": P(sfu, note),
+        "fp32_per_sm": P(fp32, thr), "fp64_per_sm": P(fp64, thr),
+        "int32_per_sm": P(int32, thr), "sfu_per_sm": P(sfu, thr),
         "ldst_per_sm": P(ldst, note), "tensor_per_sm": P(tensor, note),
     }
 
@@ -140,22 +144,22 @@ def _gpu(key: str, name: str, *parts: dict) -> GpuArch:
 
 
 H100 = _gpu("h100", "NVIDIA H100 SXM5 80GB", _from_runtime("h100", "H100 SXM5"), _modern(9),
-            _units(4, 128, 64, 64, 16, 32, 4, "H100WP"),
+            _units(4, 128, 64, 64, 16, 32, 4, "H100WP", "9.0"),
             {"mem_latency_cycles": P(480, _LAT_NOTE)})
 A100 = _gpu("a100", "NVIDIA A100 SXM4 80GB", _from_runtime("a100", "A100 SXM4 80GB"), _modern(8),
-            _units(4, 64, 32, 64, 16, 32, 4, "A100WP"),
+            _units(4, 64, 32, 64, 16, 32, 4, "A100WP", "8.0"),
             {"mem_latency_cycles": P(470, _LAT_NOTE)})
 V100 = _gpu("v100", "NVIDIA Tesla V100 SXM2 32GB", _from_runtime("v100", "V100 SXM2"), _modern(7),
-            _units(4, 64, 32, 64, 16, 32, 8, "V100WP"),
+            _units(4, 64, 32, 64, 16, 32, 8, "V100WP", "7.0"),
             {"mem_latency_cycles": P(440, _LAT_NOTE)})
 T4 = _gpu("t4", "NVIDIA Tesla T4", _from_runtime("t4", "TU104, 40 SMs"), _modern(7),
-          _units(4, 64, 2, 64, 16, 16, 8, "TUWP (FP64: 2 per SM)"),
+          _units(4, 64, 2, 64, 16, 16, 8, "TUWP (FP64: 2 per SM)", "7.5"),
           {"mem_latency_cycles": P(500, _LAT_NOTE)})
 
 _TU106 = "TUWP appendix, GeForce RTX 2060 (TU106, 30 SMs)"
 RTX2060 = _gpu(
     "rtx2060", "NVIDIA GeForce RTX 2060", _modern(7),
-    _units(4, 64, 2, 64, 16, 16, 8, "TUWP (same Turing SM as T4)"),
+    _units(4, 64, 2, 64, 16, 16, 8, "TUWP (same Turing SM as T4)", "7.5"),
     {"major": P(7, "CCT"), "minor": P(5, "CCT"),
      "sm_count": P(30, _TU106 + ": 1920 CUDA cores / 64 per SM"),
      "clock_mhz": P(1680, _TU106 + ": boost clock 1680 MHz"),
@@ -189,7 +193,8 @@ GTX260 = _gpu(
      "max_threads_per_sm": P(1024, _CC13), "max_warps_per_sm": P(32, _CC13),
      "max_blocks_per_sm": P(8, _CC13), "max_threads_per_block": P(512, _CC13),
      "regs_per_sm": P(16384, _CC13), "regs_per_block": P(16384, _CC13),
-     "max_regs_per_thread": P(124, _CC13 + " (124; uncertain for 1.x, later guides list 127)"),
+     "max_regs_per_thread": P(124, "CUDA 3.x/4.x Programming Guide, technical specifications "
+                                   "(124 for cc 1.x); uncertain"),
      "reg_alloc_unit": P(512, "XLS (cc 1.2/1.3: register allocation unit 512)"),
      "reg_alloc_granularity": P("block", "XLS (cc 1.x: registers allocated per block)"),
      "sub_partitions": P(2, "XLS (cc 1.x: warp allocation granularity 2)"),
@@ -202,10 +207,11 @@ GTX260 = _gpu(
      "schedulers_per_sm": P(1, _GT + ": one instruction unit per SM, a warp "
                                     "instruction issues over 4 clocks on 8 SPs"),
      "dispatch_units_per_sm": P(1, _GT),
-     "fp32_per_sm": P(8, _GT + ": 8 SPs per SM"),
-     "fp64_per_sm": P(1, _GT + ": one double-precision unit per SM"),
-     "int32_per_sm": P(8, _GT + ": integer operations on the 8 SPs"),
-     "sfu_per_sm": P(2, _GT + ": 2 SFUs per SM"),
+     "fp32_per_sm": P(8, _GT + ": 8 SPs per SM; THR cc 1.x: 8 results/clk/SM"),
+     "fp64_per_sm": P(1, _GT + ": one double-precision unit per SM; THR cc 1.3: 1"),
+     "int32_per_sm": P(8, _GT + ": integer add on the 8 SPs; THR cc 1.x: 8 (32-bit "
+                          "integer multiply is slower)"),
+     "sfu_per_sm": P(2, _GT + ": 2 SFUs per SM; THR cc 1.x: 2 (rsqrt, log2, sin, ...)"),
      "ldst_per_sm": P(None, _GT + ": no per-SM load/store units; memory goes through the TPC's "
                              "texture/memory pipeline (no published per-SM count)"),
      "tensor_per_sm": P(0, _GT + ": no tensor cores")})

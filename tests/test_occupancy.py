@@ -234,3 +234,18 @@ def test_docs_list_every_parameter():
     with open(os.path.join(HERE, "..", "docs", "gpus.md")) as fh:
         doc = fh.read()
     assert doc.split("## Parameters\n\n", 1)[1].rstrip() == markdown().rstrip()
+
+
+def test_cli_reads_stdin():
+    with open(PTX) as fh:
+        r = CliRunner().invoke(cli, ["occupancy", "-", "--regs", "64", "--gpu", "t4"],
+                               input=fh.read(), catch_exceptions=False)
+    assert r.exit_code == 0 and r.stdout.count("4 blocks, 32 warps") == 2
+
+
+def test_cli_syntax_error_is_one_line(tmp_path):
+    bad = tmp_path / "bad.ptx"
+    bad.write_text(".version 7.0\n.target sm_90\n.address_size 64\n.entry k()\n{\n  frob;\n}\n")
+    r = CliRunner().invoke(cli, ["occupancy", str(bad)], catch_exceptions=False)
+    assert r.exit_code == 1 and f"{bad}:6:" in r.stderr
+    assert "Traceback" not in r.stderr
