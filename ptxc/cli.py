@@ -525,6 +525,10 @@ from .cli_run import run_command  # noqa: E402 - `ptxc run` (docs/runtime.md)
 
 cli.add_command(run_command)
 
+from .cli_occupancy import occupancy_command  # noqa: E402 - `ptxc occupancy` (docs/gpus.md)
+
+cli.add_command(occupancy_command)
+
 
 # ------------------------------------------------------------------ main
 

@@ -568,6 +568,42 @@ EXPORT cudaError_t cudaFuncSetSharedMemConfig(const void *func, int config)
 /* resident blocks per SM: the tightest of the thread, block, shared memory
  * and register limits of the GPU model (CUDA's occupancy rules without the
  * allocation granularities) */
+/* The rules of cudaOccMaxActiveBlocksPerMultiprocessor (cuda_occupancy.h) for
+ * compute capability 7.x-9.x, the models the shim presents; ptxc/occupancy.py
+ * is the same computation and docs/gpus.md states it. */
+static uint64_t round_up_u64(uint64_t x, uint64_t unit) { return (x + unit - 1) / unit * unit; }
+
+static uint64_t occupancy_blocks(const uint64_t *g, uint64_t block_size, uint64_t regs,
+                                 uint64_t smem)
+{
+    uint64_t warps = (block_size + 31) / 32;
+    if (block_size > g[GPU_MAX_THREADS_PER_BLOCK])
+        return 0;
+    uint64_t n = g[GPU_MAX_BLOCKS_PER_SM];
+    uint64_t by_warps = g[GPU_MAX_THREADS_PER_SM] / 32 / warps;
+    n = by_warps < n ? by_warps : n;
+    /* shared memory: (static + dynamic + reserved) in 256 B (cc 7) or 128 B units */
+    uint64_t unit = g[GPU_MAJOR] == 7 ? 256 : 128;
+    uint64_t alloc = round_up_u64(smem + g[GPU_RESERVED_SHARED_PER_BLOCK], unit);
+    uint64_t limit = smem > g[GPU_SHARED_PER_BLOCK] ? g[GPU_SHARED_PER_BLOCK_OPTIN]
+                                                    : g[GPU_SHARED_PER_BLOCK];
+    if (g[GPU_MAJOR] >= 8)
+        limit += g[GPU_RESERVED_SHARED_PER_BLOCK];
+    if (alloc > limit)
+        return 0;
+    if (alloc && g[GPU_SHARED_PER_SM] / alloc < n)
+        n = g[GPU_SHARED_PER_SM] / alloc;
+    /* registers: 256-register units per warp, the file split in 4 sub-partitions */
+    uint64_t per_warp = round_up_u64(regs * 32, 256);
+    if (per_warp * round_up_u64(warps, 4) > g[GPU_REGS_PER_BLOCK])
+        return 0;
+    if (per_warp) {
+        uint64_t by_regs = (g[GPU_REGS_PER_SM] / 4 / per_warp) * 4 / warps;
+        n = by_regs < n ? by_regs : n;
+    }
+    return n;
+}
+
 EXPORT cudaError_t cudaOccupancyMaxActiveBlocksPerMultiprocessorWithFlags(
     int *blocks, const void *func, int block_size, size_t dyn_shared, unsigned flags)
 {
@@ -576,24 +612,10 @@ EXPORT cudaError_t cudaOccupancyMaxActiveBlocksPerMultiprocessorWithFlags(
     struct kernel *k = find_kernel(func);
     cudaError_t st = !blocks || block_size <= 0 ? cudaErrorInvalidValue
                    : !k ? cudaErrorInvalidDeviceFunction : kernel_info(k);
-    if (!st) {
-        const uint64_t *g = gpu_info();
-        uint64_t warps = ((uint64_t)block_size + 31) / 32;
-        uint64_t n = g[GPU_MAX_BLOCKS_PER_SM];
-        uint64_t by_threads = g[GPU_MAX_THREADS_PER_SM] / (warps * 32);
-        n = by_threads < n ? by_threads : n;
-        uint64_t smem = (uint64_t)k->attrs[KATTR_SHARED] + dyn_shared;
-        if (smem) {
-            uint64_t by_smem = g[GPU_SHARED_PER_SM] / (smem + g[GPU_RESERVED_SHARED_PER_BLOCK]);
-            n = by_smem < n ? by_smem : n;
-        }
-        uint64_t regs = (uint64_t)k->attrs[KATTR_NUM_REGS] * warps * 32;
-        if (regs) {
-            uint64_t by_regs = g[GPU_REGS_PER_SM] / regs;
-            n = by_regs < n ? by_regs : n;
-        }
-        *blocks = (int)n;
-    }
+    if (!st)
+        *blocks = (int)occupancy_blocks(gpu_info(), (uint64_t)block_size,
+                                        (uint64_t)k->attrs[KATTR_NUM_REGS],
+                                        (uint64_t)k->attrs[KATTR_SHARED] + dyn_shared);
     UNLOCK();
     return set_error(st);
 }
