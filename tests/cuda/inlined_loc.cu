@@ -24,6 +24,12 @@ __device__ __forceinline__ float shade(float a, float b, int i)
     return n + norm2(b, a);
 }
 
+// Not inlined: its own .func with its own inlined_at chains.
+__device__ __noinline__ float blend(float a, float b, int i)
+{
+    return shade(b, a, i) - clampf(a, b, sq(a));
+}
+
 extern "C" __global__ void inlined_loc(const float *x, const float *y, float *out, int n)
 {
     int i = blockIdx.x * blockDim.x + threadIdx.x;
@@ -32,5 +38,7 @@ extern "C" __global__ void inlined_loc(const float *x, const float *y, float *ou
     float acc = shade(a, b, i);
     for (int k = 0; k < (i & 3); ++k)
         acc += shade(acc, a, k) * sq(b);
+    if (i & 4)
+        acc = blend(acc, b, i);
     out[i] = clampf(acc, -1.0f, norm2(a, acc));
 }
