@@ -191,3 +191,4 @@ def test_writer_defines_inlined_at_location_with_its_chain():
     w = LocWriter(SimpleNamespace(blocks=[blk], attrs={}))
     assert w.before(blk.instrs[1]) == [outer, mid, inner]
     assert w.before(fake((inner,), True)) == [inner]             # now defined
+
