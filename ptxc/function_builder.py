@@ -273,6 +273,8 @@ class FunctionBuilder:
             by_key.update((k, cur) for k in keys if k in targets)
             if key is not None:
                 ins.labels = [n for n, k in zip(ins.labels, keys) if k != key]
+                if keys.index(key):           # labels written before the block's label
+                    ins.attrs["labels_before_block"] = keys.index(key)
             ins.block = cur
             cur.instrs.append(ins)
         trailing = [k for k in self.trailing_keys if k in targets]

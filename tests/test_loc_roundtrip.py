@@ -192,3 +192,15 @@ def test_writer_defines_inlined_at_location_with_its_chain():
     assert w.before(blk.instrs[1]) == [outer, mid, inner]
     assert w.before(fake((inner,), True)) == [inner]             # now defined
 
+
+
+def test_label_before_branch_target_label_keeps_its_place():
+    """inlined_loc.sm90.G.ptx writes `$L__tmp26:` (a DWARF lexical-block bound) before
+    `$L__BB0_7:` (a branch target). ptxas may put the two at different addresses, so the
+    order is kept (else the -G .debug_info ranges change; tests/test_ssa_cases.py compares
+    the cubins)."""
+    src = (CUDA / "inlined_loc.sm90.G.ptx").read_text()
+    out = round_trip(CUDA / "inlined_loc.sm90.G.ptx")
+    pairs = re.findall(r"^(\$L__tmp\d+):\n(\$L__BB\d+_\d+):$", src, re.M)
+    assert ("$L__tmp26", "$L__BB0_7") in pairs
+    assert re.findall(r"^(\$L__tmp\d+):\n(\$L__BB\d+_\d+):$", out, re.M) == pairs

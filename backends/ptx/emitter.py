@@ -132,7 +132,7 @@ class BodyWriter:
 
     def instr(self, ins: ir.Instr) -> None:
         self.enter(ins.scope)
-        for l in ins.labels:
+        for l in ins.labels[ins.attrs.get("labels_before_block", 0):]:
             self.label(l)
         pad = INDENT * len(self.open)
         for p in ins.pragmas:
@@ -146,6 +146,14 @@ class BodyWriter:
             self.lines.append(INDENT * len(self.open) + "}")
 
 
+def labels_before_block(blk: ir.Block) -> list[str]:
+    """Non-target labels written before the block's own label, kept in that order:
+    ptxas can place a label written before a branch target's label at a different
+    address (before the code it adds at the target), which shows in -G DWARF ranges."""
+    first = next((i for i in blk.instrs if not i.is_phi), None)
+    return first.labels[:first.attrs.get("labels_before_block", 0)] if first else []
+
+
 def function_text(fn: ir.Function, keep=None) -> str:
     """A function as PTX. ``keep(instr)`` (optional) drops instructions it rejects."""
     head = function_header(fn)
@@ -156,6 +164,8 @@ def function_text(fn: ir.Function, keep=None) -> str:
     for blk in fn.blocks:
         if blk.label is not None:
             w.enter(blk.scope or fn.scope)    # a label is visible only in its { } scope
+            for l in labels_before_block(blk):
+                w.label(l)
             w.label(blk.label)
         for ins in blk.instrs:
             if ins.is_phi or (keep is not None and not keep(ins)):
