@@ -29,7 +29,8 @@ class FunctionBuilder:
         self.ref_keys: dict[int, tuple] = {}           # id(LabelRef) -> key
         self.pending_pragmas: list[str] = []
         self.btargets: dict[str, list[Name]] = {}
-        self.dbg = None
+        self.dbg = None                     # the .loc run in effect (tuple of texts)
+        self.pending_dbg: list[str] = []    # .loc lines since the last instruction
 
     # ------------------------------------------------------------- walk
     def build(self, body) -> None:
@@ -43,6 +44,7 @@ class FunctionBuilder:
         self.fn.attrs["btargets"] = {k: [n.text for n in v[0]] for k, v in self.btargets.items()}
         self.trailing_keys = list(self.pending_keys)
         self.fn.attrs["trailing_labels"] = list(self.pending_labels)
+        self.fn.attrs["trailing_dbg"] = tuple(self.pending_dbg)   # .loc lines after the last instruction
         self.make_blocks()
         from .ssa import build_ssa
         build_ssa(self.fn, self.b, self.args)
@@ -71,7 +73,7 @@ class FunctionBuilder:
             elif kind == "label":
                 self.define_label(st[1], scope)
             elif kind == "loc":
-                self.dbg = st[1]
+                self.pending_dbg.append(st[1])
             elif kind == "pragma":
                 self.pending_pragmas.append(", ".join(st[1]))
             elif kind == "body":
@@ -137,6 +139,10 @@ class FunctionBuilder:
             ins.guard = self.reg(guard[0], scope)
             ins.guard_neg = guard[1]
         ins.scope = scope
+        if self.pending_dbg:                  # every .loc line, in order (inlined_at chains)
+            self.dbg = tuple(self.pending_dbg)
+            self.pending_dbg = []
+            ins.dbg_new = True
         ins.dbg = self.dbg
         ins.labels, self.pending_labels = self.pending_labels, []
         self.instr_keys[id(ins)], self.pending_keys = self.pending_keys, []
@@ -267,6 +273,8 @@ class FunctionBuilder:
             by_key.update((k, cur) for k in keys if k in targets)
             if key is not None:
                 ins.labels = [n for n, k in zip(ins.labels, keys) if k != key]
+                if keys.index(key):           # labels written before the block's label
+                    ins.attrs["labels_before_block"] = keys.index(key)
             ins.block = cur
             cur.instrs.append(ins)
         trailing = [k for k in self.trailing_keys if k in targets]

@@ -225,7 +225,10 @@ class Instr:
     implicit implicit Values read (e.g. the carry flag read by addc)
     info     the OpInfo of ``opcode`` from ptxc.opcodes
     loc      SrcLoc of the instruction in the PTX file
-    dbg      the last ``.loc`` debug directive before it (tuple of ints) or None
+    dbg      the ``.loc`` debug directives in effect (tuple of their texts, in source
+             order: the last run of ``.loc`` lines before it) or None
+    dbg_new  True when that run stands directly before this instruction in the
+             source (re-emitted there even if unchanged), False when inherited
     labels   non-target labels written just before it (kept for emission)
     pragmas  ``.pragma`` strings written just before it
     scope    the Scope (``{ }`` block) the instruction sits in
@@ -233,7 +236,7 @@ class Instr:
     phi_blocks  for phis: incoming blocks, parallel to srcs
     """
     __slots__ = ("opcode", "mods", "dsts", "srcs", "guard", "guard_neg", "results",
-                 "prior", "implicit", "info", "loc", "dbg", "labels", "pragmas",
+                 "prior", "implicit", "info", "loc", "dbg", "dbg_new", "labels", "pragmas",
                  "scope", "block", "phi_blocks", "attrs", "__weakref__")
 
     def __init__(self, opcode: str, mods: tuple = (), dsts: list | None = None,
@@ -251,6 +254,7 @@ class Instr:
         self.info = info
         self.loc = loc
         self.dbg = None
+        self.dbg_new = False
         self.labels: list[str] = []
         self.pragmas: list[str] = []
         self.scope = None

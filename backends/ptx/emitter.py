@@ -6,13 +6,15 @@ dropped. This is correct because ptxc's passes analyse and mark but never move
 or copy code, so the SSA form stays conventional (no two values of one
 register are live at once; Sreedhar et al. 1999). Declarations are emitted as
 written, ``{ }`` scopes are re-opened around the instructions that sit in
-them, and ``.loc`` lines are repeated where they change. DWARF ``.section``
+them, and every ``.loc`` line is kept (backends/ptx/loc_writer.py). DWARF ``.section``
 blocks are copied verbatim (ptxas needs them for ``.target ..., debug``).
 """
 from __future__ import annotations
 
 from ptxc import ir
 from ptxc.printer import instr_text
+
+from .loc_writer import LocWriter
 
 INDENT = "\t"
 
@@ -106,10 +108,10 @@ def scope_path(scope, root) -> list:
 class BodyWriter:
     """Writes instructions in layout order, opening and closing { } scopes."""
 
-    def __init__(self, root):
+    def __init__(self, root, locs: LocWriter):
         self.lines: list[str] = []
         self.open = [root]
-        self.dbg = None
+        self.locs = locs
 
     def decls(self, scope) -> None:
         pad = INDENT * (len(self.open))
@@ -130,14 +132,12 @@ class BodyWriter:
 
     def instr(self, ins: ir.Instr) -> None:
         self.enter(ins.scope)
-        for l in ins.labels:
+        for l in ins.labels[ins.attrs.get("labels_before_block", 0):]:
             self.label(l)
         pad = INDENT * len(self.open)
         for p in ins.pragmas:
             self.lines.append(f"{pad}.pragma {p};")
-        if ins.dbg is not None and ins.dbg != self.dbg:
-            self.lines.append(pad + ins.dbg)
-            self.dbg = ins.dbg
+        self.lines += [pad + text for text in self.locs.before(ins)]
         self.lines.append(pad + instr_text(ins, reg_name, whole_vectors=True))
 
     def close(self) -> None:
@@ -146,16 +146,26 @@ class BodyWriter:
             self.lines.append(INDENT * len(self.open) + "}")
 
 
+def labels_before_block(blk: ir.Block) -> list[str]:
+    """Non-target labels written before the block's own label, kept in that order:
+    ptxas can place a label written before a branch target's label at a different
+    address (before the code it adds at the target), which shows in -G DWARF ranges."""
+    first = next((i for i in blk.instrs if not i.is_phi), None)
+    return first.labels[:first.attrs.get("labels_before_block", 0)] if first else []
+
+
 def function_text(fn: ir.Function, keep=None) -> str:
     """A function as PTX. ``keep(instr)`` (optional) drops instructions it rejects."""
     head = function_header(fn)
     if fn.is_decl:
         return head + ";\n"
-    w = BodyWriter(fn.scope)
+    w = BodyWriter(fn.scope, LocWriter(fn))
     w.decls(fn.scope)
     for blk in fn.blocks:
         if blk.label is not None:
             w.enter(blk.scope or fn.scope)    # a label is visible only in its { } scope
+            for l in labels_before_block(blk):
+                w.label(l)
             w.label(blk.label)
         for ins in blk.instrs:
             if ins.is_phi or (keep is not None and not keep(ins)):
@@ -163,6 +173,7 @@ def function_text(fn: ir.Function, keep=None) -> str:
             w.instr(ins)
     w.close()
     w.lines += [f"{l}:" for l in fn.attrs.get("trailing_labels", [])]
+    w.lines += [INDENT + text for text in w.locs.run(fn.attrs.get("trailing_dbg", ()))]
     return head + "\n{\n" + "\n".join(w.lines) + "\n}\n"
 
 

@@ -81,6 +81,9 @@ ptx device_calls  sm90          -arch=sm_90 -O3
 ptx wmma          sm90          -arch=sm_90 -O3
 ptx mma_sync      sm90          -arch=sm_90 -O3
 
+ptx inlined_loc   sm90.lineinfo -arch=sm_90 -O3 -lineinfo
+ptx inlined_loc   sm90.G        -arch=sm_90 -G
+
 # Every file must assemble.
 for f in *.sm90*.ptx; do run ptxas -arch=sm_90 "$f" -o /dev/null; done
 for f in *.sm75*.ptx; do run ptxas -arch=sm_75 "$f" -o /dev/null; done
