@@ -64,9 +64,10 @@ def llvm():
         import llvmlite.binding as b
         b.initialize_native_target()
         b.initialize_native_asmprinter()
-        from . import coop, heap
+        from . import coop, heap, memcheck
         from .device_calls import register
         heap.register_symbols(b)
+        memcheck.register_symbols(b)
         coop.register_symbols(b)
         register(b)                 # vprintf / __assertfail reach Python (device_calls.py)
         from . import ops_tex

@@ -85,8 +85,10 @@ class Launch:
 
     def __init__(self, compiled, grid, block, params: bytes, segments: dict,
                  dyn_shared: int, max_steps: int, threads: int, per_cta: bool = True,
-                 memory: ModuleMemory | None = None, grid_ws: int | None = None):
+                 memory: ModuleMemory | None = None, grid_ws: int | None = None,
+                 memcheck=None):
         self.c = compiled
+        self.memcheck = memcheck            # a memcheck.MemcheckLog: record bad accesses, go on
         self.grid_ws = grid_ws              # cooperative launch: workspace address (coop.py)
         self.coop_abort = None
         plan = compiled.plan
@@ -118,11 +120,12 @@ class Launch:
     def _launch_state(self, dyn_shared: int, max_steps: int) -> np.ndarray:
         L = aligned(Lo.L_SIZE)
         g, b = self.grid, self.block
-        struct.pack_into("<4I4IQqIIIIQQI", L, 0, b[0], b[1], b[2], self.nthreads,
+        struct.pack_into("<4I4IQqIIIIQQII", L, 0, b[0], b[1], b[2], self.nthreads,
                          g[0], g[1], g[2], self.nwarps, ptr(self.params), max_steps,
                          self.shared_total, dyn_shared, self.local_size, self.nsegs,
                          ptr(self.per_cta) if self.per_cta is not None else 0,
-                         self.grid_ws or 0, int(self.grid_ws is not None))
+                         self.grid_ws or 0, int(self.grid_ws is not None),
+                         int(self.memcheck is not None))
         return L
 
     def _segments(self) -> np.ndarray:
@@ -143,7 +146,9 @@ class Launch:
         With ``classes`` (passes.cta_classes.CtaClasses: CTAs that execute
         identically) run one representative per class and weight its
         counters by the class size; per-CTA numbers are copied to the members."""
-        with device_calls.active(ptr(self.L), self.output):
+        from . import memcheck
+        with device_calls.active(ptr(self.L), self.output), \
+                memcheck.active(ptr(self.L), self.memcheck or memcheck.MemcheckLog()):
             if classes is not None:
                 return self._run_classes(classes)
             return self._run_all()

@@ -1,0 +1,98 @@
+"""memcheck reports: the errors a memcheck launch recorded, described and
+printed in compute-sanitizer's shape (docs/check.md).
+
+compute-sanitizer prints one block per error occurrence (CUDA Compute
+Sanitizer documentation, "Memcheck Tool", "Understanding Memcheck Errors"):
+
+    ========= Invalid __global__ read of size 4 bytes
+    =========     at kernel+0x70 in file.cu:12
+    =========     by thread (0,0,0) in block (0,0,0)
+    =========     Address 0x7f00 is out of bounds
+    =========
+    ========= ERROR SUMMARY: 1 error
+
+ptxc prints one block per distinct error (instruction, access kind, error)
+for its first occurrence, with the PTX line in place of the SASS offset, the
+number of occurrences, and the allocation the address missed
+(launcher.nearest_buffer).
+"""
+from __future__ import annotations
+
+from dataclasses import asdict, dataclass
+
+from .backends.llvm import layout as Lo
+
+VERB = {"load": "read", "store": "write", "atomic": "atomic"}
+PREFIX = "========="
+
+
+@dataclass
+class MemcheckError:
+    """One distinct error of a launch, ready to print."""
+    kernel: str
+    line: int            # PTX line of the instruction
+    opcode: str
+    kind: str            # load / store / atomic
+    space: str           # global / shared / local / const / param
+    error: str           # out-of-bounds / misaligned
+    size: int            # bytes per thread
+    count: int           # failing thread-accesses
+    block: tuple         # CTA of the first occurrence
+    thread: tuple        # its thread
+    address: int
+    where: str           # what the address is near ('' if nothing)
+
+    def as_dict(self) -> dict:
+        return asdict(self)
+
+
+def describe_errors(c, fn, log, sizes: dict) -> list[MemcheckError]:
+    """The log's errors (memcheck.MemcheckLog), first occurrence first."""
+    from .launcher import describe_address
+    out = []
+    for e in log.errors():
+        inst, ins = c.plan.instr_table[e.instr_id]
+        space = e.space
+        if space == "generic":
+            space = {Lo.SEG_SHARED: "shared", Lo.SEG_LOCAL: "local"}.get(
+                e.address >> c.plan.shift, "global")
+        where = describe_address(e.address, ins, sizes).strip()[1:-1]
+        out.append(MemcheckError(
+            kernel=fn.name, line=ins.loc.line if ins.loc else 0, opcode=ins.full_opcode,
+            kind=e.kind, space=space, error="out-of-bounds" if e.code == Lo.ERR_OOB else "misaligned",
+            size=e.size, count=e.count, block=e.cta, thread=e.thread, address=e.address,
+            where=where))
+    return out
+
+
+def error_block(e: MemcheckError, file: str = "") -> list[str]:
+    """compute-sanitizer's lines for one error (without the ===== prefix)."""
+    what = "is out of bounds" if e.error == "out-of-bounds" else "is misaligned"
+    at = f"{file}:{e.line}" if file else f"line {e.line}"
+    lines = [f"Invalid __{e.space}__ {VERB[e.kind]} of size {e.size} bytes",
+             f"    at {e.kernel} in {at} ({e.opcode})",
+             f"    by thread ({fmt3(e.thread)}) in block ({fmt3(e.block)})",
+             f"    Address 0x{e.address:x} {what}"]
+    if e.where:
+        lines.append(f"    and is {e.where}" if e.error == "out-of-bounds" else f"    in {e.where}")
+    lines.append(f"    {e.count} {'time' if e.count == 1 else 'times'} in this launch "
+                 f"(first occurrence shown)")
+    return lines
+
+
+def fmt3(v) -> str:
+    return ",".join(str(x) for x in v)
+
+
+def sanitizer_text(errors: list[MemcheckError], total: int, file: str = "") -> str:
+    """The whole report: every error block, then the summary line."""
+    out = [f"{PREFIX} COMPUTE-SANITIZER (ptxc memcheck)"]
+    for e in errors:
+        out += [f"{PREFIX} {x}" for x in error_block(e, file)]
+        out.append(PREFIX)
+    out.append(f"{PREFIX} ERROR SUMMARY: {total} error{'' if total == 1 else 's'}")
+    return "\n".join(out) + "\n"
+
+
+def as_json(errors: list[MemcheckError], total: int) -> dict:
+    return {"tool": "memcheck", "errors": [e.as_dict() for e in errors], "error_count": total}

@@ -1,0 +1,28 @@
+// Kernels with deliberate memory errors, for ptxc's memcheck (tests/test_memcheck.py).
+// nvcc -ptx -arch=sm_90 -lineinfo memcheck.cu -o memcheck.ptx
+
+// srad_v2's north neighbour: J[index_n] with index_n = index - cols is
+// negative for the top row of threads (row 0), a read before the buffer.
+extern "C" __global__ void north(const float *J, float *out, int cols)
+{
+    int row = blockIdx.y * blockDim.y + threadIdx.y;
+    int col = blockIdx.x * blockDim.x + threadIdx.x;
+    int index = row * cols + col;
+    int index_n = index - cols;
+    out[index] = J[index] - J[index_n];
+}
+
+// A read past the end (i == n - 1 reads in[n]), a misaligned 4-byte read
+// (i % 8 == 5) and a store past the end (i >= n - 4 writes out[i + 4]).
+extern "C" __global__ void errors(const float *in, float *out, int n)
+{
+    int i = blockIdx.x * blockDim.x + threadIdx.x;
+    if (i >= n)
+        return;
+    float v = in[i] + in[i + 1];
+    if (i % 8 == 5)
+        v += *(const float *)((const char *)in + 4 * i + 2);
+    out[i] = v;
+    if (i >= n - 4)
+        out[i + 4] = v;
+}
