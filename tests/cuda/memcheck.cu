@@ -26,3 +26,27 @@ extern "C" __global__ void errors(const float *in, float *out, int n)
     if (i >= n - 4)
         out[i + 4] = v;
 }
+
+// Shared memory and an atomic: threads 30 and 31 of each CTA store to
+// tile[32] and tile[33], past the 128-byte tile; thread 31 adds to hits[32],
+// past the 32 counters.
+extern "C" __global__ void shared_atomic(const float *in, float *out, int *hits)
+{
+    __shared__ float tile[32];
+    int t = threadIdx.x;
+    tile[t] = in[blockIdx.x * 32 + t];
+    __syncthreads();
+    if (t >= 30)
+        tile[t + 2] = 0.0f;
+    __syncthreads();
+    out[blockIdx.x * 32 + t] = tile[t];
+    atomicAdd(&hits[t + 1], 1);
+}
+
+// No error: memcheck must find none and count as a run without it.
+extern "C" __global__ void clean(const float *in, float *out, int n)
+{
+    int i = blockIdx.x * blockDim.x + threadIdx.x;
+    if (i < n)
+        out[i] = 2.0f * in[i];
+}
