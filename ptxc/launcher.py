@@ -95,11 +95,14 @@ def place_slice(module, fn, mode: str, classes, memory: int, threads,
     return 1 if ctas_in_order(module, fn) else threads or os.cpu_count() or 1
 
 
-def compile_timed(module, fn, mode: str, grid, block, memory: int):
+def compile_timed(module, fn, mode: str, grid, block, memory: int, check: str | None = None):
     """(compiled kernel, seconds spent) for a launch of ``fn``."""
     from .backends.llvm import jit
     t0 = time.perf_counter()
     level = jit.choose_level(fn, mode, count(grid) * count(block))
+    if check == "memcheck":          # its own compiled variant (the default code is unchanged)
+        return jit.compile_kernel(module, fn, mode, level, memory=memory, memcheck=True), \
+            time.perf_counter() - t0
     return compile_for_launch(module, fn, mode, level, memory), time.perf_counter() - t0
 
 
@@ -426,7 +429,7 @@ def execute(module, fn, grid, block, params, buffers, arrays, mode, shared_bytes
     """Run a launch whose buffers came from ``bind_args (one segment each,
     named after the pointer parameter it was bound to); copy results back."""
     from .backends.llvm.layout import SEG_FIRST_BUFFER
-    c, compile_s = compile_timed(module, fn, mode, grid, block, memory)
+    c, compile_s = compile_timed(module, fn, mode, grid, block, memory, check)
     buffers = private_buffers(c, mode, buffers, arrays)
     owners = [p.name for p in fn.params if is_pointer_param(p, addr_bits(fn))]
     segments, names = {}, {}
@@ -472,7 +475,7 @@ def launch_segments(module, kernel, grid, block, params: bytes, segments: dict, 
     check_option(check, mode)
     classes = classes_for_segments(fn, bytes(params), segments, memory)
     threads = place_slice(module, fn, mode, classes, mem, threads, slice_options)
-    c, compile_s = compile_timed(module, fn, mode, grid, block, mem)
+    c, compile_s = compile_timed(module, fn, mode, grid, block, mem, check)
     return run_compiled(c, fn, grid, block, bytes(params), segments, shared_bytes,
                         max_steps or DEFAULT_MAX_STEPS, threads,
                         memory=memory, segment_names=segment_names, compile_s=compile_s,

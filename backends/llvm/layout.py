@@ -113,7 +113,6 @@ L_NSEGS = 60         # i32 segments in the table
 L_PER_CTA = 64       # ptr i64[2 * nctas]: per-CTA inst / thread inst (or null)
 L_GRID_WS = 72       # i64 generic address of the grid-sync workspace (%envreg1:2; 0 if none)
 L_COOP = 80          # i32 1 in a cooperative launch: warps yield at spin points (coop.py)
-L_MEMCHECK = 84      # i32 1: invalid accesses are recorded and masked out (memcheck.py)
 L_SIZE = 88
 
 # --------------------------------------------------- worker state (W)

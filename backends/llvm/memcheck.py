@@ -1,14 +1,16 @@
 """memcheck: record invalid memory accesses and let the launch continue.
 
 Without memcheck a lane whose access is out of bounds or misaligned ends the
-launch (ops_mem.py reports the first failing lane). In a launch whose state
-has ``L_MEMCHECK`` set, the cold error branch of every checked access calls
-this module's ctypes callback instead and the access goes on with the failing
-lanes masked out: a load gives them 0, a store or atomic is dropped for them
-(compute-sanitizer's memcheck reports the access instead of faulting; CUDA
-Compute Sanitizer documentation, "Memcheck Tool"). The default path only
-gains a phi and an ``and`` on the access mask; the flag is read in the error
-branch alone.
+launch (ops_mem.py reports the first failing lane). A memcheck launch runs a
+compiled variant of its own (jit.compile_kernel(memcheck=True)) in which the
+cold error branch of every ld/st/atom/red/cp.async calls this module's ctypes
+callback instead, and the access goes on with the failing lanes masked out:
+a load gives them 0, a store or atomic is dropped for them (compute-
+sanitizer's memcheck reports the access instead of faulting; CUDA Compute
+Sanitizer documentation, "Memcheck Tool"). A variant rather than a launch
+flag: the flag's masked access (a data-dependent gather mask) made the
+default code 8-9% slower on bench/kernels/memory.ptx; the default code is
+unchanged.
 
     void ptxc_memcheck(ptr L, ptr cta, ptr ws, i64 bad, i32 id, ptr addrs,
                        i32 kind, i32 space, i32 nbytes)

@@ -4,8 +4,9 @@ Every access goes through :func:`resolve`, which turns 32 lane addresses into
 host pointers after checking, for the executing lanes, that the address lies
 inside its segment and is naturally aligned (layout.py has the address map).
 A failing lane ends the run with ERR_OOB / ERR_MISALIGNED, its lane and its
-address; in a memcheck launch (L_MEMCHECK, memcheck.py) ld/st/atom/red/cp.async
-record the failing lanes and leave them out of the access instead. Loads and stores are then LLVM masked gathers/scatters; atomics run
+address; in the memcheck variant (a compile of its own, memcheck.py)
+ld/st/atom/red/cp.async record the failing lanes and leave them out of the
+access instead. Loads and stores are then LLVM masked gathers/scatters; atomics run
 lane by lane in lane order with LLVM ``atomicrmw``/``cmpxchg`` (safe when CTAs
 run on several threads). With memory counters on, ld/st/atom/red first pass
 their lane addresses to mem_count.count_access.
@@ -120,9 +121,15 @@ def resolve_masked(cg, space: str, addr, static, nbytes: int, align: int, kind: 
     if seg == "local":
         lane = f.cast("zext", "<32 x i32>", LANE_IDS, "<32 x i64>")
         off = f.val(f"add <32 x i64> {addr}, {f.val(f'mul <32 x i64> {lane}, {sz}')}")
-    r = check(cg, ok, addr, align)
+    if not (may_continue and cg.memcheck):
+        check_stop(cg, ok, addr, align)
+        r = None
+    else:
+        r = check(cg, ok, addr, align)
     basev = cg.bcast(base, "ptr")
     ptrs = f.val(f"getelementptr i8, <32 x ptr> {basev}, <32 x i64> {off}")
+    if r is None:
+        return ptrs, cg.em, cg.emi
     return (ptrs, *failed(cg, r, addr, None, kind, where, nbytes, may_continue))
 
 
@@ -145,24 +152,19 @@ def resolve_generic(cg, addr: str, nbytes: int, align: int, kind: int = 0, where
 def failed(cg, r: str, addr, a_tmp, kind: int, where: int, nbytes: int, may_continue: bool):
     """Branch on ``r`` (i64: out-of-bounds lanes | misaligned lanes << 32).
     Without memcheck a failure reports its first lane and returns ST_ERROR;
-    with it (L_MEMCHECK) the lanes are recorded (memcheck.py) and masked out
-    of the access. Returns the lanes that access (<32 x i1>, i32).
+    in the memcheck variant (``cg.memcheck``, a compile of its own) the lanes
+    are recorded (memcheck.py) and masked out of the access. Returns the
+    lanes that access (<32 x i1>, i32).
     Accesses whose callers cannot mask lanes (``may_continue`` False) stop
     in either case."""
     f = cg.f
-    if not may_continue:
+    if not (may_continue and cg.memcheck):
         return stop_on(cg, r, addr, a_tmp)
-    err, log, stop, ok = (f.fresh_label(x) for x in ("merr", "mlog", "mstop", "mok"))
+    log, ok = f.fresh_label("mlog"), f.fresh_label("mok")
     pre = f.cur_label
-    f.cbr(f.icmp("ne", "i64", r, "0"), err, ok)
-    f.label(err, dominated=True)
-    a_tmp = a_tmp or spill_addr(cg, addr)
-    on = f.icmp("ne", "i32", f.field("i32", "%L", Lo.L_MEMCHECK), "0")
-    f.cbr(on, log, stop)
-    f.label(stop, dominated=True)
-    f.call("void", "ptxc_mem_error", [("ptr", "%ws"), ("i64", r), ("i32", str(cg.iid())), ("ptr", a_tmp)])
-    f.emit(f"ret i32 {Lo.ST_ERROR}")
+    f.cbr(f.icmp("ne", "i64", r, "0"), log, ok)
     f.label(log, dominated=True)
+    a_tmp = a_tmp or spill_addr(cg, addr)
     cg.decls.add("declare void @ptxc_memcheck(ptr, ptr, ptr, i64, i32, ptr, i32, i32, i32)")
     f.call("void", "ptxc_memcheck", [("ptr", "%L"), ("ptr", "%cta"), ("ptr", "%ws"), ("i64", r),
                                      ("i32", str(cg.iid())), ("ptr", a_tmp), ("i32", str(kind)),
@@ -196,6 +198,19 @@ def spill_addr(cg, addr: str) -> str:
         cg.resolve_tmp = (f.alloca("<32 x i64>", "raddr", 64), f.alloca("<32 x ptr>", "rptr", 64))
     f.store("<32 x i64>", addr, cg.resolve_tmp[0], 64)
     return cg.resolve_tmp[0]
+
+
+def check_stop(cg, ok: str, addr: str, align: int) -> None:
+    """The default segment checks: the first failing lane stops the launch."""
+    f = cg.f
+    bad = f.val(f"xor <32 x i1> {ok}, {splat('i1', 'true')}")
+    bad = f.val(f"and <32 x i1> {bad}, {cg.em}")
+    cg.fail_if(f.cast("bitcast", "<32 x i1>", bad, "i32"), Lo.ERR_OOB, addr)
+    if align > 1:
+        low = f.val(f"and <32 x i64> {addr}, {K64(align - 1)}")
+        mis = f.val(f"icmp ne <32 x i64> {low}, zeroinitializer")
+        mis = f.val(f"and <32 x i1> {mis}, {cg.em}")
+        cg.fail_if(f.cast("bitcast", "<32 x i1>", mis, "i32"), Lo.ERR_MISALIGNED, addr)
 
 
 def check(cg, ok: str, addr: str, align: int) -> str:

@@ -120,12 +120,11 @@ class Launch:
     def _launch_state(self, dyn_shared: int, max_steps: int) -> np.ndarray:
         L = aligned(Lo.L_SIZE)
         g, b = self.grid, self.block
-        struct.pack_into("<4I4IQqIIIIQQII", L, 0, b[0], b[1], b[2], self.nthreads,
+        struct.pack_into("<4I4IQqIIIIQQI", L, 0, b[0], b[1], b[2], self.nthreads,
                          g[0], g[1], g[2], self.nwarps, ptr(self.params), max_steps,
                          self.shared_total, dyn_shared, self.local_size, self.nsegs,
                          ptr(self.per_cta) if self.per_cta is not None else 0,
-                         self.grid_ws or 0, int(self.grid_ws is not None),
-                         int(self.memcheck is not None))
+                         self.grid_ws or 0, int(self.grid_ws is not None))
         return L
 
     def _segments(self) -> np.ndarray:
