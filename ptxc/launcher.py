@@ -117,7 +117,7 @@ def launch_from_options(module, opts: dict, mode: str):
                   max_steps=opts.get("max_steps"), threads=opts.get("threads"),
                   memory_counters=bool(opts.get("memory_counters")),
                   bank_bytes=int(opts.get("bank_bytes") or 4),
-                  cta_equivalence=opts.get("cta_equivalence", True))
+                  cta_equivalence=opts.get("cta_equivalence", True), check=opts.get("check"))
 
 
 # ------------------------------------------------------ configuration

@@ -96,3 +96,55 @@ def sanitizer_text(errors: list[MemcheckError], total: int, file: str = "") -> s
 
 def as_json(errors: list[MemcheckError], total: int) -> dict:
     return {"tool": "memcheck", "errors": [e.as_dict() for e in errors], "error_count": total}
+
+
+# ------------------------------------------------ ptxc run / ptxc check
+ERROR_TEMPLATE = {"launch": 0, "kernel": "", "module": "", "line": 0, "opcode": "", "kind": "",
+                  "space": "", "error": "", "size": 0, "count": 0, "block_x": 0, "block_y": 0,
+                  "block_z": 0, "thread_x": 0, "thread_y": 0, "thread_z": 0, "address": 0,
+                  "where": ""}
+
+
+def checked(launches) -> bool:
+    """Did these launches run under memcheck (``--on-error=continue``)?"""
+    return any(getattr(r.profile, "mem_errors", None) is not None for r in launches)
+
+
+def launch_errors(launches):
+    """(launch record, MemcheckError) of every launch, in launch order."""
+    for r in launches:
+        for e in getattr(r.profile, "mem_errors", None) or []:
+            yield r, e
+
+
+def error_rows(launches) -> list[dict]:
+    """The rows of the report's ``errors`` table (one per distinct error and launch)."""
+    rows = []
+    for r, e in launch_errors(launches):
+        rows.append({"launch": r.id, "kernel": e.kernel, "module": r.module, "line": e.line,
+                     "opcode": e.opcode, "kind": e.kind, "space": e.space, "error": e.error,
+                     "size": e.size, "count": e.count, "block_x": e.block[0],
+                     "block_y": e.block[1], "block_z": e.block[2], "thread_x": e.thread[0],
+                     "thread_y": e.thread[1], "thread_z": e.thread[2],
+                     "address": e.address, "where": e.where})
+    return rows
+
+
+def total_errors(launches) -> int:
+    return sum(getattr(r.profile, "mem_error_count", 0) or 0 for r in launches)
+
+
+def launches_text(launches) -> str:
+    """compute-sanitizer's report over every launch of an application (the
+    PTX module of each error named by its label)."""
+    out = [f"{PREFIX} COMPUTE-SANITIZER (ptxc memcheck)"]
+    for r, e in launch_errors(launches):
+        out += [f"{PREFIX} {x}" for x in error_block(e, r.module)]
+        out.append(PREFIX)
+    n = total_errors(launches)
+    out.append(f"{PREFIX} ERROR SUMMARY: {n} error{'' if n == 1 else 's'}")
+    return "\n".join(out) + "\n"
+
+
+def launches_json(launches) -> dict:
+    return {"tool": "memcheck", "error_count": total_errors(launches), "errors": error_rows(launches)}
