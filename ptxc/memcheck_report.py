@@ -65,12 +65,13 @@ def describe_errors(c, fn, log, sizes: dict) -> list[MemcheckError]:
     return out
 
 
-def error_block(e: MemcheckError, file: str = "") -> list[str]:
-    """compute-sanitizer's lines for one error (without the ===== prefix)."""
+def error_block(e: MemcheckError, file: str = "", name: str = "") -> list[str]:
+    """compute-sanitizer's lines for one error (without the ===== prefix);
+    ``name``: the kernel's readable (demangled) name."""
     what = "is out of bounds" if e.error == "out-of-bounds" else "is misaligned"
     at = f"{file}:{e.line}" if file else f"line {e.line}"
     lines = [f"Invalid __{e.space}__ {VERB[e.kind]} of size {e.size} bytes",
-             f"    at {e.kernel} in {at} ({e.opcode})",
+             f"    at {name or e.kernel} in {at} ({e.opcode})",
              f"    by thread ({fmt3(e.thread)}) in block ({fmt3(e.block)})",
              f"    Address 0x{e.address:x} {what}"]
     if e.where:
@@ -137,9 +138,11 @@ def total_errors(launches) -> int:
 def launches_text(launches) -> str:
     """compute-sanitizer's report over every launch of an application (the
     PTX module of each error named by its label)."""
+    from .runtime.report import demangle
+    readable = demangle(e.kernel for _, e in launch_errors(launches))
     out = [f"{PREFIX} COMPUTE-SANITIZER (ptxc memcheck)"]
     for r, e in launch_errors(launches):
-        out += [f"{PREFIX} {x}" for x in error_block(e, r.module)]
+        out += [f"{PREFIX} {x}" for x in error_block(e, r.module, readable[e.kernel])]
         out.append(PREFIX)
     n = total_errors(launches)
     out.append(f"{PREFIX} ERROR SUMMARY: {n} error{'' if n == 1 else 's'}")
