@@ -172,3 +172,19 @@ def test_report_shape(module):
     assert any(s.startswith("=========     Address 0x") and s.endswith("is misaligned") for s in text)
     js = as_json(prof.mem_errors, prof.mem_error_count)
     assert js["error_count"] == 17 and len(js["errors"]) == 3
+
+
+# -------------------------------------------------------- ptxc opt
+def test_opt_check_memcheck_cli():
+    from click.testing import CliRunner
+
+    from ptxc.cli import cli
+    base = ["opt", "--pass=count", "--kernel", "errors", "--grid", "4", "--block", "32",
+            "--arg", "0=arange:f32:100", "--arg", "1=zeros:f32:100", "--arg", "2=100", str(PTX)]
+    r = CliRunner().invoke(cli, base + ["--check", "memcheck"])
+    assert r.exit_code == 1, r.output
+    assert "========= ERROR SUMMARY: 17 errors" in r.output        # 1 + 12 + 4, see above
+    r = CliRunner().invoke(cli, base + ["--check", "memcheck", "--mode", "hybrid"])
+    assert r.exit_code == 2 and "needs --mode full" in r.output
+    r = CliRunner().invoke(cli, base + ["--mode", "full"])
+    assert r.exit_code == 1 and "CTA (0,0,0), thread (5,0,0): misaligned access" in r.output
