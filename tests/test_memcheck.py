@@ -161,6 +161,21 @@ def test_shared_store_and_atomic(module):
     assert prof.mem_error_count == 6
 
 
+def test_vector_load_past_the_end(module):
+    # 40 float4 (640 bytes); thread i < 40 reads in[i + 1]: only i = 39 reads
+    # in[40], bytes 640..655, one 16-byte error; its out is 0 + 0.
+    a = np.arange(160, dtype=np.float32).reshape(40, 4)
+    out = np.full(40, -1, np.float32)
+    prof = launch(module, "vec4", grid=(2, 1, 1), block=(32, 1, 1), args=(a, out, 40),
+                  mode="full", check="memcheck")
+    (e,) = prof.mem_errors
+    assert (e.count, e.size, e.block, e.thread, e.line) == (1, 16, (1, 0, 0), (7, 0, 0),
+                                                           line_of("ld.global.v4.f32"))
+    assert e.address & 0xFFFFFFFF == 640
+    nxt = np.vstack([a[1:], np.zeros((1, 4), np.float32)])
+    np.testing.assert_array_equal(out, nxt[:, 0] + nxt[:, 3])
+
+
 # ------------------------------------------------------------ report
 def test_report_shape(module):
     prof, _, _ = run_errors(module)

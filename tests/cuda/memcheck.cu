@@ -50,3 +50,14 @@ extern "C" __global__ void clean(const float *in, float *out, int n)
     if (i < n)
         out[i] = 2.0f * in[i];
 }
+
+// A 16-byte vector load past the end: thread n - 1 reads in[n] (all four
+// components read 0 under memcheck).
+extern "C" __global__ void vec4(const float4 *in, float *out, int n)
+{
+    int i = blockIdx.x * blockDim.x + threadIdx.x;
+    if (i < n) {
+        float4 v = in[i + 1];
+        out[i] = v.x + v.w;
+    }
+}
