@@ -726,12 +726,13 @@ def space_sizes(run, segment_names: dict) -> dict:
             "names": segment_names}
 
 
-def describe_address(addr: int, ins=None, sizes=None) -> str:
-    """' (what the address points into)' for an error message."""
+def describe_address(addr: int, ins=None, sizes=None, space: str | None = None) -> str:
+    """' (what the address points into)' for an error message; ``space``
+    (default: the instruction's) is the state space ``addr`` is in."""
     from .backends.llvm import layout as Lo
     from .backends.llvm.ops_mem import space_of
     sizes = sizes or {}
-    space = space_of(ins) if ins is not None else "generic"
+    space = space or (space_of(ins) if ins is not None else "generic")
     if space in ("shared", "local", "const", "param"):
         return f" (offset {addr} in .{space} memory of {sizes.get(space, '?')} bytes)"
     shift = sizes.get("shift", 32)

@@ -176,6 +176,29 @@ def test_vector_load_past_the_end(module):
     np.testing.assert_array_equal(out, nxt[:, 0] + nxt[:, 3])
 
 
+def test_cp_async_source_past_the_end():
+    # bench/kernels/async_mm.cu (mm_async, n = 64, grid 2x2, block (8, 32)):
+    # B given 63 rows instead of 64. Row 63 is copied at k0 = 32 by the
+    # threads ty = 31, tx = 0..7 of every CTA (16 bytes each, columns
+    # 32 * blockIdx.x + 4 * tx): 8 copies x 4 CTAs = 32 errors, the first by
+    # thread (0,31,0) of CTA (0,0,0). The copies read 0, so C = A @ B with a
+    # zero row 63.
+    module = ptxc.load(str(Path(__file__).parent.parent / "bench" / "kernels" / "async_mm.ptx"))
+    n = 64
+    rng = np.random.default_rng(0)
+    A = rng.random((n, n), dtype=np.float32)
+    B = rng.random((n - 1, n), dtype=np.float32)
+    C = np.zeros((n, n), np.float32)
+    prof = launch(module, "mm_async", grid=(2, 2, 1), block=(8, 32, 1), args=(A, B, C, n),
+                  mode="full", check="memcheck")
+    (e,) = prof.mem_errors
+    assert (e.kind, e.space, e.size, e.count, e.block, e.thread) == \
+        ("load", "global", 16, 32, (0, 0, 0), (0, 31, 0))
+    assert e.opcode.startswith("cp.async") and e.where.startswith("right after the end of buffer")
+    Bz = np.vstack([B, np.zeros((1, n), np.float32)])
+    np.testing.assert_allclose(C, A @ Bz, rtol=1e-5)
+
+
 # ------------------------------------------------------------ report
 def test_report_shape(module):
     prof, _, _ = run_errors(module)
