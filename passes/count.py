@@ -157,7 +157,7 @@ def memcheck_text(module) -> str:
     from ptxc.memcheck_report import MemcheckError, sanitizer_text
     errors = [MemcheckError(**{**e, "block": tuple(e["block"]), "thread": tuple(e["thread"])})
               for e in mc["errors"]]
-    return "\n" + sanitizer_text(errors, mc["error_count"], module.attrs.get("path", ""))
+    return "\n" + sanitizer_text(errors, mc["error_count"])
 
 
 def _strip_private(report: dict) -> dict:

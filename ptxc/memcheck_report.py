@@ -41,6 +41,7 @@ class MemcheckError:
     thread: tuple        # its thread
     address: int
     where: str           # what the address is near ('' if nothing)
+    file: str = ""       # the PTX file of ``line`` (as error messages name it)
 
     def as_dict(self) -> dict:
         return asdict(self)
@@ -61,7 +62,7 @@ def describe_errors(c, fn, log, sizes: dict) -> list[MemcheckError]:
             kernel=fn.name, line=ins.loc.line if ins.loc else 0, opcode=ins.full_opcode,
             kind=e.kind, space=space, error="out-of-bounds" if e.code == Lo.ERR_OOB else "misaligned",
             size=e.size, count=e.count, block=e.cta, thread=e.thread, address=e.address,
-            where=where))
+            where=where, file=(ins.loc.file or "") if ins.loc else ""))
     return out
 
 
@@ -69,6 +70,7 @@ def error_block(e: MemcheckError, file: str = "", name: str = "") -> list[str]:
     """compute-sanitizer's lines for one error (without the ===== prefix);
     ``name``: the kernel's readable (demangled) name."""
     what = "is out of bounds" if e.error == "out-of-bounds" else "is misaligned"
+    file = file or e.file
     at = f"{file}:{e.line}" if file else f"line {e.line}"
     lines = [f"Invalid __{e.space}__ {VERB[e.kind]} of size {e.size} bytes",
              f"    at {name or e.kernel} in {at} ({e.opcode})",
@@ -85,11 +87,11 @@ def fmt3(v) -> str:
     return ",".join(str(x) for x in v)
 
 
-def sanitizer_text(errors: list[MemcheckError], total: int, file: str = "") -> str:
+def sanitizer_text(errors: list[MemcheckError], total: int) -> str:
     """The whole report: every error block, then the summary line."""
     out = [f"{PREFIX} COMPUTE-SANITIZER (ptxc memcheck)"]
     for e in errors:
-        out += [f"{PREFIX} {x}" for x in error_block(e, file)]
+        out += [f"{PREFIX} {x}" for x in error_block(e)]
         out.append(PREFIX)
     out.append(f"{PREFIX} ERROR SUMMARY: {total} error{'' if total == 1 else 's'}")
     return "\n".join(out) + "\n"
@@ -103,7 +105,7 @@ def as_json(errors: list[MemcheckError], total: int) -> dict:
 ERROR_TEMPLATE = {"launch": 0, "kernel": "", "module": "", "line": 0, "opcode": "", "kind": "",
                   "space": "", "error": "", "size": 0, "count": 0, "block_x": 0, "block_y": 0,
                   "block_z": 0, "thread_x": 0, "thread_y": 0, "thread_z": 0, "address": 0,
-                  "where": ""}
+                  "where": "", "file": ""}
 
 
 def checked(launches) -> bool:
@@ -127,7 +129,7 @@ def error_rows(launches) -> list[dict]:
                      "size": e.size, "count": e.count, "block_x": e.block[0],
                      "block_y": e.block[1], "block_z": e.block[2], "thread_x": e.thread[0],
                      "thread_y": e.thread[1], "thread_z": e.thread[2],
-                     "address": e.address, "where": e.where})
+                     "address": e.address, "where": e.where, "file": e.file})
     return rows
 
 
@@ -142,7 +144,7 @@ def launches_text(launches) -> str:
     readable = demangle(e.kernel for _, e in launch_errors(launches))
     out = [f"{PREFIX} COMPUTE-SANITIZER (ptxc memcheck)"]
     for r, e in launch_errors(launches):
-        out += [f"{PREFIX} {x}" for x in error_block(e, r.module, readable[e.kernel])]
+        out += [f"{PREFIX} {x}" for x in error_block(e, e.file or r.module, readable[e.kernel])]
         out.append(PREFIX)
     n = total_errors(launches)
     out.append(f"{PREFIX} ERROR SUMMARY: {n} error{'' if n == 1 else 's'}")
