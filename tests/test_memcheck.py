@@ -3,7 +3,8 @@ invalid access, masks the failing lanes out of it (a load gives 0, a store or
 atomic is dropped) and goes on; without it the launch stops at the first.
 
 The kernels are tests/cuda/memcheck.cu, compiled by
-``nvcc -ptx -arch=sm_90 -lineinfo memcheck.cu -o memcheck.ptx`` (CUDA 13.0).
+``nvcc -ptx -arch=sm_90 -O3 -lineinfo memcheck.cu -o memcheck.sm90.lineinfo.ptx``
+(CUDA 13.0; tests/cuda/build.sh).
 Every expected count below is derived from the source by hand (comments);
 the outputs are compared with numpy models in which a bad load reads 0.
 """
@@ -18,7 +19,7 @@ import ptxc
 from ptxc.launcher import launch
 from ptxc.memcheck_report import as_json, sanitizer_text
 
-PTX = Path(__file__).parent / "cuda" / "memcheck.ptx"
+PTX = Path(__file__).parent / "cuda" / "memcheck.sm90.lineinfo.ptx"
 LINES = PTX.read_text().splitlines()
 
 

@@ -1,5 +1,5 @@
 // Kernels with deliberate memory errors, for ptxc's memcheck (tests/test_memcheck.py).
-// nvcc -ptx -arch=sm_90 -lineinfo memcheck.cu -o memcheck.ptx
+// nvcc -ptx -arch=sm_90 -O3 -lineinfo memcheck.cu -o memcheck.sm90.lineinfo.ptx
 
 // srad_v2's north neighbour: J[index_n] with index_n = index - cols is
 // negative for the top row of threads (row 0), a read before the buffer.
