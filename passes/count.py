@@ -144,9 +144,20 @@ class CountPass(Pass):
         if fmt == "csv":
             text = render_memory_csv(report) if self.csv == "memory" else render_csv(report)
         else:
-            text = render_text(report)
+            text = render_text(report) + memcheck_text(module)
         data = _strip_private(report)
         return PassResult(self.name, text, data, ALL)
+
+
+def memcheck_text(module) -> str:
+    """The memcheck report of a ``--check memcheck`` launch ('' otherwise; docs/check.md)."""
+    mc = (module.attrs.get("launch_profile") or {}).get("memcheck")
+    if not mc:
+        return ""
+    from ptxc.memcheck_report import MemcheckError, sanitizer_text
+    errors = [MemcheckError(**{**e, "block": tuple(e["block"]), "thread": tuple(e["thread"])})
+              for e in mc["errors"]]
+    return "\n" + sanitizer_text(errors, mc["error_count"])
 
 
 def _strip_private(report: dict) -> dict:

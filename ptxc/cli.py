@@ -157,7 +157,7 @@ def _arg_callback(ctx, param, values):
 
 def build_launch(kernel, grid, block, shared, args, mode, max_steps, threads,
                  memory_counters=False, bank_bytes=None,
-                 cta_equivalence: bool = True) -> dict | None:
+                 cta_equivalence: bool = True, check=None) -> dict | None:
     """The ``launch`` option dict for the pass pipeline, or None when no launch
     was asked for (none of --kernel, --grid, --block given)."""
     if kernel is None and grid is None and block is None:
@@ -166,7 +166,8 @@ def build_launch(kernel, grid, block, shared, args, mode, max_steps, threads,
                                       ("--threads", threads),
                                       ("--memory-counters", memory_counters or None),
                                       ("--bank-bytes", bank_bytes),
-                                      ("--no-cta-equivalence", not cta_equivalence or None))
+                                      ("--no-cta-equivalence", not cta_equivalence or None),
+                                      ("--check", check))
                  if v not in (None, (), [])]
         if extra:
             raise click.UsageError(
@@ -188,6 +189,11 @@ def build_launch(kernel, grid, block, shared, args, mode, max_steps, threads,
     }
     if memory_counters:
         launch.update(memory_counters=True, bank_bytes=int(bank_bytes or 4))
+    if check:
+        if mode == "hybrid":
+            raise click.UsageError("--check memcheck needs --mode full: a hybrid run skips the "
+                                   "accesses its slice does not keep")
+        launch.update(check=check, mode="full")
     return launch
 
 
@@ -328,9 +334,12 @@ def _print_warnings(module, start: int = 0) -> int:
 @click.option("--cta-equivalence/--no-cta-equivalence", default=True, show_default=True,
               help="In a hybrid run, run one CTA per class of CTAs that provably give the "
                    "same counters (docs/cta-equivalence.md); --no-cta-equivalence runs every CTA.")
+@click.option("--check", type=click.Choice(["memcheck"]), default=None,
+              help="Record out-of-bounds and misaligned accesses and go on (a full run; "
+                   "docs/check.md); exit status 1 when there were any.")
 def opt_command(file, pipeline, emit, fmt, output, verify_each, kernel, grid, block,
                 shared, args, mode, max_steps, threads, memory_counters, bank_bytes,
-                cta_equivalence):
+                cta_equivalence, check):
     """Parse FILE (or stdin for '-'), run a pass pipeline, print the reports
     and optionally the resulting module.
 
@@ -342,7 +351,7 @@ def opt_command(file, pipeline, emit, fmt, output, verify_each, kernel, grid, bl
       ptxc opt --pass='slice,count' --kernel k --grid 4 --block 128 --arg n=500 kernel.ptx
     """
     launch = build_launch(kernel, grid, block, shared, args, mode, max_steps, threads,
-                          memory_counters, bank_bytes, cta_equivalence)
+                          memory_counters, bank_bytes, cta_equivalence, check)
     from .passmanager import make_pass, parse_pipeline, run_pipeline
     # Build the passes first: a bad pass name or option is reported before
     # the (possibly long) parse of the file.
@@ -361,6 +370,8 @@ def opt_command(file, pipeline, emit, fmt, output, verify_each, kernel, grid, bl
         sys.stdout.write(_ensure_nl(reports))
         sys.stdout.flush()
     write_output(emit_text(module, emit), output)
+    if check and ((module.attrs.get("launch_profile") or {}).get("memcheck") or {}).get("error_count"):
+        sys.exit(1)
 
 
 # --------------------------------------------------------------- profile
@@ -524,6 +535,8 @@ def _field_default(f):
 from .cli_run import run_command  # noqa: E402 - `ptxc run` (docs/runtime.md)
 
 cli.add_command(run_command)
+from .cli_check import check_command  # noqa: E402 - `ptxc check` (docs/check.md)
+cli.add_command(check_command)
 
 from .cli_occupancy import occupancy_command  # noqa: E402 - `ptxc occupancy` (docs/gpus.md)
 

@@ -3,7 +3,7 @@
     ptxc run [--mode hybrid|full] [--gpu MODEL] [--report FILE.sqlite]
              [--format text|csv|json] [-o FILE] [--ptx FILE] [--keep-ptx DIR]
              [--memory-counters [--bank-bytes 4|8]] [--max-steps N] [--threads N]
-             [--on-error stop|cuda] -- ./app args...
+             [--on-error stop|cuda|continue] -- ./app args...
 
 The application's output is its own; ptxc's summary goes to stderr (or to
 ``-o FILE``). Exit status: the application's, or 1 when ptxc stopped it.
@@ -20,9 +20,9 @@ FORMAT_CHOICES = ("text", "csv", "json")
 
 @click.command("run", context_settings={"ignore_unknown_options": True,
                                         "allow_interspersed_args": False})
-@click.option("--mode", type=click.Choice(MODE_CHOICES), default="hybrid", show_default=True,
-              help="hybrid: skip what reaches neither a branch nor host-visible memory; "
-                   "full: execute every instruction.")
+@click.option("--mode", type=click.Choice(MODE_CHOICES), default=None,
+              help="hybrid (default): skip what reaches neither a branch nor host-visible memory; "
+                   "full: execute every instruction (the default with --on-error=continue).")
 @click.option("--gpu", default="h100", show_default=True, metavar="MODEL",
               help="GPU model the application sees: h100, a100, v100, t4.")
 @click.option("--report", "report_path", type=click.Path(dir_okay=False), default=None,
@@ -44,10 +44,11 @@ FORMAT_CHOICES = ("text", "csv", "json")
               help="Step budget per warp and launch (block executions).")
 @click.option("--threads", type=click.IntRange(min=1), default=None, metavar="N",
               help="Worker threads per launch (default: all cores).")
-@click.option("--on-error", type=click.Choice(("stop", "cuda")), default=None,
+@click.option("--on-error", type=click.Choice(("stop", "cuda", "continue")), default=None,
               help="Device faults: 'cuda' returns every one (assert, trap, bad access) to the "
-                   "application as its CUDA error; 'stop' ends the run at any. Default: "
-                   "assert and trap are CUDA errors, bad accesses stop the run.")
+                   "application as its CUDA error; 'stop' ends the run at any; 'continue' "
+                   "records bad accesses and goes on (memcheck, a full run; docs/check.md). "
+                   "Default: assert and trap are CUDA errors, bad accesses stop the run.")
 @click.argument("argv", nargs=-1, type=click.UNPROCESSED, required=True, metavar="-- APP [ARGS]...")
 def run_command(mode, gpu, report_path, fmt, output, ptx, keep_ptx, memory_counters, bank_bytes,
                 max_steps, threads, on_error, argv):
@@ -63,6 +64,7 @@ def run_command(mode, gpu, report_path, fmt, output, ptx, keep_ptx, memory_count
         raise click.UsageError("give the application to run: ptxc run [OPTIONS] -- ./app ARGS...")
     if bank_bytes is not None and not memory_counters:
         raise click.UsageError("--bank-bytes only applies with --memory-counters")
+    mode = run_mode(mode, on_error)
     options = Options(mode=mode, gpu=gpus.model(gpu), max_steps=max_steps, threads=threads,
                       ptx=ptx, keep_ptx=keep_ptx, memory_counters=memory_counters,
                       bank_bytes=int(bank_bytes or 4), on_error=on_error)
@@ -79,3 +81,13 @@ def run_command(mode, gpu, report_path, fmt, output, ptx, keep_ptx, memory_count
         with open(output, "w") as f:
             f.write(text)
     sys.exit(result.status)
+
+
+def run_mode(mode: str | None, on_error: str | None) -> str:
+    """The execution mode: memcheck (--on-error=continue) needs a full run."""
+    if on_error == "continue":
+        if mode == "hybrid":
+            raise click.UsageError("--on-error=continue needs --mode full: a hybrid run skips "
+                                   "the accesses its slice does not keep")
+        return "full"
+    return mode or "hybrid"

@@ -30,8 +30,10 @@ GENERATORS = ("zeros", "ones", "arange", "random", "full")
 def launch(module, kernel=None, grid=(1, 1, 1), block=None, args=(), mode: str = "hybrid",
            shared_bytes: int = 0, max_steps: int | None = None, threads: int | None = None,
            memory_counters: bool = False, bank_bytes: int = 4, cta_equivalence: bool = True,
-           cooperative: bool = False):
+           cooperative: bool = False, check: str | None = None):
     """Run ``kernel`` of ``module`` and return its Profile (see module doc).
+    ``check="memcheck"`` (a full run) records invalid accesses and goes on
+    (docs/check.md): the Profile's ``mem_errors`` lists them.
     ``cooperative`` makes every CTA resident at once, as
     cudaLaunchCooperativeKernel does, so that the grid may synchronise
     (``cg::this_grid().sync()``; backends/llvm/coop.py).
@@ -44,12 +46,29 @@ def launch(module, kernel=None, grid=(1, 1, 1), block=None, args=(), mode: str =
         module = load(module)
     fn, grid, block, memory = configure(module, kernel, grid, block, mode, shared_bytes,
                                         memory_counters, bank_bytes)
+    check_option(check, mode)
     threads = place_slice(module, fn, mode, classes_for_values(fn, normalise_args(fn, args)),
                           memory, threads)
     params, buffers, arrays = bind_args(fn, args, mode)
     return execute(module, fn, grid, block, params, buffers, arrays, mode, shared_bytes,
                    max_steps or DEFAULT_MAX_STEPS, threads, memory,
-                   cta_equivalence=cta_equivalence, cooperative=cooperative)
+                   cta_equivalence=cta_equivalence, cooperative=cooperative, check=check)
+
+
+CHECKS = ("memcheck",)
+
+
+def check_option(check: str | None, mode: str) -> None:
+    """Refuse an unknown check tool, or memcheck in a hybrid run (it skips
+    accesses the slice does not keep, so it would miss their errors)."""
+    if check is None:
+        return
+    if check not in CHECKS:
+        raise PtxcError(f"unknown check '{check}' (use 'memcheck'; racecheck, initcheck and "
+                        f"synccheck are not supported yet)")
+    if mode != "full":
+        raise PtxcError("memcheck needs a full run (mode='full'): a hybrid run skips the "
+                        "accesses its slice does not keep")
 
 
 def configure(module, kernel, grid, block, mode: str, shared_bytes: int,
@@ -76,11 +95,14 @@ def place_slice(module, fn, mode: str, classes, memory: int, threads,
     return 1 if ctas_in_order(module, fn) else threads or os.cpu_count() or 1
 
 
-def compile_timed(module, fn, mode: str, grid, block, memory: int):
+def compile_timed(module, fn, mode: str, grid, block, memory: int, check: str | None = None):
     """(compiled kernel, seconds spent) for a launch of ``fn``."""
     from .backends.llvm import jit
     t0 = time.perf_counter()
     level = jit.choose_level(fn, mode, count(grid) * count(block))
+    if check == "memcheck":          # its own compiled variant (the default code is unchanged)
+        return jit.compile_kernel(module, fn, mode, level, memory=memory, memcheck=True), \
+            time.perf_counter() - t0
     return compile_for_launch(module, fn, mode, level, memory), time.perf_counter() - t0
 
 
@@ -95,7 +117,7 @@ def launch_from_options(module, opts: dict, mode: str):
                   max_steps=opts.get("max_steps"), threads=opts.get("threads"),
                   memory_counters=bool(opts.get("memory_counters")),
                   bank_bytes=int(opts.get("bank_bytes") or 4),
-                  cta_equivalence=opts.get("cta_equivalence", True))
+                  cta_equivalence=opts.get("cta_equivalence", True), check=opts.get("check"))
 
 
 # ------------------------------------------------------ configuration
@@ -402,11 +424,12 @@ def generate(fn, parts):
 
 # ------------------------------------------------------------- running
 def execute(module, fn, grid, block, params, buffers, arrays, mode, shared_bytes, max_steps, threads,
-            memory: int = 0, cta_equivalence: bool = True, cooperative: bool = False):
-    """Run a launch whose buffers came from ``bind_args`` (one segment each,
+            memory: int = 0, cta_equivalence: bool = True, cooperative: bool = False,
+            check: str | None = None):
+    """Run a launch whose buffers came from ``bind_args (one segment each,
     named after the pointer parameter it was bound to); copy results back."""
     from .backends.llvm.layout import SEG_FIRST_BUFFER
-    c, compile_s = compile_timed(module, fn, mode, grid, block, memory)
+    c, compile_s = compile_timed(module, fn, mode, grid, block, memory, check)
     buffers = private_buffers(c, mode, buffers, arrays)
     owners = [p.name for p in fn.params if is_pointer_param(p, addr_bits(fn))]
     segments, names = {}, {}
@@ -416,7 +439,7 @@ def execute(module, fn, grid, block, params, buffers, arrays, mode, shared_bytes
     prof = run_compiled(c, fn, grid, block, params, segments, shared_bytes, max_steps, threads,
                         segment_names=names, compile_s=compile_s,
                         cta_equivalence=cta_equivalence and mode == "hybrid",
-                        cooperative=cooperative)
+                        cooperative=cooperative, check=check)
     if mode == "full":
         for buf, orig in zip(buffers, (o for _, o in arrays)):
             if not np.shares_memory(buf, orig) and orig.flags.writeable:
@@ -428,7 +451,8 @@ def launch_segments(module, kernel, grid, block, params: bytes, segments: dict, 
                     shared_bytes: int = 0, max_steps: int | None = None, threads: int | None = None,
                     memory=None, segment_names: dict | None = None, slice_options: dict | None = None,
                     memory_counters: bool = False, bank_bytes: int = 4,
-                    cta_equivalence: bool = True, heap=None, cooperative: bool = False):
+                    cta_equivalence: bool = True, heap=None, cooperative: bool = False,
+                    check: str | None = None):
     """Run a launch on device memory the caller manages (the CUDA runtime):
     ``params`` are the kernel parameter bytes as the kernel sees them (pointer
     values are generic addresses ``segment << 32 | offset``), ``segments``
@@ -445,17 +469,18 @@ def launch_segments(module, kernel, grid, block, params: bytes, segments: dict, 
     (``criteria="effects"``: the outputs are needed). ``heap`` (a
     backends.llvm.heap.DeviceHeap) is the device heap that malloc/free use,
     kept by the caller between launches (default: a fresh one per launch);
-    ``cooperative`` is launch()'s."""
+    ``cooperative`` and ``check`` are launch()'s."""
     fn, grid, block, mem = configure(module, kernel, grid, block, mode, shared_bytes,
                                      memory_counters, bank_bytes)
+    check_option(check, mode)
     classes = classes_for_segments(fn, bytes(params), segments, memory)
     threads = place_slice(module, fn, mode, classes, mem, threads, slice_options)
-    c, compile_s = compile_timed(module, fn, mode, grid, block, mem)
+    c, compile_s = compile_timed(module, fn, mode, grid, block, mem, check)
     return run_compiled(c, fn, grid, block, bytes(params), segments, shared_bytes,
                         max_steps or DEFAULT_MAX_STEPS, threads,
                         memory=memory, segment_names=segment_names, compile_s=compile_s,
                         cta_equivalence=cta_equivalence and mode == "hybrid", heap=heap,
-                        cooperative=cooperative)
+                        cooperative=cooperative, check=check)
 
 
 def count(dims) -> int:
@@ -464,8 +489,12 @@ def count(dims) -> int:
 
 def run_compiled(c, fn, grid, block, params, segments, shared_bytes, max_steps, threads,
                  memory=None, segment_names=None, compile_s: float = 0.0,
-                 cta_equivalence: bool = False, heap=None, cooperative: bool = False):
+                 cta_equivalence: bool = False, heap=None, cooperative: bool = False,
+                 check: str | None = None):
     """Run compiled kernel ``c`` on ``segments``; the Profile (raises PtxcError).
+    With ``check="memcheck"`` invalid accesses are recorded, not raised:
+    ``prof.mem_errors`` (memcheck_report.MemcheckError list, first
+    occurrence order) and ``prof.mem_error_count``.
     A kernel that calls malloc/free uses ``heap`` (a backends.llvm.heap
     DeviceHeap kept by the caller, or a function making it on first use, as
     the CUDA runtime does), or a fresh one
@@ -490,8 +519,12 @@ def run_compiled(c, fn, grid, block, params, segments, shared_bytes, max_steps, 
         grid_ws, cta_equivalence = seg << c.plan.shift, False
     classes, note = cta_classes(c, fn, grid, block, params) if cta_equivalence else (None, "off")
     t_classes = time.perf_counter() - t1
+    log = None
+    if check == "memcheck":
+        from .backends.llvm.memcheck import MemcheckLog
+        log = MemcheckLog()
     run = Launch(c, grid, block, params, segments, shared_bytes, max_steps, threads, memory=memory,
-                 grid_ws=grid_ws)
+                 grid_ws=grid_ws, memcheck=log)
     try:
         if c.uses_heap:
             with device_heap.active(heap):
@@ -509,6 +542,12 @@ def run_compiled(c, fn, grid, block, params, segments, shared_bytes, max_steps, 
     prof.printf = run.output.printf()
     prof.timings = {"compile": compile_s, "run": t2 - t1, "cta_classes": t_classes, **c.timings}
     prof.ctas_launched, prof.ctas_run, prof.cta_equivalence = run.nctas, run.ctas_run, note
+    if log is not None:
+        from .memcheck_report import describe_errors
+        sizes = space_sizes(run, segment_names or {})
+        sizes["shift"] = c.plan.shift
+        prof.mem_errors = describe_errors(c, fn, log, sizes)
+        prof.mem_error_count = log.total()
     return prof
 
 
@@ -687,12 +726,13 @@ def space_sizes(run, segment_names: dict) -> dict:
             "names": segment_names}
 
 
-def describe_address(addr: int, ins=None, sizes=None) -> str:
-    """' (what the address points into)' for an error message."""
+def describe_address(addr: int, ins=None, sizes=None, space: str | None = None) -> str:
+    """' (what the address points into)' for an error message; ``space``
+    (default: the instruction's) is the state space ``addr`` is in."""
     from .backends.llvm import layout as Lo
     from .backends.llvm.ops_mem import space_of
     sizes = sizes or {}
-    space = space_of(ins) if ins is not None else "generic"
+    space = space or (space_of(ins) if ins is not None else "generic")
     if space in ("shared", "local", "const", "param"):
         return f" (offset {addr} in .{space} memory of {sizes.get(space, '?')} bytes)"
     shift = sizes.get("shift", 32)

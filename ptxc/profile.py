@@ -53,6 +53,8 @@ class Profile:
     ctas_run: int = 0
     cta_equivalence: str = ""
     printf: list = field(default_factory=list)   # device printf output, one str per call and lane (docs/launch.md)
+    mem_errors: list | None = None      # memcheck launches: memcheck_report.MemcheckError list (docs/check.md)
+    mem_error_count: int = 0            # their failing thread-accesses
 
     @property
     def branch_efficiency(self) -> float:
@@ -94,6 +96,9 @@ class Profile:
         d["memory_counters"] = self.memory_counters
         if self.printf:
             d["printf"] = list(self.printf)
+        if self.mem_errors is not None:
+            from .memcheck_report import as_json
+            d["memcheck"] = as_json(self.mem_errors, self.mem_error_count)
         if self.memory_counters:
             from .memreport import memory_rows
             d["memory"] = self.memory

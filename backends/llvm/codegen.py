@@ -75,6 +75,7 @@ class KernelCodegen(SimtMixin, Values):
         from .ops import OPS
         self.name = name
         self.memory_counters = memory_counters   # shared bank bytes (4 or 8), 0 = off
+        self.memcheck = False       # record invalid accesses and go on (memcheck.py)
         self.mem_ctr: dict[int, dict[str, int]] = {}   # instr id -> {space: counter base}
         check_address_slice(plan, mode, memory_counters)
         self.ops = OPS

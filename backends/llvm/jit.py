@@ -64,9 +64,10 @@ def llvm():
         import llvmlite.binding as b
         b.initialize_native_target()
         b.initialize_native_asmprinter()
-        from . import coop, heap
+        from . import coop, heap, memcheck
         from .device_calls import register
         heap.register_symbols(b)
+        memcheck.register_symbols(b)
         coop.register_symbols(b)
         register(b)                 # vprintf / __assertfail reach Python (device_calls.py)
         from . import ops_tex
@@ -130,24 +131,27 @@ def _cache(module) -> dict:
     return module.attrs.setdefault("llvm_jit_cache", {})
 
 
-def _key(kernel, mode: str, level: int, memory: int = 0):
+def _key(kernel, mode: str, level: int, memory: int = 0, memcheck: bool = False):
     stamp = id(kernel.attrs.get("slice_report")) if mode == "hybrid" and kernel.attrs.get("sliced") else None
-    return (kernel.name, mode, level, stamp) + ((memory,) if memory else ())
+    return (kernel.name, mode, level, stamp) + ((memory,) if memory else ()) + (("memcheck",) if memcheck else ())
 
 
 def compile_kernel(module, kernel, mode: str, level: int = 0, keep_ir: bool = False,
-                   memory: int = 0) -> Compiled:
+                   memory: int = 0, memcheck: bool = False) -> Compiled:
     """The compiled kernel, from the cache when possible (``memory``: the
-    shared bank width of the memory counters, 0 = no memory counters)."""
+    shared bank width of the memory counters, 0 = no memory counters;
+    ``memcheck``: the variant that records invalid accesses and goes on,
+    memcheck.py)."""
     with _lock:
-        hit = _cache(module).get(_key(kernel, mode, level, memory))
+        hit = _cache(module).get(_key(kernel, mode, level, memory, memcheck))
         if hit is None:
-            hit = compile_many(module, [kernel], mode, level, keep_ir, memory=memory)[0]
+            hit = compile_many(module, [kernel], mode, level, keep_ir, memory=memory,
+                               memcheck=memcheck)[0]
         return hit
 
 
 def compile_many(module, kernels, mode: str, level: int = 0, keep_ir: bool = False,
-                 skip_errors: bool = False, memory: int = 0) -> list:
+                 skip_errors: bool = False, memory: int = 0, memcheck: bool = False) -> list:
     """Compile several kernels of ``module`` into one LLVM module (cached).
     Kernels whose generated code is identical (XLA's many copies of one
     elementwise kernel) are compiled once; kernels found in the on-disk cache
@@ -155,17 +159,18 @@ def compile_many(module, kernels, mode: str, level: int = 0, keep_ir: bool = Fal
     cannot be compiled are left out (and None is returned for them)."""
     with _lock:
         cache = _cache(module)
-        todo = list({_key(k, mode, level, memory): k for k in kernels
-                     if _key(k, mode, level, memory) not in cache}.values())
+        todo = list({_key(k, mode, level, memory, memcheck): k for k in kernels
+                     if _key(k, mode, level, memory, memcheck) not in cache}.values())
         if todo:
-            _compile_into(cache, module, todo, mode, level, keep_ir, skip_errors, memory)
-        return [cache.get(_key(k, mode, level, memory)) for k in kernels]
+            _compile_into(cache, module, todo, mode, level, keep_ir, skip_errors, memory, memcheck)
+        return [cache.get(_key(k, mode, level, memory, memcheck)) for k in kernels]
 
 
 PLACEHOLDER = "run_warp"
 
 
-def _generate(module, kernels, mode: str, level: int, skip_errors: bool, memory: int) -> list:
+def _generate(module, kernels, mode: str, level: int, skip_errors: bool, memory: int,
+              memcheck: bool = False) -> list:
     """[(kernel, generator, function text)] with each function named after
     its key (objcache.key): identical code gets the same name."""
     from .codegen import KernelCodegen
@@ -174,6 +179,7 @@ def _generate(module, kernels, mode: str, level: int, skip_errors: bool, memory:
     for k in kernels:
         try:
             g = KernelCodegen(Plan(module, k), mode, name=PLACEHOLDER, memory_counters=memory)
+            g.memcheck = memcheck
             g.generate_function()
             text = g.function_text()
         except PtxcError:
@@ -193,10 +199,11 @@ def _kernel_key(text: str, g, level: int) -> str:
                          REPORT, str(level), cpu, features, str(llvm().llvm_version_info)])
 
 
-def _compile_into(cache, module, todo, mode, level, keep_ir, skip_errors, memory) -> None:
+def _compile_into(cache, module, todo, mode, level, keep_ir, skip_errors, memory,
+                  memcheck=False) -> None:
     from .codegen import module_text_of
     t0 = time.perf_counter()
-    made = _generate(module, todo, mode, level, skip_errors, memory)
+    made = _generate(module, todo, mode, level, skip_errors, memory, memcheck)
     if not made:
         return
     unique = {g.name: (g, text) for _, g, text in made}
@@ -205,7 +212,7 @@ def _compile_into(cache, module, todo, mode, level, keep_ir, skip_errors, memory
     t2 = time.perf_counter()
     share = 1.0 / len(made)
     for k, g, text in made:
-        cache[_key(k, mode, level, memory)] = Compiled(
+        cache[_key(k, mode, level, memory, memcheck)] = Compiled(
             plan=g.plan, mode=mode, level=level, n_counters=g.next_ctr,
             branch_ctr=g.branch_ctr, guard_ctr=g.guard_ctr, ws_size=g.ws_size,
             uses_global_atomics=g.uses_global_atomics, writes_global=g.writes_global,

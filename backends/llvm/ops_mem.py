@@ -4,7 +4,9 @@ Every access goes through :func:`resolve`, which turns 32 lane addresses into
 host pointers after checking, for the executing lanes, that the address lies
 inside its segment and is naturally aligned (layout.py has the address map).
 A failing lane ends the run with ERR_OOB / ERR_MISALIGNED, its lane and its
-address. Loads and stores are then LLVM masked gathers/scatters; atomics run
+address; in the memcheck variant (a compile of its own, memcheck.py)
+ld/st/atom/red/cp.async record the failing lanes and leave them out of the
+access instead. Loads and stores are then LLVM masked gathers/scatters; atomics run
 lane by lane in lane order with LLVM ``atomicrmw``/``cmpxchg`` (safe when CTAs
 run on several threads). With memory counters on, ld/st/atom/red first pass
 their lane addresses to mem_count.count_access.
@@ -17,6 +19,7 @@ from ptxc.errors import PtxcError
 from . import layout as Lo
 from .irtext import LANE_IDS, splat, vt
 from .mem_count import count_access
+from .memcheck import KIND_ATOMIC, KIND_LOAD, KIND_STORE
 from .ops_common import intr, itype, types_of
 from .plan import DYNAMIC, decode_call
 from .values import bits_of, is_signed, lty, vname
@@ -81,13 +84,24 @@ def static_address(cg, placed, off: int) -> int:
     return base + off
 
 
-def resolve(cg, space: str, addr, static, nbytes: int, align: int) -> str:
-    """Host pointers (<32 x ptr>) of the executing lanes, after the checks."""
+def resolve(cg, space: str, addr, static, nbytes: int, align: int, kind: int = 0) -> str:
+    """Host pointers (<32 x ptr>) of the executing lanes, after the checks
+    (a failure stops the launch, with or without memcheck)."""
+    return resolve_masked(cg, space, addr, static, nbytes, align, kind, may_continue=False)[0]
+
+
+def resolve_masked(cg, space: str, addr, static, nbytes: int, align: int, kind: int = 0,
+                   may_continue: bool = True):
+    """(host pointers, <32 x i1> lanes that access, their i32 mask): the
+    executing lanes less those that failed a check under memcheck (the
+    launch stops at a failure otherwise). ``kind``: memcheck.KIND_*."""
     f = cg.f
+    where = SPACES.index(space) if space in SPACES else SPACES.index("global")
     if static is not None:
         placed, off = static
         space = {"param": "param", "local": "local", "shared": "shared", "const": "const",
                  "global": "globals"}[placed.space]
+        where = SPACES.index(placed.space) if placed.space in SPACES else where
         a = static_address(cg, placed, off)
         if space == "globals":
             addr = K64(a)
@@ -95,7 +109,7 @@ def resolve(cg, space: str, addr, static, nbytes: int, align: int) -> str:
         else:
             addr = K64(a)
     if space in ("global", "generic"):
-        return resolve_generic(cg, addr, nbytes, align)
+        return resolve_generic(cg, addr, nbytes, align, kind, where, may_continue)
     seg = {"shared": "shared", "local": "local", "const": "const", "param": "param",
            "global_seg": "globals"}[space]
     base, size = cg.seg_base[seg], cg.seg_size[seg]
@@ -107,12 +121,20 @@ def resolve(cg, space: str, addr, static, nbytes: int, align: int) -> str:
     if seg == "local":
         lane = f.cast("zext", "<32 x i32>", LANE_IDS, "<32 x i64>")
         off = f.val(f"add <32 x i64> {addr}, {f.val(f'mul <32 x i64> {lane}, {sz}')}")
-    check(cg, ok, addr, align)
+    if not (may_continue and cg.memcheck):
+        check_stop(cg, ok, addr, align)
+        r = None
+    else:
+        r = check(cg, ok, addr, align)
     basev = cg.bcast(base, "ptr")
-    return f.val(f"getelementptr i8, <32 x ptr> {basev}, <32 x i64> {off}")
+    ptrs = f.val(f"getelementptr i8, <32 x ptr> {basev}, <32 x i64> {off}")
+    if r is None:
+        return ptrs, cg.em, cg.emi
+    return (ptrs, *failed(cg, r, addr, None, kind, where, nbytes, may_continue))
 
 
-def resolve_generic(cg, addr: str, nbytes: int, align: int) -> str:
+def resolve_generic(cg, addr: str, nbytes: int, align: int, kind: int = 0, where: int = 5,
+                    may_continue: bool = True):
     """Segment-table lookup (seg = addr >> shift, offset = the low bits), done by
     the out-of-line ``ptxc_resolve`` (runtime_ir.RESOLVE); alignment = size."""
     f = cg.f
@@ -123,16 +145,63 @@ def resolve_generic(cg, addr: str, nbytes: int, align: int) -> str:
     r = f.call("i64", "ptxc_resolve", [("ptr", "%segs"), ("i32", cg.nsegs), ("ptr", a_tmp),
                                         ("i32", cg.emi), ("i64", str(nbytes)), ("ptr", p_tmp),
                                         ("i64", str(cg.plan.shift))])
+    em, emi = failed(cg, r, None, a_tmp, kind, where, nbytes, may_continue)
+    return f.load("<32 x ptr>", p_tmp, 64), em, emi
+
+
+def failed(cg, r: str, addr, a_tmp, kind: int, where: int, nbytes: int, may_continue: bool):
+    """Branch on ``r`` (i64: out-of-bounds lanes | misaligned lanes << 32).
+    Without memcheck a failure reports its first lane and returns ST_ERROR;
+    in the memcheck variant (``cg.memcheck``, a compile of its own) the lanes
+    are recorded (memcheck.py) and masked out of the access. Returns the
+    lanes that access (<32 x i1>, i32).
+    Accesses whose callers cannot mask lanes (``may_continue`` False) stop
+    in either case."""
+    f = cg.f
+    if not (may_continue and cg.memcheck):
+        return stop_on(cg, r, addr, a_tmp)
+    log, ok = f.fresh_label("mlog"), f.fresh_label("mok")
+    pre = f.cur_label
+    f.cbr(f.icmp("ne", "i64", r, "0"), log, ok)
+    f.label(log, dominated=True)
+    a_tmp = a_tmp or spill_addr(cg, addr)
+    cg.decls.add("declare void @ptxc_memcheck(ptr, ptr, ptr, i64, i32, ptr, i32, i32, i32)")
+    f.call("void", "ptxc_memcheck", [("ptr", "%L"), ("ptr", "%cta"), ("ptr", "%ws"), ("i64", r),
+                                     ("i32", str(cg.iid())), ("ptr", a_tmp), ("i32", str(kind)),
+                                     ("i32", str(where)), ("i32", str(nbytes))])
+    f.br(ok)
+    f.label(ok, dominated=True)
+    bad = f.val(f"phi i64 [ 0, %{pre} ], [ {r}, %{log} ]")
+    lanes = f.val(f"or i64 {bad}, {f.val(f'lshr i64 {bad}, 32')}")
+    keep = f.val(f"xor i32 {f.cast('trunc', 'i64', lanes, 'i32')}, -1")
+    emi = f.val(f"and i32 {cg.emi}, {keep}")
+    return f.cast("bitcast", "i32", emi, "<32 x i1>"), emi
+
+
+def stop_on(cg, r: str, addr, a_tmp):
+    """Report the first failed lane of ``r`` and return ST_ERROR."""
+    f = cg.f
     err, ok = f.fresh_label("merr"), f.fresh_label("mok")
     f.cbr(f.icmp("ne", "i64", r, "0"), err, ok)
     f.label(err, dominated=True)
+    a_tmp = a_tmp or spill_addr(cg, addr)
     f.call("void", "ptxc_mem_error", [("ptr", "%ws"), ("i64", r), ("i32", str(cg.iid())), ("ptr", a_tmp)])
     f.emit(f"ret i32 {Lo.ST_ERROR}")
     f.label(ok, dominated=True)
-    return f.load("<32 x ptr>", p_tmp, 64)
+    return cg.em, cg.emi
 
 
-def check(cg, ok: str, addr: str, align: int) -> None:
+def spill_addr(cg, addr: str) -> str:
+    """``addr`` (<32 x i64>) stored in the address temporary; returns it."""
+    f = cg.f
+    if not hasattr(cg, "resolve_tmp"):
+        cg.resolve_tmp = (f.alloca("<32 x i64>", "raddr", 64), f.alloca("<32 x ptr>", "rptr", 64))
+    f.store("<32 x i64>", addr, cg.resolve_tmp[0], 64)
+    return cg.resolve_tmp[0]
+
+
+def check_stop(cg, ok: str, addr: str, align: int) -> None:
+    """The default segment checks: the first failing lane stops the launch."""
     f = cg.f
     bad = f.val(f"xor <32 x i1> {ok}, {splat('i1', 'true')}")
     bad = f.val(f"and <32 x i1> {bad}, {cg.em}")
@@ -142,6 +211,21 @@ def check(cg, ok: str, addr: str, align: int) -> None:
         mis = f.val(f"icmp ne <32 x i64> {low}, zeroinitializer")
         mis = f.val(f"and <32 x i1> {mis}, {cg.em}")
         cg.fail_if(f.cast("bitcast", "<32 x i1>", mis, "i32"), Lo.ERR_MISALIGNED, addr)
+
+
+def check(cg, ok: str, addr: str, align: int) -> str:
+    """The failed lanes of a segment access, as ptxc_resolve returns them."""
+    f = cg.f
+    bad = f.val(f"xor <32 x i1> {ok}, {splat('i1', 'true')}")
+    bad = f.val(f"and <32 x i1> {bad}, {cg.em}")
+    r = f.cast("zext", "i32", f.cast("bitcast", "<32 x i1>", bad, "i32"), "i64")
+    if align > 1:
+        low = f.val(f"and <32 x i64> {addr}, {K64(align - 1)}")
+        mis = f.val(f"icmp ne <32 x i64> {low}, zeroinitializer")
+        mis = f.val(f"and <32 x i1> {mis}, {cg.em}")
+        mi = f.cast("zext", "i32", f.cast("bitcast", "<32 x i1>", mis, "i32"), "i64")
+        r = f.val(f"or i64 {r}, {f.val(f'shl i64 {mi}, 32')}")
+    return r
 
 
 def gather(cg, lt: str, ptrs: str, align: int, mask: str) -> str:
@@ -181,10 +265,10 @@ def op_ld(cg, ins):
     if static is not None and static[0].space == "param" and static[0].seg == Lo.SEG_PARAM:
         return load_kernel_param(cg, static, t, n, dsts)
     count_access(cg, ins, space, addr, static, es * n)
-    ptrs = resolve(cg, space, addr, static, es * n, es * n)
+    ptrs, em, _ = resolve_masked(cg, space, addr, static, es * n, es * n, KIND_LOAD)
     lt = lty(t)
     for i in range(n):
-        v = gather(cg, lt, elem_ptrs(cg, ptrs, i * es), es, cg.em)
+        v = gather(cg, lt, elem_ptrs(cg, ptrs, i * es), es, em)
         if i < len(dsts) and dsts[i] is not None:
             cg.write(dsts[i], v, t)
 
@@ -220,12 +304,12 @@ def op_st(cg, ins):
     if space in ("global", "generic") and static is None:
         cg.writes_global = True
     count_access(cg, ins, space, addr, static, es * n)
-    ptrs = resolve(cg, space, addr, static, es * n, es * n)
+    ptrs, em, _ = resolve_masked(cg, space, addr, static, es * n, es * n, KIND_STORE)
     items = val_op.items if isinstance(val_op, ir.Vec) else [val_op]
     lt = lty(t)
     for i, item in enumerate(items[:n]):
         v = cg.read(item, t)
-        scatter(cg, lt, v, elem_ptrs(cg, ptrs, i * es), es, cg.em)
+        scatter(cg, lt, v, elem_ptrs(cg, ptrs, i * es), es, em)
 
 
 # ------------------------------------------------------------- atomics
@@ -258,11 +342,11 @@ def atomic(cg, ins, has_result: bool):
     a_idx = 0
     addr, static = address(cg, ins.srcs[a_idx], space)
     count_access(cg, ins, space, addr, static, es)
-    ptrs = resolve(cg, space, addr, static, es, es)
+    ptrs, _, emi = resolve_masked(cg, space, addr, static, es, es, KIND_ATOMIC)
     lt = lty(t)
     b = cg.read(ins.srcs[a_idx + 1], t)
     c = cg.read(ins.srcs[a_idx + 2], t) if op == "cas" else None
-    old = lane_atomics(cg, lt, ptrs, b, c, rmw, es)
+    old = lane_atomics(cg, lt, ptrs, b, c, rmw, es, emi)
     if has_result:
         cg.write(ins.results[0] if ins.results else None, old, t)
 
@@ -282,13 +366,13 @@ def rmw_name(op: str, t: str) -> str | None:
     return RMW.get(op)
 
 
-def lane_atomics(cg, lt: str, ptrs: str, b: str, c, rmw: str, align: int) -> str:
-    """Apply the atomic lane by lane (lane order); returns the old values."""
+def lane_atomics(cg, lt: str, ptrs: str, b: str, c, rmw: str, align: int, mask: str) -> str:
+    """Apply the atomic for the lanes of ``mask`` (i32) in lane order;
+    returns the old values (0 for the other lanes)."""
     f = cg.f
     V = vt(lt)
     out = f.alloca(f"[32 x {lt}]", "atom", 64)
     f.store(V, "zeroinitializer", out, 64)
-    mask = cg.emi
     head, body, nxt, done = (f.fresh_label(x) for x in ("ahead", "abody", "anext", "adone"))
     pre = f.cur_label
     f.br(head)
@@ -386,14 +470,13 @@ def op_cp(cg, ins):
     daddr, dstatic = address(cg, ins.srcs[0], "shared")
     saddr, sstatic = address(cg, ins.srcs[1], "global")
     src_size = cp_src_size(cg, ins, n)
-    dp = resolve(cg, "shared", daddr, dstatic, n, n)
+    dp, dem, _ = resolve_masked(cg, "shared", daddr, dstatic, n, n, KIND_STORE)
     em, emi = cg.em, cg.emi
     if src_size is not None:        # lanes that read at least one byte
         cg.em = cg.f.val(f"and <32 x i1> {em}, {cg.f.val(f'icmp ne <32 x i32> {src_size}, zeroinitializer')}")
         cg.emi = cg.f.cast("bitcast", "<32 x i1>", cg.em, "i32")
     try:
-        sp = resolve(cg, "global", saddr, sstatic, n, n)
-        reads = cg.em
+        sp, reads, _ = resolve_masked(cg, "global", saddr, sstatic, n, n, KIND_LOAD)
     finally:
         cg.em, cg.emi = em, emi
     chunk = 8 if n % 8 == 0 else n
@@ -402,7 +485,7 @@ def op_cp(cg, ins):
         v = gather(cg, lt, elem_ptrs(cg, sp, off), chunk, reads)
         if src_size is not None:
             v = zero_past(cg, v, chunk, src_size, off)
-        scatter(cg, lt, v, elem_ptrs(cg, dp, off), chunk, em)
+        scatter(cg, lt, v, elem_ptrs(cg, dp, off), chunk, dem)
 
 
 def cp_src_size(cg, ins, n: int):

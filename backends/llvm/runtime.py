@@ -85,8 +85,10 @@ class Launch:
 
     def __init__(self, compiled, grid, block, params: bytes, segments: dict,
                  dyn_shared: int, max_steps: int, threads: int, per_cta: bool = True,
-                 memory: ModuleMemory | None = None, grid_ws: int | None = None):
+                 memory: ModuleMemory | None = None, grid_ws: int | None = None,
+                 memcheck=None):
         self.c = compiled
+        self.memcheck = memcheck            # a memcheck.MemcheckLog: record bad accesses, go on
         self.grid_ws = grid_ws              # cooperative launch: workspace address (coop.py)
         self.coop_abort = None
         plan = compiled.plan
@@ -143,7 +145,9 @@ class Launch:
         With ``classes`` (passes.cta_classes.CtaClasses: CTAs that execute
         identically) run one representative per class and weight its
         counters by the class size; per-CTA numbers are copied to the members."""
-        with device_calls.active(ptr(self.L), self.output):
+        from . import memcheck
+        with device_calls.active(ptr(self.L), self.output), \
+                memcheck.active(ptr(self.L), self.memcheck or memcheck.MemcheckLog()):
             if classes is not None:
                 return self._run_classes(classes)
             return self._run_all()

@@ -22,6 +22,7 @@ import json
 import sqlite3
 
 from ptxc import profile
+from ptxc import memcheck_report
 from ptxc.backends.llvm.results_memory import RATIOS, add_ratios, scalar_totals
 
 TIME_COLUMNS = ("wall_s", "compile_s", "run_s")
@@ -189,6 +190,9 @@ def write_sqlite(path: str, launches, meta: dict) -> None:
         if any(r.profile.memory_counters for r in launches):
             _table(db, "memory_instructions", memory_instruction_rows(launches),
                    MEMORY_INSTR_TEMPLATE)
+        if memcheck_report.checked(launches):          # --on-error=continue (docs/check.md)
+            _table(db, "errors", memcheck_report.error_rows(launches),
+                   memcheck_report.ERROR_TEMPLATE)
         db.commit()
     finally:
         db.close()
@@ -247,7 +251,10 @@ def summary_text(launches, meta: dict) -> str:
         lines.append(f"Kernel: {readable[k['kernel']]}")
         for name, vals, percent in _metric_values(rs):
             lines.append(_metric_line(len(rs), name, vals, percent))
-    return "\n".join(lines) + "\n"
+    text = "\n".join(lines) + "\n"
+    if memcheck_report.checked(launches):
+        text += f"{tag} Memory errors (--on-error=continue):\n" + memcheck_report.launches_text(launches)
+    return text
 
 
 def _metric_values(rs):
@@ -286,8 +293,11 @@ def summary_csv(launches, meta: dict) -> str:
 
 
 def summary_json(launches, meta: dict) -> str:
-    return json.dumps({"meta": meta, "kernels": kernel_rows(launches),
-                       "launches": [launch_row(r) for r in launches]}, indent=2) + "\n"
+    doc = {"meta": meta, "kernels": kernel_rows(launches),
+           "launches": [launch_row(r) for r in launches]}
+    if memcheck_report.checked(launches):
+        doc["memcheck"] = memcheck_report.launches_json(launches)
+    return json.dumps(doc, indent=2, default=list) + "\n"
 
 
 FORMATS = {"text": summary_text, "csv": summary_csv, "json": summary_json}

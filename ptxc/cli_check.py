@@ -1,0 +1,78 @@
+"""``ptxc check``: compute-sanitizer's memcheck for an unmodified CUDA
+application, without a GPU (docs/check.md).
+
+    ptxc check [--tool memcheck] [--format text|json] [-o FILE] [--gpu MODEL]
+               [--ptx FILE] [--keep-ptx DIR] [--max-steps N] [--threads N]
+               -- ./app args...
+
+The application runs as under ``ptxc run --mode full --on-error=continue``:
+an out-of-bounds or misaligned access is recorded and skipped (a bad load
+reads 0, a bad store is dropped) and the application goes on. At its end
+the errors are printed in compute-sanitizer's shape, one block per distinct
+error, then ``========= ERROR SUMMARY: N errors``. Exit status: 1 when errors
+were found, else the application's (or 1 when ptxc stopped it).
+"""
+from __future__ import annotations
+
+import json
+import sys
+
+import click
+
+TOOLS = ("memcheck", "racecheck", "initcheck", "synccheck")
+
+
+@click.command("check", context_settings={"ignore_unknown_options": True,
+                                          "allow_interspersed_args": False})
+@click.option("--tool", type=click.Choice(TOOLS), default="memcheck", show_default=True,
+              help="The check (only memcheck is supported yet).")
+@click.option("--format", "fmt", type=click.Choice(("text", "json")), default="text",
+              show_default=True, help="Format of the error report.")
+@click.option("-o", "--output", type=click.Path(dir_okay=False, allow_dash=True), default=None,
+              help="Write the report to this file ('-' = stdout) instead of stderr.")
+@click.option("--gpu", default="h100", show_default=True, metavar="MODEL",
+              help="GPU model the application sees: h100, a100, v100, t4.")
+@click.option("--ptx", type=click.Path(exists=True, dir_okay=False), default=None,
+              help="Use this PTX module instead of the PTX in the application's fat binary.")
+@click.option("--keep-ptx", type=click.Path(file_okay=False), default=None, metavar="DIR",
+              help="Write the PTX of each fat binary into DIR (the report cites its lines).")
+@click.option("--max-steps", type=click.IntRange(min=1), default=None, metavar="N",
+              help="Step budget per warp and launch (block executions).")
+@click.option("--threads", type=click.IntRange(min=1), default=None, metavar="N",
+              help="Worker threads per launch (default: all cores).")
+@click.argument("argv", nargs=-1, type=click.UNPROCESSED, required=True, metavar="-- APP [ARGS]...")
+def check_command(tool, fmt, output, gpu, ptx, keep_ptx, max_steps, threads, argv):
+    """Run a CUDA application (built with `nvcc -cudart shared`) and report
+    its invalid memory accesses as compute-sanitizer's memcheck does."""
+    from . import memcheck_report
+    from .runtime import gpus
+    from .runtime.app import run_app
+    from .runtime.server import Options
+    if tool != "memcheck":
+        raise click.UsageError(f"--tool {tool} is not supported yet (only memcheck)")
+    argv = list(argv)
+    if argv and argv[0] == "--":
+        argv = argv[1:]
+    if not argv:
+        raise click.UsageError("give the application to check: ptxc check [OPTIONS] -- ./app ARGS...")
+    options = Options(mode="full", gpu=gpus.model(gpu), max_steps=max_steps, threads=threads,
+                      ptx=ptx, keep_ptx=keep_ptx, on_error="continue")
+    result = run_app(argv, options)
+    launches = result.session.launches
+    if fmt == "json":
+        text = json.dumps({**memcheck_report.launches_json(launches), "meta": result.meta},
+                          indent=2, default=list) + "\n"
+    else:
+        text = memcheck_report.launches_text(launches)
+    write(text, output)
+    sys.exit(1 if memcheck_report.total_errors(launches) else result.status)
+
+
+def write(text: str, output: str | None) -> None:
+    if output in (None, ""):
+        sys.stderr.write(text)
+    elif output == "-":
+        sys.stdout.write(text)
+    else:
+        with open(output, "w") as f:
+            f.write(text)
