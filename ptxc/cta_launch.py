@@ -13,7 +13,8 @@ computes the program's effects). It returns the classes
   what decides control flow, so it is off for them;
 * the slice keeps the program's writes (criteria ``effects``);
 * the kernel may call ``vprintf`` or ``__assertfail`` (every CTA's output
-  and thread ids are host-visible);
+  and thread ids are host-visible) or ``malloc``/``free`` (every CTA changes
+  the device heap);
 * the grid has one CTA, or more than runtime.MAX_PER_CTA, or more than half
   of the CTAs would run anyway.
 
@@ -49,8 +50,11 @@ def cta_classes(c, fn, grid, block, params: bytes):
         return None, "off: the memory counters depend on addresses"
     if (module.attrs.get("slice") or {}).get("criteria") in NO_CLASSES_CRITERIA:
         return None, "off: the slice computes the program's effects"
-    if any(why.startswith("builtin ") for why in c.plan.no_callee.values()):
-        return None, "off: the kernel calls vprintf or __assertfail (output of every CTA)"
+    builtins = sorted({why.split()[1] for why in c.plan.no_callee.values()
+                       if why.startswith("builtin ")})
+    if builtins:
+        return None, (f"off: the kernel calls {', '.join(builtins)} (every CTA's output, "
+                      "or the heap every CTA changes)")
     if nctas < 2 or nctas > MAX_PER_CTA:
         return None, f"off: {nctas} CTAs"
     condition = cached_condition(module, fn)

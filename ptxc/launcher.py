@@ -501,6 +501,7 @@ def run_compiled(c, fn, grid, block, params, segments, shared_bytes, max_steps, 
     for this launch; it runs every CTA (no CTA equivalence: each CTA's calls
     change the heap)."""
     from .backends.llvm import heap as device_heap
+    from .backends.llvm.layout import spare_segment
     from .backends.llvm.results import build_profile
     from .backends.llvm.runtime import Launch, RunError
     from .cta_launch import cta_classes
@@ -510,27 +511,27 @@ def run_compiled(c, fn, grid, block, params, segments, shared_bytes, max_steps, 
         heap = heap or device_heap.fresh(segments, c.plan.shift)
         segments = {**segments, heap.seg: heap.array}
         segment_names = {**(segment_names or {}), heap.seg: "the device heap (malloc)"}
-        cta_equivalence = False
     grid_ws = None
     if cooperative:      # the grid-sync workspace (%envreg1:2), zeroed, in a segment of its own
-        seg = max([*segments, 5]) + 1
+        seg = spare_segment(segments)
         segments = {**segments, seg: np.zeros(64, np.uint8)}
         segment_names = {**(segment_names or {}), seg: "the grid-sync workspace"}
-        grid_ws, cta_equivalence = seg << c.plan.shift, False
-    classes, note = cta_classes(c, fn, grid, block, params) if cta_equivalence else (None, "off")
+        grid_ws = seg << c.plan.shift
+    if not cta_equivalence:
+        classes, note = None, "off"
+    elif cooperative:
+        classes, note = None, "off: a cooperative launch (its CTAs wait for each other)"
+    else:
+        classes, note = cta_classes(c, fn, grid, block, params)
     t_classes = time.perf_counter() - t1
     log = None
     if check == "memcheck":
         from .backends.llvm.memcheck import MemcheckLog
         log = MemcheckLog()
     run = Launch(c, grid, block, params, segments, shared_bytes, max_steps, threads, memory=memory,
-                 grid_ws=grid_ws, memcheck=log)
+                 grid_ws=grid_ws, memcheck=log, heap=heap if c.uses_heap else None)
     try:
-        if c.uses_heap:
-            with device_heap.active(heap):
-                counts = run.run(classes)
-        else:
-            counts = run.run(classes)
+        counts = run.run(classes)
     except RunError as e:
         sizes = space_sizes(run, segment_names or {})
         sizes["shift"] = c.plan.shift

@@ -94,9 +94,8 @@ class DeviceHeap:
 def fresh(segments: dict, shift: int, nbytes: int = DEFAULT_BYTES) -> DeviceHeap:
     """A new heap in the first segment after ``segments``' (a standalone
     launch: its heap lives as long as the launch)."""
-    from .layout import SEG_FIRST_BUFFER
-    seg = max([SEG_FIRST_BUFFER - 1, *segments]) + 1
-    return DeviceHeap(seg, np.zeros(nbytes, np.uint8), shift)
+    from .layout import spare_segment
+    return DeviceHeap(spare_segment(segments), np.zeros(nbytes, np.uint8), shift)
 
 
 @contextmanager

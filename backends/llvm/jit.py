@@ -56,6 +56,12 @@ class Compiled:
     mem_ctr: dict = field(default_factory=dict)   # instr id -> {space: counter base}
     uses_heap: bool = False         # calls device malloc / free (heap.py)
 
+    @property
+    def in_order(self) -> bool:
+        """Its CTAs must run in linear order on one worker: global atomics
+        see one CTA order, the heap hands out the same addresses."""
+        return self.uses_global_atomics or self.uses_heap
+
 
 def llvm():
     """llvmlite.binding, initialised once (imported lazily: it is slow)."""

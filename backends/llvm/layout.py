@@ -66,6 +66,12 @@ SEG_GLOBALS = 5     # module .global variables
 SEG_FIRST_BUFFER = 6  # user buffers: one segment each
 SEG_ENTRY_BYTES = 32  # {ptr base, i64 size, i64 lane_stride, i64 unused}
 
+def spare_segment(segments) -> int:
+    """The first segment number after the buffers of ``segments`` (a launch's
+    own memory: the device heap, the grid-sync workspace)."""
+    return max([SEG_FIRST_BUFFER - 1, *segments]) + 1
+
+
 SPACE_SEGMENT = {"shared": SEG_SHARED, "local": SEG_LOCAL, "param": SEG_PARAM,
                  "const": SEG_CONST}
 

@@ -44,8 +44,7 @@ def builtin_heap(cg, call_node, name: str) -> None:
     saved = cg.cur
     cg.cur = call_node.call
     cg.decls.update(DECLS)
-    cg.uses_global_atomics = True        # one worker, CTAs in linear order: heap.py
-    cg.uses_heap = True
+    cg.uses_heap = True                  # one worker, CTAs in linear order: heap.py
     f = cg.f
     vec = f.alloca("<32 x i64>", "heap", 64)
     f.store("<32 x i64>", read_arg(cg, args[0]), vec, 64)

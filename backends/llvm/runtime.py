@@ -7,12 +7,14 @@ counters, so workers never share mutable state except global memory. CTAs
 are handed out in increasing linear order in chunks; the native
 ``run_ctas`` releases the GIL (ctypes), so the workers run in parallel.
 Counters are sums, hence identical for any number of workers. Kernels with
-global atomics run on one worker so that atomics see one CTA order.
+global atomics or device malloc/free run on one worker so that atomics see
+one CTA order and the heap hands out the same addresses (Compiled.in_order).
 """
 from __future__ import annotations
 
 import struct
 import threading
+from contextlib import nullcontext
 
 import numpy as np
 
@@ -86,8 +88,9 @@ class Launch:
     def __init__(self, compiled, grid, block, params: bytes, segments: dict,
                  dyn_shared: int, max_steps: int, threads: int, per_cta: bool = True,
                  memory: ModuleMemory | None = None, grid_ws: int | None = None,
-                 memcheck=None):
+                 memcheck=None, heap=None):
         self.c = compiled
+        self.heap = heap                    # the heap.DeviceHeap malloc/free use (or None)
         self.memcheck = memcheck            # a memcheck.MemcheckLog: record bad accesses, go on
         self.grid_ws = grid_ws              # cooperative launch: workspace address (coop.py)
         self.coop_abort = None
@@ -145,9 +148,10 @@ class Launch:
         With ``classes`` (passes.cta_classes.CtaClasses: CTAs that execute
         identically) run one representative per class and weight its
         counters by the class size; per-CTA numbers are copied to the members."""
-        from . import memcheck
+        from . import heap, memcheck
         with device_calls.active(ptr(self.L), self.output), \
-                memcheck.active(ptr(self.L), self.memcheck or memcheck.MemcheckLog()):
+                memcheck.active(ptr(self.L), self.memcheck or memcheck.MemcheckLog()), \
+                (heap.active(self.heap) if self.heap is not None else nullcontext()):
             if classes is not None:
                 return self._run_classes(classes)
             return self._run_all()
@@ -156,7 +160,7 @@ class Launch:
         self.ctas_run = self.nctas
         if self.grid_ws is not None:
             return self._run_cooperative()
-        threads = 1 if self.c.uses_global_atomics else min(self.threads, self.nctas)
+        threads = 1 if self.c.in_order else min(self.threads, self.nctas)
         workers = [Worker(self) for _ in range(threads)]
         if threads == 1:
             workers[0].run_range(0, self.nctas)
@@ -169,7 +173,7 @@ class Launch:
 
     def _run_classes(self, classes) -> np.ndarray:
         reps, counts = classes.reps, classes.counts
-        threads = 1 if self.c.uses_global_atomics else min(self.threads, len(reps))
+        threads = 1 if self.c.in_order else min(self.threads, len(reps))
         workers = [Worker(self) for _ in range(threads)]
         totals = [np.zeros_like(w.counters) for w in workers]
         state = {"next": 0, "stop": len(reps)}

@@ -250,12 +250,7 @@ class SimtMixin:
         f.label(go, dominated=True)
         if self.keep(ins):
             barrier_arrive(self, ins)
-        k = len(self.resume_labels)
-        label = f"resume{k}"
-        self.resume_labels.append(label)
-        sp = f.load("i32", self.sp_a, 4)
-        top = self.stack_entry(f.val(f"sub i32 {sp}, 1"))
-        f.store("i32", str(self.n_nodes + k), top, 4)
+        label, _ = self.resume_point()
         f.br("save")
         f.label(label)
         self.set_mask(f.load("i32", self.mask_a, 4))
@@ -265,6 +260,18 @@ class SimtMixin:
         f.label(skip)
         self.set_mask(f.load("i32", self.mask_a, 4))
 
+    def resume_point(self) -> tuple[str, str]:
+        """(a new resume label, the stack depth): the stack top's pc becomes
+        the label's dispatch id, so the next call of run_warp continues there
+        (a barrier's or a yield's continuation)."""
+        f = self.f
+        k = len(self.resume_labels)
+        label = f"resume{k}"
+        self.resume_labels.append(label)
+        sp = f.load("i32", self.sp_a, 4)
+        f.store("i32", str(self.n_nodes + k), self.stack_entry(f.val(f"sub i32 {sp}, 1")), 4)
+        return label, sp
+
     def yield_if(self, lanes_i32: str) -> None:
         """If any lane of ``lanes_i32`` is set: save the warp and return
         ST_YIELD (the CTA loop runs the other warps, then resumes here)."""
@@ -272,11 +279,7 @@ class SimtMixin:
         go, skip = f.fresh_label("yield"), f.fresh_label("yieldskip")
         f.cbr(f.icmp("ne", "i32", lanes_i32, "0"), go, skip)
         f.label(go, dominated=True)
-        k = len(self.resume_labels)
-        label = f"resume{k}"
-        self.resume_labels.append(label)
-        sp = f.load("i32", self.sp_a, 4)
-        f.store("i32", str(self.n_nodes + k), self.stack_entry(f.val(f"sub i32 {sp}, 1")), 4)
+        label, sp = self.resume_point()
         self.yield_to_sibling(sp)
         f.label(label)
         self.set_mask(f.load("i32", self.mask_a, 4))
