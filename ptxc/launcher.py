@@ -55,20 +55,14 @@ def launch(module, kernel=None, grid=(1, 1, 1), block=None, args=(), mode: str =
                    cta_equivalence=cta_equivalence, cooperative=cooperative, check=check)
 
 
-CHECKS = ("memcheck",)
+CHECKS = ("memcheck", "racecheck", "synccheck")     # and "all", or a comma-separated list
 
 
 def check_option(check: str | None, mode: str) -> None:
-    """Refuse an unknown check tool, or memcheck in a hybrid run (it skips
+    """Refuse an unknown check tool, or a check in a hybrid run (it skips
     accesses the slice does not keep, so it would miss their errors)."""
-    if check is None:
-        return
-    if check not in CHECKS:
-        raise PtxcError(f"unknown check '{check}' (use 'memcheck'; racecheck, initcheck and "
-                        f"synccheck are not supported yet)")
-    if mode != "full":
-        raise PtxcError("memcheck needs a full run (mode='full'): a hybrid run skips the "
-                        "accesses its slice does not keep")
+    from .check_tools import validate
+    validate(check, mode)
 
 
 def configure(module, kernel, grid, block, mode: str, shared_bytes: int,
@@ -100,9 +94,9 @@ def compile_timed(module, fn, mode: str, grid, block, memory: int, check: str | 
     from .backends.llvm import jit
     t0 = time.perf_counter()
     level = jit.choose_level(fn, mode, count(grid) * count(block))
-    if check == "memcheck":          # its own compiled variant (the default code is unchanged)
-        return jit.compile_kernel(module, fn, mode, level, memory=memory, memcheck=True), \
-            time.perf_counter() - t0
+    if check:                        # its own compiled variant (the default code is unchanged)
+        from .check_tools import compile_variant
+        return compile_variant(module, fn, mode, level, memory, check), time.perf_counter() - t0
     return compile_for_launch(module, fn, mode, level, memory), time.perf_counter() - t0
 
 
@@ -524,14 +518,17 @@ def run_compiled(c, fn, grid, block, params, segments, shared_bytes, max_steps, 
     else:
         classes, note = cta_classes(c, fn, grid, block, params)
     t_classes = time.perf_counter() - t1
+    from .check_tools import activate, make_checkers, tools_of
     log = None
-    if check == "memcheck":
+    if "memcheck" in tools_of(check):
         from .backends.llvm.memcheck import MemcheckLog
         log = MemcheckLog()
+    checkers = make_checkers(c, block, check)       # racecheck / synccheck (check_tools.py)
     run = Launch(c, grid, block, params, segments, shared_bytes, max_steps, threads, memory=memory,
                  grid_ws=grid_ws, memcheck=log, heap=heap if c.uses_heap else None)
     try:
-        counts = run.run(classes)
+        with activate(run, checkers):
+            counts = run.run(classes)
     except RunError as e:
         sizes = space_sizes(run, segment_names or {})
         sizes["shift"] = c.plan.shift
@@ -549,6 +546,9 @@ def run_compiled(c, fn, grid, block, params, segments, shared_bytes, max_steps, 
         sizes["shift"] = c.plan.shift
         prof.mem_errors = describe_errors(c, fn, log, sizes)
         prof.mem_error_count = log.total()
+    if checkers:
+        from .check_tools import attach
+        attach(prof, c, fn, block, checkers)
     return prof
 
 

@@ -55,6 +55,8 @@ class Profile:
     printf: list = field(default_factory=list)   # device printf output, one str per call and lane (docs/launch.md)
     mem_errors: list | None = None      # memcheck launches: memcheck_report.MemcheckError list (docs/check.md)
     mem_error_count: int = 0            # their failing thread-accesses
+    race_hazards: list | None = None    # racecheck: hazard_report.RaceReport list (docs/check.md)
+    sync_errors: list | None = None     # synccheck: hazard_report.SyncReport list
 
     @property
     def branch_efficiency(self) -> float:
@@ -99,6 +101,10 @@ class Profile:
         if self.mem_errors is not None:
             from .memcheck_report import as_json
             d["memcheck"] = as_json(self.mem_errors, self.mem_error_count)
+        for tool, found in (("racecheck", self.race_hazards), ("synccheck", self.sync_errors)):
+            if found is not None:
+                from .hazard_report import as_json as hazards_json
+                d[tool] = hazards_json(tool, found)
         if self.memory_counters:
             from .memreport import memory_rows
             d["memory"] = self.memory

@@ -31,6 +31,7 @@ from ptxc.errors import PtxcError
 from ptxc.memaccess import access_kind
 
 from . import layout as Lo
+from .check_hooks import sync_hook
 from .irtext import Fn, LANE_IDS, splat, vt
 from .mem_count import count_only
 from .plan import Plan
@@ -76,6 +77,7 @@ class KernelCodegen(SimtMixin, Values):
         self.name = name
         self.memory_counters = memory_counters   # shared bank bytes (4 or 8), 0 = off
         self.memcheck = False       # record invalid accesses and go on (memcheck.py)
+        self.checks: tuple = ()     # racecheck / synccheck hooks (check_hooks.py)
         self.mem_ctr: dict[int, dict[str, int]] = {}   # instr id -> {space: counter base}
         check_address_slice(plan, mode, memory_counters)
         self.ops = OPS
@@ -286,6 +288,8 @@ class KernelCodegen(SimtMixin, Values):
         else:
             self.em, self.emi = self.mv, self.m
         op = ins.opcode
+        if self.checks:
+            sync_hook(self, ins)        # racecheck / synccheck variants (check_hooks.py)
         if op in ("bar", "barrier"):
             self.barrier(ins)
         elif self.keep(ins):
