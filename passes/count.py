@@ -144,7 +144,7 @@ class CountPass(Pass):
         if fmt == "csv":
             text = render_memory_csv(report) if self.csv == "memory" else render_csv(report)
         else:
-            text = render_text(report) + memcheck_text(module)
+            text = render_text(report) + memcheck_text(module) + hazards_text(module)
         data = _strip_private(report)
         return PassResult(self.name, text, data, ALL)
 
@@ -158,6 +158,12 @@ def memcheck_text(module) -> str:
     errors = [MemcheckError(**{**e, "block": tuple(e["block"]), "thread": tuple(e["thread"])})
               for e in mc["errors"]]
     return "\n" + sanitizer_text(errors, mc["error_count"])
+
+
+def hazards_text(module) -> str:
+    """The racecheck / synccheck reports of a ``--check`` launch (docs/check.md)."""
+    from ptxc.hazard_report import profile_text
+    return profile_text(module.attrs.get("launch_profile"))
 
 
 def _strip_private(report: dict) -> dict:

@@ -269,3 +269,22 @@ def launches_json(launches, tool: str) -> dict:
         d["warning_count"] = sum(e.count for _, e in launch_reports(launches, tool)
                                  if e.severity == "warning")
     return d
+
+
+def profile_text(dyn: dict) -> str:
+    """The racecheck / synccheck reports of a launch profile's dict
+    (Profile.to_dict; ``ptxc opt --check``), '' when it has none."""
+    out = ""
+    for tool, cls in (("racecheck", RaceReport), ("synccheck", SyncReport)):
+        found = (dyn or {}).get(tool)
+        if found:
+            reports = [cls(**{k: tuple(v) if isinstance(v, list) else v for k, v in e.items()})
+                       for e in found["errors"]]
+            out += "\n" + launch_text(tool, reports)
+    return out
+
+
+def profile_errors(dyn: dict) -> int:
+    """Errors of every check tool in a launch profile's dict."""
+    return sum(((dyn or {}).get(t) or {}).get("error_count", 0)
+               for t in ("memcheck", "racecheck", "synccheck"))

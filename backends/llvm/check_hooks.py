@@ -134,6 +134,7 @@ def call_if(cg, lanes: str, name: str, decl: str, args) -> None:
 
 # ---------------------------------------------------------- callbacks
 _checkers: dict[int, list] = {}
+_failed: dict[int, BaseException] = {}       # L -> the first exception of a callback
 _lock = threading.Lock()
 
 
@@ -152,6 +153,9 @@ class active:
     def __exit__(self, *exc):
         with _lock:
             _checkers.pop(self.L, None)
+            failed = _failed.pop(self.L, None)
+        if failed is not None and exc[0] is None:     # a checker bug: never a silent wrong report
+            raise RuntimeError("a check callback failed") from failed
 
 
 def _race(L, cta, ws, iid, addrs, lanes, kind, nbytes, generic) -> None:
@@ -170,9 +174,9 @@ def _safe(fn):
     def wrapped(*a):
         try:
             fn(*a)
-        except Exception:               # never let an exception cross the native frames
-            import traceback
-            traceback.print_exc()
+        except Exception as e:          # never let an exception cross the native frames
+            with _lock:
+                _failed.setdefault(a[0], e)
     return wrapped
 
 

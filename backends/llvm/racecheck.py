@@ -200,20 +200,19 @@ class CtaShadow:
     def unordered(self, rec, idx, tid, warp):
         """(hazard, same warp) per byte: ``rec``'s access is by another
         thread, another warp instruction, and not ordered before this one."""
-        t = rec[TID, idx]
-        other_warp = t // 32
-        same = other_warp == warp
-        ordered = np.where(same, rec[WEP, idx] < self.wep[warp], rec[EP, idx] < self.ep[warp])
-        bad = (t >= 0) & (t != tid) & (rec[SEQ, idx] != self.seq) & ~ordered
+        sub = rec[:WEP + 1, idx]
+        t = sub[TID]
+        same = (t // 32) == warp
+        ordered = np.where(same, sub[WEP] < self.wep[warp], sub[EP] < self.ep[warp])
+        bad = (t >= 0) & (t != tid) & (sub[SEQ] != self.seq) & ~ordered
         return bad, same
 
-    def stamp(self, rec, idx, tid, warp, iid=None) -> None:
-        rec[TID, idx] = tid
-        rec[SEQ, idx] = self.seq
-        rec[EP, idx] = self.ep[warp]
-        rec[WEP, idx] = self.wep[warp]
-        if iid is not None:
-            rec[IID, idx] = iid
+    def stamp(self, rec, idx, tid, warp, iid) -> None:
+        """Record this access (thread ``tid``, per byte) in ``rec`` at ``idx``."""
+        buf = np.empty((WEP + 1, len(idx)), dtype=np.int64)
+        buf[TID], buf[IID], buf[SEQ], buf[EP], buf[WEP] = tid, iid, self.seq, self.ep[warp], \
+            self.wep[warp]
+        rec[:WEP + 1, idx] = buf
 
     def store(self, idx, tid, atomic: int, warp: int) -> None:
         self.stamp(self.w, idx, tid, warp, self.iid)

@@ -41,6 +41,7 @@ class Options:
     bank_bytes: int = 4
     on_error: str | None = None      # device faults: 'stop', 'cuda', 'continue' (memcheck:
                                      # bad accesses recorded, docs/check.md), None = faults.DEFAULT
+    check: str | None = None         # ptxc check --tool: launch(check=...) of every launch
 
 
 @dataclass
@@ -266,7 +267,8 @@ class Session:
                                slice_options=HYBRID_SLICE if opts.mode == "hybrid" else None,
                                memory_counters=opts.memory_counters, bank_bytes=opts.bank_bytes,
                                heap=self.device_heap, cooperative=cooperative,
-                               check="memcheck" if opts.on_error == "continue" else None)
+                               check=opts.check or ("memcheck" if opts.on_error == "continue"
+                                                    else None))
         wall = time.perf_counter() - t0
         return LaunchRecord(len(self.launches) + 1, k.name, lm.label, grid, block, shared,
                             stream, opts.mode, prof, wall, prof.timings.get("compile", 0.0))
