@@ -49,8 +49,9 @@ def compile_variant(module, fn, mode: str, level: int, memory: int, check):
                               checks=tuple(t for t in tools if t in HOOKED))
 
 
-def make_checkers(c, block, check) -> dict:
-    """{tool: checker} of the hooked tools ``check`` names."""
+def make_checkers(c, block, check, cooperative: bool = False) -> dict:
+    """{tool: checker} of the hooked tools ``check`` names. A cooperative
+    launch interleaves CTAs on one worker: its checkers keep every CTA's state."""
     from .backends.llvm.racecheck import RaceChecker
     from .backends.llvm.synccheck import SyncChecker
     tools = tools_of(check)
@@ -59,6 +60,8 @@ def make_checkers(c, block, check) -> dict:
         out["racecheck"] = RaceChecker(c.plan.shift, tuple(block))
     if "synccheck" in tools:
         out["synccheck"] = SyncChecker(c.plan)
+    for ch in out.values():
+        ch.ctas.keep = cooperative
     return out
 
 

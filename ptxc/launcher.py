@@ -17,6 +17,7 @@ import time
 
 import numpy as np
 
+from .check_tools import TOOLS as CHECKS   # launch(check=...): these, "all" or a list of them
 from .errors import PtxcError
 from .launch_alias import classes_for_segments, classes_for_values, ensure_launch_slice
 from .types import TYPE_SIZES
@@ -53,9 +54,6 @@ def launch(module, kernel=None, grid=(1, 1, 1), block=None, args=(), mode: str =
     return execute(module, fn, grid, block, params, buffers, arrays, mode, shared_bytes,
                    max_steps or DEFAULT_MAX_STEPS, threads, memory,
                    cta_equivalence=cta_equivalence, cooperative=cooperative, check=check)
-
-
-CHECKS = ("memcheck", "racecheck", "synccheck")     # and "all", or a comma-separated list
 
 
 def check_option(check: str | None, mode: str) -> None:
@@ -523,7 +521,7 @@ def run_compiled(c, fn, grid, block, params, segments, shared_bytes, max_steps, 
     if "memcheck" in tools_of(check):
         from .backends.llvm.memcheck import MemcheckLog
         log = MemcheckLog()
-    checkers = make_checkers(c, block, check)       # racecheck / synccheck (check_tools.py)
+    checkers = make_checkers(c, block, check, cooperative)   # racecheck / synccheck (check_tools.py)
     run = Launch(c, grid, block, params, segments, shared_bytes, max_steps, threads, memory=memory,
                  grid_ws=grid_ws, memcheck=log, heap=heap if c.uses_heap else None)
     try:

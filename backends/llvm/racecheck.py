@@ -115,6 +115,7 @@ class PerCta:
 
     def __init__(self, make):
         self.make = make
+        self.keep = False           # keep every CTA's state (a cooperative launch interleaves CTAs)
         self.states: dict[int, object] = {}
         self.current: dict[int, int] = {}
         self.lock = threading.Lock()
@@ -124,7 +125,7 @@ class PerCta:
         with self.lock:
             prev = self.current.get(me)
             if prev != linear:
-                if prev is not None:
+                if prev is not None and not self.keep:
                     self.finish(self.states.pop(prev, None))
                 self.current[me] = linear
             st = self.states.get(linear)
