@@ -541,6 +541,9 @@ cli.add_command(check_command)
 from .cli_occupancy import occupancy_command  # noqa: E402 - `ptxc occupancy` (docs/gpus.md)
 
 cli.add_command(occupancy_command)
+from .cli_predict import predict_command  # noqa: E402 - `ptxc predict` (docs/predict.md)
+
+cli.add_command(predict_command)
 
 
 # ------------------------------------------------------------------ main
