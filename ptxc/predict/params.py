@@ -143,6 +143,9 @@ def load_params(gpu_key: str | None, path: str | None) -> ModelParams:
                         "(as `ptxc calibrate` writes)")
     vals, srcs = dict(p.values), dict(p.sources)
     for k, v in measured.items():
+        if k == "cost_issue":
+            raise PtxcError(f"{path}: error: 'cost_issue' is 1 / schedulers per SM, not a "
+                            "measured parameter (TopDown's slots depend on it)")
         if k not in vals:
             raise PtxcError(f"{path}: error: unknown parameter '{k}' "
                             f"(known: {', '.join(sorted(vals))})")
