@@ -544,6 +544,9 @@ cli.add_command(occupancy_command)
 from .cli_predict import predict_command  # noqa: E402 - `ptxc predict` (docs/predict.md)
 
 cli.add_command(predict_command)
+from .cli_calibrate import calibrate_command  # noqa: E402 - `ptxc calibrate` (docs/predict.md)
+
+cli.add_command(calibrate_command)
 
 
 # ------------------------------------------------------------------ main
