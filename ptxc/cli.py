@@ -337,9 +337,14 @@ def _print_warnings(module, start: int = 0) -> int:
 @click.option("--check", type=click.Choice(["memcheck"]), default=None,
               help="Record out-of-bounds and misaligned accesses and go on (a full run; "
                    "docs/check.md); exit status 1 when there were any.")
+@click.option("--topdown", is_flag=True,
+              help="After the count pass's launch (with --memory-counters), print its TopDown "
+                   "Level 1 and 2 on the --gpu model (docs/predict.md).")
+@click.option("--gpu", "gpu_key", default="h100", show_default=True, metavar="MODEL",
+              help="GPU model of --topdown: h100, a100, v100, t4, rtx2060, gtx260.")
 def opt_command(file, pipeline, emit, fmt, output, verify_each, kernel, grid, block,
                 shared, args, mode, max_steps, threads, memory_counters, bank_bytes,
-                cta_equivalence, check):
+                cta_equivalence, check, topdown, gpu_key):
     """Parse FILE (or stdin for '-'), run a pass pipeline, print the reports
     and optionally the resulting module.
 
@@ -366,6 +371,9 @@ def opt_command(file, pipeline, emit, fmt, output, verify_each, kernel, grid, bl
     finally:
         seen = _print_warnings(module, seen)
     reports = render_reports(result, fmt)
+    if topdown:
+        from .cli_predict import opt_topdown
+        reports = opt_topdown(module, launch, gpu_key, fmt, reports)
     if reports:
         sys.stdout.write(_ensure_nl(reports))
         sys.stdout.flush()

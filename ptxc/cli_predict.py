@@ -94,14 +94,20 @@ def emit(results, fmt, topdown, report_path) -> None:
             raise PtxcError(f"cannot write '{report_path}': {e}") from None
 
 
-def topdown_report(module, ptx_text, launch: dict, gpu_key, fmt) -> str:
-    """``ptxc opt --topdown``: the TopDown of the count pass's launch."""
+def opt_topdown(module, launch, gpu_key, fmt, reports: str) -> str:
+    """``ptxc opt --topdown``: the pass reports with the TopDown of the count
+    pass's launch added (text: after them; JSON: a "topdown" member)."""
     from .predict import render
     prof = module.attrs.get("launch_profile")
-    if not prof:
-        raise PtxcError("--topdown needs a launch: run the count pass with "
-                        "--kernel/--grid/--block")
-    r = analyse_launch(module, ptx_text, prof, gpu_key, None, launch.get("shared") or 0, None)
+    if launch is None or not prof:
+        raise PtxcError("--topdown needs the count pass with a launch (--pass=count "
+                        "--kernel/--grid/--block --memory-counters)")
+    r = analyse_launch(module, module.to_ptx(), prof, gpu_key, None,
+                       launch.get("shared") or 0, None)
     if fmt == "json":
-        return json.dumps({"topdown": render.as_json(r)["topdown"]}, indent=2, default=str)
-    return "\n".join(render.topdown_text(r["topdown"])) + "\n"
+        doc = json.loads(reports) if reports.strip() else {}
+        doc["topdown"] = render.as_json(r)["topdown"]
+        return json.dumps(doc, indent=2, default=str)
+    if fmt == "csv":
+        raise PtxcError("--topdown prints text or JSON, not CSV")
+    return reports.rstrip("\n") + "\n" + render.text(r)
