@@ -111,3 +111,15 @@ def opt_topdown(module, launch, gpu_key, fmt, reports: str) -> str:
     if fmt == "csv":
         raise PtxcError("--topdown prints text or JSON, not CSV")
     return reports.rstrip("\n") + "\n" + render.text(r)
+
+
+def run_topdown(launches, gpu_key, fmt, summary: str, report_path) -> str:
+    """``ptxc run --topdown``: the summary with predictions and TopDown per
+    launch and kernel added (ptxc/predict/app_report.py)."""
+    from .predict import app_report
+    results = app_report.launch_results(launches, gpu_key)
+    if report_path:
+        app_report.write_sqlite(report_path, results)
+    if fmt == "json":
+        return app_report.merge_json(summary, results)
+    return summary + app_report.text(results)
