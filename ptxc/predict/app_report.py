@@ -52,11 +52,14 @@ def kernel_totals(results) -> dict:
 
 
 def text(results) -> str:
+    from ..runtime.report import demangle
     lines = ["", "==PTXC== Predicted time and TopDown per kernel (modelled; docs/predict.md)"]
-    for name, k in kernel_totals(results).items():
+    totals = kernel_totals(results)
+    readable = demangle(totals)
+    for name, k in totals.items():
         fr = k["fractions"]
         parts = "  ".join(f"{n} {100 * fr[n]:.1f}%" for n in LEVEL1)
-        lines.append(f"  {name}: {k['launches']} launch(es), {k['seconds'] * 1e6:.3f} us; {parts}")
+        lines.append(f"  {readable[name]}: {k['launches']} launch(es), {k['seconds'] * 1e6:.3f} us; {parts}")
         lines.append("      branch {:.1f}%  replay {:.1f}%  backend_core {:.1f}%  "
                      "backend_memory {:.1f}%".format(100 * fr["branch"], 100 * fr["replay"],
                                                      100 * fr["backend_core"],
