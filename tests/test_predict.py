@@ -180,3 +180,28 @@ def test_cli_predict_errors():
         "ptxc: error: unknown GPU model 'k80' (choose one of h100, a100, v100, t4, rtx2060, gtx260)"]
     r = CliRunner().invoke(cli, ["predict", TOPDOWN_PTX, *STRIDED, "--block", "4096"])
     assert r.exit_code == 1 and "Traceback" not in r.output
+
+
+BANK2 = ["--pass=count", "--kernel", "bank2", "--grid", "1", "--block", "32",
+         "--arg", "0=zeros:f32:32", TOPDOWN_PTX]
+
+
+def test_opt_topdown():
+    # bank2 (tests/test_topdown.py): 2 shared bank conflicts, no other replays.
+    r = CliRunner().invoke(cli, ["opt", "--topdown", "--memory-counters", "--gpu", "t4", *BANK2])
+    assert r.exit_code == 0, r.output
+    assert "replays (exact)  global 0  shared 2  width 0" in r.output
+    r = CliRunner().invoke(cli, ["opt", "--topdown", "--memory-counters", "--format", "json",
+                                 *BANK2])
+    assert r.exit_code == 0, r.output
+    d = json.loads(r.output)
+    assert "count" in d and d["topdown"]["replays"]["shared"] == 2
+    assert sum(d["topdown"]["level1"].values()) == pytest.approx(1.0)
+
+
+def test_opt_topdown_needs_memory_counters():
+    r = CliRunner().invoke(cli, ["opt", "--topdown", *BANK2])
+    assert r.exit_code == 1
+    assert r.output.strip().splitlines() == [
+        "ptxc: error: kernel 'bank2': the model needs the memory counters "
+        "(run the launch with --memory-counters)"]
