@@ -205,3 +205,32 @@ def test_opt_topdown_needs_memory_counters():
     assert r.output.strip().splitlines() == [
         "ptxc: error: kernel 'bank2': the model needs the memory counters "
         "(run the launch with --memory-counters)"]
+
+
+PROFILE = ["profile", "--launch", "strided:2:32", "--arg", "strided:0=arange:f32:2048",
+           "--arg", "strided:1=zeros:f32:64", "--arg", "strided:2=32",
+           "--launch", "partial:1:40", "--arg", "partial:0=ones:f32:40",
+           "--arg", "partial:1=zeros:f32:40", "--kernel", "strided", "--kernel", "partial"]
+
+
+def test_profile_topdown(tmp_path):
+    # strided: 2 CTAs x 1 warp, 32 lines per load + 1 per store: 2 x 31 = 62
+    # global replays; partial (block 40): 24 - 480 / 32 = 9 branch-loss slots
+    # (tests/test_topdown.py), one CTA so f = 1.
+    db = tmp_path / "p.sqlite"
+    r = CliRunner().invoke(cli, [*PROFILE, "--topdown", "--format", "json", "--report", str(db),
+                                 TOPDOWN_PTX])
+    assert r.exit_code == 0, r.output
+    pred = {p["kernel"]: p for p in json.loads(r.output)["predict"]}
+    assert pred["strided"]["topdown"]["replays"]["global"] == 62
+    td = pred["partial"]["topdown"]
+    assert td["level1"]["divergence"] * td["slots"] == pytest.approx(9)
+    n = sqlite3.connect(db).execute("SELECT COUNT(*) FROM topdown").fetchone()[0]
+    assert n == 2 * 8
+    r = CliRunner().invoke(cli, [*PROFILE, "--topdown", TOPDOWN_PTX])
+    assert r.exit_code == 0 and "Predicted time and TopDown" in r.output
+
+
+def test_profile_topdown_one_module(tmp_path):
+    r = CliRunner().invoke(cli, ["profile", "--topdown", TOPDOWN_PTX, TOPDOWN_PTX])
+    assert r.exit_code == 2 and "--topdown profiles one module" in r.output
