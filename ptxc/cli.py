@@ -494,18 +494,18 @@ def profile_command(files, launches, args, launch_file, zero_fill, kernels, mode
     finally:
         _print_warnings(module, seen)
     mp.timings = {"parse": parse_s, **mp.timings}
-    text = render(mp, fmt)
+    text, predictions = render(mp, fmt), None
     if topdown:
         from .cli_predict import profile_topdown
-        text = profile_topdown(mp, gpu_key, fmt, text, report_path, threads, max_steps)
+        text, predictions = profile_topdown(mp, gpu_key, fmt, text, threads, max_steps)
     sys.stdout.write(text)
     sys.stdout.flush()
     if report_path:
         from .cli_profile_batch import write_report
         write_report(report_path, [mp], mode, timings)
-        if topdown:
-            from .cli_predict import write_profile_topdown
-            write_profile_topdown(report_path)
+        if predictions is not None:
+            from .predict.render import write_sqlite
+            write_sqlite(report_path, predictions)
     failed = [r.kernel for r in mp.rows if r.status == FAILED]
     if failed:
         raise PtxcError(f"{len(failed)} kernel(s) failed: {', '.join(failed[:5])}"

@@ -125,13 +125,10 @@ def run_topdown(launches, gpu_key, fmt, summary: str, report_path) -> str:
     return summary + app_report.text(results)
 
 
-_PENDING_TABLES: list = []
-
-
-def profile_topdown(mp, gpu_key, fmt, text: str, report_path, threads, max_steps) -> str:
-    """``ptxc profile --topdown``: each launched row run again with the memory
-    counters and predicted; per-CTA rows predict a one-CTA launch (so
-    labelled). The tables go to the report after ``ptxc profile`` wrote it."""
+def profile_topdown(mp, gpu_key, fmt, text: str, threads, max_steps) -> tuple:
+    """``ptxc profile --topdown``: (text, results): each launched row run
+    again with the memory counters and predicted; per-CTA rows predict a
+    one-CTA launch (so labelled)."""
     from .launcher import launch
     from .predict import render
     module = mp.module
@@ -141,19 +138,13 @@ def profile_topdown(mp, gpu_key, fmt, text: str, report_path, threads, max_steps
                       threads=threads, max_steps=max_steps, memory_counters=True)
         results.append(analyse_launch(module, module.to_ptx(), prof.to_dict(), gpu_key, None,
                                       0, None))
-    _PENDING_TABLES[:] = results
     if fmt == "json":
         doc = json.loads(text)
         doc["predict"] = [render.as_json(r) for r in results]
-        return json.dumps(doc, indent=2, default=str) + "\n"
+        return json.dumps(doc, indent=2, default=str) + "\n", results
     per_cta = {r.kernel for r in mp.ran if r.per_cta}
     out = [text.rstrip("\n"), "", "Predicted time and TopDown (modelled; docs/predict.md)"]
     for r in results:
         note = " (one CTA: the row's launch is unknown)" if r["kernel"] in per_cta else ""
         out.append(render.text(r).rstrip("\n") + note)
-    return "\n".join(out) + "\n"
-
-
-def write_profile_topdown(report_path) -> None:
-    from .predict import render
-    render.write_sqlite(report_path, _PENDING_TABLES)
+    return "\n".join(out) + "\n", results
