@@ -8,8 +8,9 @@
 
 The launch runs on the CPU with the memory counters (hybrid by default: the
 model's inputs are among the counters a hybrid run reproduces exactly).
-Also ``topdown_report``, the helper behind ``ptxc opt --topdown``.
-Model and parameters: ptxc/predict/; docs/predict.md.
+Also the helpers behind ``--topdown`` on the other commands:
+``opt_topdown`` (ptxc opt), ``run_topdown`` (ptxc run), ``profile_topdown``
+(ptxc profile). Model and parameters: ptxc/predict/; docs/predict.md.
 """
 from __future__ import annotations
 
@@ -50,9 +51,8 @@ def predict_command(file, kernel, grid, block, shared, args, mode, max_steps, th
                     gpu_key, regs, params_path, topdown, fmt, report_path):
     """Predicted execution time of a launch on a GPU model (Luo & Suda) and
     its TopDown breakdown (docs/predict.md)."""
-    from .cli import parse_dim
+    from .cli import parse_dim, read_module
     from .cli_occupancy import _read
-    from .cli import read_module
     from .gpu_models import gpu
     from .launcher import launch_from_options
     g = gpu(gpu_key)
