@@ -1,7 +1,9 @@
 """The parameters of the execution-time model (Luo & Suda 2011), per GPU, with sources.
 
 Luo & Suda obtain their model's constants with micro-benchmarks on the GPU
-(the symbols a, b, c, d, n, m of issue 15). Their paper's body was not
+(the symbols a, b, c, d, n, m of issue 15). The values and their sources
+live in the GPU data file, :mod:`ptxc.gpu_models` (docs/gpus.md); this
+module names them and derives the rest. Their paper's body was not
 available to this project (only its abstract: IPSJ SIG Technical Report,
 2011, ci.nii.ac.jp/naid/110008583375), so the role each letter plays here
 is ptxc's reconstruction, stated in docs/predict.md:
@@ -10,11 +12,11 @@ is ptxc's reconstruction, stated in docs/predict.md:
      (gpu_models ``mem_latency_cycles``: uncertain for every GPU)
   b  extra cycles per additional 32-byte transaction of one request at the
      SM (the SM's share of DRAM bandwidth: 32 B / (bandwidth / SMs / clock))
-  c  shared-memory latency of one request, cycles
+  c  shared-memory latency of one request, cycles (``shared_latency_cycles``)
   d  dependent-issue latency of an arithmetic instruction, cycles
-     (CUDA C++ Programming Guide, "Multiprocessor Level")
-  n  most global-memory requests in flight per SM
-  m  fixed cost of one kernel launch, cycles
+     (``dep_latency_cycles``: CUDA C++ Programming Guide, "Multiprocessor Level")
+  n  most global-memory requests in flight per SM (``max_inflight_requests``)
+  m  fixed cost of one kernel launch, cycles (``launch_overhead_cycles``)
 
 Instruction costs (cycles of one SM per warp instruction, per class) come
 from the functional-unit counts of :mod:`ptxc.gpu_models`:
@@ -41,39 +43,6 @@ UNIT_OF = {"fp32": "fp32_per_sm", "fp64": "fp64_per_sm", "fp16": "fp32_per_sm",
            "integer": "int32_per_sm", "special": "sfu_per_sm",
            "conversion": "sfu_per_sm", "tensor": "tensor_per_sm"}
 
-_PG_MP = ("CUDA C++ Programming Guide, 'Maximize Instruction Throughput / "
-          "Multiprocessor Level': back-to-back register dependency latency")
-_LUO = ("not measured (Luo & Suda obtain it by micro-benchmark); "
-        "ptxc's default, run `ptxc calibrate` on the GPU")
-
-# d: dependent-issue latency (cycles) by compute capability major.
-_DEP_LATENCY = {
-    1: Param(22, _PG_MP + ": 'about 22 clock cycles' for compute capability 1.x/2.x; "
-                 "NVIDIA's 2009 optimisation webinar says ~24"),
-    7: Param(4, _PG_MP + ": 'typically 4 clock cycles' for compute capability 7.x"),
-    8: Param(4, _PG_MP + " gives 7.x only; assumed the same for 8.x (Jia et al. report "
-                 "4-cycle FFMA latency from Volta on); uncertain"),
-    9: Param(4, _PG_MP + " gives 7.x only; assumed the same for 9.x (Luo et al. 2024, "
-                 "arXiv:2402.13499, measure ~4-cycle FP32 on Hopper); uncertain"),
-}
-# c: shared-memory load latency (cycles).
-_SHARED_LATENCY = {
-    1: Param(38, "uncertain: microbenchmarks of GT200 (Wong et al., ISPASS 2010, "
-                 "'Demystifying GPU Microarchitecture through Microbenchmarking') "
-                 "report ~38 cycles"),
-    7: Param(19, "uncertain: Jia et al. 2018/2019 (Volta/Turing) report ~19-22 cycles"),
-    8: Param(23, "uncertain: Luo et al. 2024 (arXiv:2402.13499) report ~23-30 cycles "
-                 "on A100"),
-    9: Param(23, "uncertain: Luo et al. 2024 (arXiv:2402.13499) report ~23-30 cycles "
-                 "on H100"),
-}
-# n: global requests in flight per SM (memory-level parallelism the SM allows).
-_MAX_INFLIGHT = Param(256, _LUO + "; 256 outstanding requests per SM is the order of "
-                           "the L1 miss-status holding registers GPGPU-Sim models")
-# m: kernel launch overhead (cycles).
-_LAUNCH = Param(3000, _LUO + "; ~2-3 us of launch overhead at ~1.2-2 GHz (CUDA "
-                      "Best Practices Guide: kernel launch costs microseconds)")
-
 
 @dataclass(frozen=True)
 class ModelParams:
@@ -89,31 +58,30 @@ class ModelParams:
 
 
 def default_params(gpu_key: str | None) -> ModelParams:
-    """The model parameters of a GPU model, from gpu_models and the tables above."""
+    """The model parameters of a GPU model, from gpu_models."""
     g = gpu(gpu_key)
-    major = g.major if g.major in _DEP_LATENCY else 7
     vals, srcs = {}, {}
 
     def put(name, p: Param):
         vals[name], srcs[name] = p.value, p.source
+
+    def field(name, key):
+        put(name, Param(getattr(g, key), f"gpu_models {key}: {g.source(key)}"))
     bw_per_sm_cycle = g.mem_bandwidth_gbs * 1e9 / (g.sm_count * g.clock_mhz * 1e6)
-    put("a", Param(g.mem_latency_cycles, "gpu_models mem_latency_cycles: "
-                   + g.source("mem_latency_cycles")))
+    field("a", "mem_latency_cycles")
     put("b", Param(round(32 / bw_per_sm_cycle, 4),
                    "32 B / (mem_bandwidth_gbs / sm_count / clock): one SM's share of DRAM "
                    "bandwidth per 32-byte transaction (gpu_models)"))
-    put("c", _SHARED_LATENCY[major])
-    put("d", _DEP_LATENCY[major])
-    put("n", _MAX_INFLIGHT)
-    put("m", _LAUNCH)
-    put("shared_cycles_per_transaction",
-        Param(1, "CUDA C++ Programming Guide, 'Shared Memory': 32 banks x 4 bytes "
-                 "served per clock: one 128-byte wavefront per cycle per SM"))
-    for cls, field in UNIT_OF.items():
-        units = getattr(g, field)
+    field("c", "shared_latency_cycles")
+    field("d", "dep_latency_cycles")
+    field("n", "max_inflight_requests")
+    field("m", "launch_overhead_cycles")
+    field("shared_cycles_per_transaction", "shared_cycles_per_transaction")
+    for cls, unit in UNIT_OF.items():
+        units = getattr(g, unit)
         cost = max(1 / g.schedulers_per_sm, 32 / units) if units else None
-        put(f"cost_{cls}", Param(cost, f"max(1 / schedulers_per_sm, 32 / {field}) "
-                                 f"(gpu_models: {g.source(field)})"))
+        put(f"cost_{cls}", Param(cost, f"max(1 / schedulers_per_sm, 32 / {unit}) "
+                                 f"(gpu_models: {g.source(unit)})"))
     ldst = g.ldst_per_sm or 16
     put("cost_memory_issue", Param(max(1 / g.schedulers_per_sm, 32 / ldst),
                                    "max(1 / schedulers, 32 / ldst_per_sm) (gpu_models; "
