@@ -55,6 +55,8 @@ def text(results) -> str:
     from ..runtime.report import demangle
     lines = ["", "==PTXC== Predicted time and TopDown per kernel (modelled; docs/predict.md)"]
     totals = kernel_totals(results)
+    if not totals:
+        lines.append("  no launch to predict")
     readable = demangle(totals)
     for name, k in totals.items():
         fr = k["fractions"]

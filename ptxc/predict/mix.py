@@ -17,6 +17,7 @@ the memory counters (docs/metrics.md, "Memory access counters").
 """
 from __future__ import annotations
 
+from ..errors import PtxcError
 from ..opcodes import count_class
 
 
@@ -30,15 +31,24 @@ def block_table(module) -> dict:
     return {f"{fn.name}:{b.name}": b for fn in module.functions for b in fn.blocks}
 
 
+def executed_blocks(module, per_block: dict):
+    """(Block, warp executions) of every block the launch executed; a block
+    the module does not have is an error, never a silently smaller count."""
+    blocks = block_table(module)
+    for key, row in per_block.items():
+        if not row["warp_execs"]:
+            continue
+        if key not in blocks:
+            raise PtxcError(f"the launch profile names block '{key}', which the module "
+                            "does not have (was the module transformed after the launch?)")
+        yield blocks[key], row["warp_execs"]
+
+
 def instruction_mix(module, per_block: dict) -> dict:
     """{class: warp-level executions} over the launch's executed blocks."""
-    blocks = block_table(module)
     mix: dict = {}
-    for key, row in per_block.items():
-        execs = row["warp_execs"]
-        if not execs or key not in blocks:
-            continue
-        for ins in blocks[key].instrs:
+    for block, execs in executed_blocks(module, per_block):
+        for ins in block.instrs:
             if not ins.is_phi:
                 c = instr_class(ins)
                 mix[c] = mix.get(c, 0) + execs
@@ -66,13 +76,9 @@ def chain_depth(instrs, counts=lambda ins: True) -> int:
 
 def parallelism(module, per_block: dict) -> tuple[float, float]:
     """(ILP, MLP) of the launch, weighted by warp executions (module doc)."""
-    blocks = block_table(module)
     n_all = d_all = n_ld = d_ld = 0
-    for key, row in per_block.items():
-        execs = row["warp_execs"]
-        if not execs or key not in blocks:
-            continue
-        instrs = [i for i in blocks[key].instrs if not i.is_phi]
+    for block, execs in executed_blocks(module, per_block):
+        instrs = [i for i in block.instrs if not i.is_phi]
         if not instrs:
             continue
         n_all += execs * len(instrs)
