@@ -56,7 +56,7 @@ def calibrate(gpu_key: str) -> dict:
     """Measure every parameter; the parameter file's content."""
     cp, props = device()
     mod = cp.RawModule(path=PTX)
-    clock_hz = props["clockRate"] * 1e3
+    clock_hz = clock_khz(cp, props) * 1e3
     sms = props["multiProcessorCount"]
     params = {"a": _chase(cp, mod, "chase_global", 64 << 20, 4096),
               "c": _chase(cp, mod, "chase_shared", 1024, 4096),
@@ -69,6 +69,14 @@ def calibrate(gpu_key: str) -> dict:
     name = props["name"].decode() if isinstance(props["name"], bytes) else props["name"]
     return {"device": name, "gpu": gpu_key, "sm_count": sms, "clock_hz": clock_hz,
             "bandwidth_bytes_per_s": bw, "params": params}
+
+
+def clock_khz(cp, props) -> float:
+    """The SM clock: cudaDeviceProp.clockRate, or the device attribute
+    cudaDevAttrClockRate where the runtime (CUDA 13) dropped the field."""
+    if props.get("clockRate"):
+        return float(props["clockRate"])
+    return float(cp.cuda.Device(0).attributes["ClockRate"])
 
 
 def _cycles_of(cp, kernel, grid, block, args) -> float:
