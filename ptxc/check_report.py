@@ -7,8 +7,8 @@ initcheck's uninitialised reads (initcheck_report), failed CUDA API calls
 (runtime/checks.py), device faults the application got as CUDA errors
 (assert, trap: runtime/faults.py), and the error that stopped the run, if
 ptxc stopped it (``--stop-on-error``, or a fault no tool continues after).
-``ERROR SUMMARY`` counts every thread-access of the first two kinds and
-each of the others once.
+``ERROR SUMMARY`` counts every thread-access of the first two kinds, each
+thread whose assert failed, and each of the others once.
 """
 from __future__ import annotations
 
@@ -20,10 +20,18 @@ def fault_block(fault) -> list[str]:
     """A device assert or trap the application got as a CUDA error."""
     from .runtime.faults import CUDA_ERROR_ASSERT, NAMES
     what = "Device-side assertion failed" if fault.code == CUDA_ERROR_ASSERT else "Device-side trap"
-    lines = [f"{what} ({NAMES.get(fault.code, fault.code)}, error {fault.code})"]
-    lines += [f"    {a.strip()}" for a in fault.assertions if a.strip()]
-    lines.append(f"    {fault.message}")
-    return lines
+    asserts = [a.strip() for a in fault.assertions if a.strip()]
+    message = fault.message
+    if asserts and message.endswith(": " + asserts[0]):     # the first assertion, once
+        message = message[:-len(asserts[0]) - 2]
+    return [f"{what} ({NAMES.get(fault.code, fault.code)}, error {fault.code})",
+            f"    {message}"] + [f"    {a}" for a in asserts]
+
+
+def fault_count(fault) -> int:
+    """A failed assert counts once per thread that failed it (each prints
+    its line), a trap once."""
+    return max(1, sum(1 for a in fault.assertions if a.strip()))
 
 
 def blocks(session) -> list[tuple[list[str], int]]:
@@ -42,10 +50,10 @@ def blocks(session) -> list[tuple[list[str], int]]:
     for e in session.api_errors:
         out.append((api_block(e), 1))
     for f in session.faults:
-        out.append((fault_block(f), 1))
+        out.append((fault_block(f), fault_count(f)))
     if session.stopped:
-        out.append((["ptxc stopped the application:"] +
-                    [f"    {x}" for x in session.stopped.rstrip().splitlines()], 1))
+        out.append((["ptxc stopped the application:",
+                     f"    {session.stopped.strip().splitlines()[0]}"], 1))
     return out
 
 
