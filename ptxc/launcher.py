@@ -588,8 +588,9 @@ def initcheck_active(run, init, shift: int):
     from contextlib import nullcontext
     if init is None:
         return nullcontext()
-    from .backends.llvm.initcheck import active
+    from .backends.llvm.initcheck import active, install
     from .backends.llvm.runtime import ptr
+    install(run.seg_template, init[0])
     return active(ptr(run.L), init[0], init[1], shift)
 
 

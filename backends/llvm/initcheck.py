@@ -8,17 +8,20 @@ allocation, kept by the caller across the launches of one application run.
 
 An initcheck launch runs a compiled variant of its own (jit.compile_kernel(
 initcheck=True); the default code is unchanged): every ld/st/atom/red and
-cp.async source of a global or generic address calls
+cp.async source of a global or generic address checks and marks the shadow
+bytes in generated code (ops_initcheck.FAST: a load checks that its
+``nbytes`` are written, a store marks them, an atomic or reduction, a
+read-modify-write, does both, lane by lane in lane order), and only an
+access with unwritten reads calls
 
     void ptxc_initcheck(ptr L, ptr cta, ptr ws, i32 id, ptr addrs, i32 mask,
                         i32 kind, i32 nbytes)
 
-after its address checks, with the lanes that access (``mask``) and their 32
-addresses. A load checks that its ``nbytes`` are written, a store marks
-them, an atomic or reduction (a read-modify-write) does both, lane by lane
-in lane order. Addresses outside a tracked allocation (module variables,
-shared / local windows, managed and host allocations) are not checked.
-Errors are aggregated per instruction as memcheck.MemcheckLog does.
+with those lanes (``mask``) and the 32 addresses, to record them. The shadow
+arrays reach the code through the 4th field of the segment table (install).
+Addresses outside a tracked allocation (module variables, shared / local
+windows, managed and host allocations) are not checked. Errors are
+aggregated per instruction as memcheck.MemcheckLog does.
 """
 from __future__ import annotations
 
@@ -28,7 +31,7 @@ import struct
 import numpy as np
 
 from . import layout as Lo
-from .memcheck import KIND_ATOMIC, KIND_LOAD, KIND_NAMES, KIND_STORE, MemcheckLog, MemError
+from .memcheck import KIND_NAMES, MemcheckLog, MemError
 
 ERR_UNINIT = 100            # the MemError code of an uninitialised read
 
@@ -95,45 +98,21 @@ class active:
 
 
 def _access(L, cta, ws, iid, addrs, mask, kind, nbytes) -> None:
+    """ptxc_initcheck: the lanes of ``mask`` read unwritten bytes
+    (ops_initcheck.FAST found them, and marked what the access writes)."""
     state = _active.get(L)
     if state is None or not mask:
         return
-    shadow, log, shift = state
     a = np.frombuffer(ctypes.string_at(addrs, 256), dtype="<u8")
-    lanes = np.flatnonzero((mask >> np.arange(32, dtype=np.uint64)) & 1)
-    segs, offs = a[lanes] >> np.uint64(shift), a[lanes] & np.uint64((1 << shift) - 1)
-    if kind == KIND_ATOMIC or not np.all(segs == segs[0]):
-        bad = [lane for lane, s, o in zip(lanes, segs, offs)
-               if not lane_access(shadow, int(s), int(o), kind, nbytes)]
-    else:
-        bad = warp_access(shadow, int(segs[0]), offs, lanes, kind, nbytes)
-    if bad:
-        record(log, cta, ws, iid, a, bad, kind, nbytes)
+    record(state[1], cta, ws, iid, a, [lane for lane in range(32) if mask >> lane & 1], kind, nbytes)
 
 
-def lane_access(shadow: Shadow, seg: int, off: int, kind: int, nbytes: int) -> bool:
-    """One lane's access, in order; False: it read an unwritten byte."""
-    s = shadow.by_seg.get(seg)
-    if s is None:
-        return True
-    ok = kind == KIND_STORE or bool(s[off:off + nbytes].all())
-    if kind != KIND_LOAD:
-        s[off:off + nbytes] = 1
-    return ok
-
-
-def warp_access(shadow: Shadow, seg: int, offs, lanes, kind: int, nbytes: int) -> list:
-    """A load or store whose lanes are all in one segment (vectorised);
-    the lanes that read an unwritten byte."""
-    s = shadow.by_seg.get(seg)
-    if s is None:
-        return []
-    idx = offs.astype(np.int64)[:, None] + np.arange(nbytes)
-    if kind == KIND_STORE:
-        s[idx] = 1
-        return []
-    ok = s[idx].all(axis=1)
-    return [int(x) for x in lanes[~ok]]
+def install(seg_table: np.ndarray, shadow: Shadow) -> None:
+    """Put the shadow arrays in the 4th field of their segment-table entries
+    (layout.SEG_ENTRY_BYTES) for the generated code."""
+    for seg, arr in shadow.by_seg.items():
+        if seg < len(seg_table) and arr.size:
+            seg_table[seg, 3] = arr.ctypes.data
 
 
 def record(log: MemcheckLog, cta, ws, iid, addrs, bad, kind, nbytes) -> None:
