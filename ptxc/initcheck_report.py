@@ -26,7 +26,6 @@ TITLE = {"load": "read", "atomic": "atomic read"}
 class UninitRead(MemcheckError):
     """One distinct uninitialised read of a launch (``error`` is
     'uninitialized'; ``where``: the allocation and offset)."""
-    source: str = ""     # CUDA source file:line of the instruction ('' without .loc)
 
 
 def describe_uninit(c, fn, log, sizes: dict) -> list[UninitRead]:
