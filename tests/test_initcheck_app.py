@@ -3,8 +3,8 @@ deliberate initialisation and API errors (tests/cuda_apps/initcheck_app.cu,
 built with nvcc at test time; skipped without nvcc). docs/check.md.
 
 Derived by hand from the source (N = 100 floats, 4 CTAs x 32 threads, n = N;
-allocations #1 a, #2 b, #3 c, #4 d, #5 e, #6 counter are cudaMalloc'd, #7 m
-cudaMallocManaged):
+allocations #1 a, #2 b, #3 c, #4 d, #5 e, #6 counter, #7 g are cudaMalloc'd,
+#8 m cudaMallocManaged):
 
 * scale(a -> b): the host copied a[0..63]; threads 64..99 read a[64..99]:
   36 errors, the first thread 64 = block 2, thread 0, address a + 256;
@@ -14,13 +14,16 @@ cudaMallocManaged):
 * count: 32 atomicAdds on an unwritten counter; the lanes run in order, so
   only thread 0's reads an unwritten value: 1 error (an atomic read);
 * cudaMemcpy(e, a, D2D) copies a's state; scale(e -> c): 36 errors as for a;
+* cudaMemset2D(g, pitch 40, width 20, 10 rows) writes bytes 40r .. 40r+19,
+  g[10r .. 10r+4]; scale(g -> c): the other 50 floats, the first thread 5
+  (block 0), g + 20;
 * scale(m -> c): managed memory is not tracked: none;
 * cudaFree(b + 1) (4 bytes into #2), the second cudaFree(c) (a double free)
   and a cudaMemcpy of 792 bytes into the 400-byte a (392 past its end) fail
   with cudaErrorInvalidValue: 3 API errors.
 
-initcheck: 36 + 50 + 1 + 36 + 3 = 126 errors; memcheck: the 3 API errors;
-all: 126. Output: b = 2a with a[i] = i + 1 for i < 64, 0 after (cudaMalloc
+initcheck: 36 + 50 + 1 + 36 + 50 + 3 = 176 errors; memcheck: the 3 API
+errors; all: 176. Output: b = 2a with a[i] = i + 1 for i < 64, 0 after (cudaMalloc
 memory reads as 0 here): 2 * (64 * 65 / 2) = 4160; c = 2m = 200.
 """
 from __future__ import annotations
@@ -68,23 +71,25 @@ def test_initcheck_report(app):
     assert proc.stdout == OUTPUT
     err = proc.stderr.splitlines()
     assert err[0] == P + "COMPUTE-SANITIZER (ptxc initcheck)"
-    assert err[-1] == P + "ERROR SUMMARY: 126 errors"
+    assert err[-1] == P + "ERROR SUMMARY: 176 errors"
     b = blocks(proc.stderr)
-    assert [x[0] for x in b[:4]] == ["Uninitialized __global__ memory read of size 4 bytes"] * 2 + \
-        ["Uninitialized __global__ memory atomic read of size 4 bytes",
-         "Uninitialized __global__ memory read of size 4 bytes"]
-    assert [x[-1] for x in b[:4]] == [f"    {n} {'time' if n == 1 else 'times'} in this launch "
-                                      f"(first occurrence shown)" for n in (36, 50, 1, 36)]
+    read = "Uninitialized __global__ memory read of size 4 bytes"
+    assert [x[0] for x in b[:5]] == [read, read, "Uninitialized __global__ memory atomic read of "
+                                     "size 4 bytes", read, read]
+    assert [x[-1] for x in b[:5]] == [f"    {n} {'time' if n == 1 else 'times'} in this launch "
+                                      f"(first occurrence shown)" for n in (36, 50, 1, 36, 50)]
     assert b[0][2:5] == ["    by thread (0,0,0) in block (2,0,0)", "    Address 0x600000100",
                          "    in allocation #1 (cudaMalloc 400 bytes at 0x600000000) + 256"]
     assert b[1][2] == "    by thread (18,0,0) in block (1,0,0)"
     assert b[1][4] == "    in allocation #4 (cudaMalloc 400 bytes at 0x900000000) + 200"
+    assert b[4][2] == "    by thread (5,0,0) in block (0,0,0)" and b[4][4].endswith(" + 20")
     assert "initcheck_app.cu:13 (" in b[0][1]           # the CUDA source line of in[i]
-    api = b[4:]
+    api = b[5:]
     assert [x[0] for x in api] == ['Program hit cudaErrorInvalidValue (error 1) due to "invalid '
                                    f'argument" on CUDA API call to {c}.'
                                    for c in ("cudaFree", "cudaFree", "cudaMemcpy")]
     assert api[0][1] == "    Pointer 0x700000004: 4 bytes into allocation #2 (cudaMalloc 400 bytes): not its start"
+    assert api[0][2] == "    after 7 kernel launches"        # 6 scale + 1 count
     assert "already freed (a double free)" in api[1][1]
     assert api[2][1].endswith("392 bytes past its end (400 bytes)")
 
@@ -102,8 +107,8 @@ def test_all_tools(app):
     proc = check(app, "--tool", "all", "--format", "json", "-o", "-")
     assert proc.returncode == 1
     doc = json.loads(proc.stdout[len(OUTPUT):])
-    assert doc["tool"] == "memcheck+initcheck" and doc["error_count"] == 126
-    assert sorted(e["count"] for e in doc["uninitialized"]) == [1, 36, 36, 50]
+    assert doc["tool"] == "memcheck+initcheck" and doc["error_count"] == 176
+    assert sorted(e["count"] for e in doc["uninitialized"]) == [1, 36, 36, 50, 50]
 
 
 def test_run_without_check_is_unchanged(app):

@@ -29,7 +29,7 @@ static float sum(const float *d)
 
 int main()
 {
-    float host[N], *a, *b, *c, *d, *e, *m;
+    float host[N], *a, *b, *c, *d, *e, *g, *m;
     unsigned *counter;
     for (int i = 0; i < N; i++)
         host[i] = i + 1;
@@ -39,6 +39,7 @@ int main()
     cudaMalloc(&d, N * sizeof(float));
     cudaMalloc(&e, N * sizeof(float));
     cudaMalloc(&counter, sizeof(unsigned));
+    cudaMalloc(&g, N * sizeof(float));
     cudaMallocManaged(&m, N * sizeof(float));
     cudaMemcpy(a, host, 64 * sizeof(float), cudaMemcpyHostToDevice);   // a partial copy
     scale<<<4, 32>>>(a, b, N);         // reads a[64..99]: never written
@@ -48,6 +49,8 @@ int main()
     count<<<1, 32>>>(counter);         // the first atomicAdd reads an unwritten counter
     cudaMemcpy(e, a, N * sizeof(float), cudaMemcpyDeviceToDevice);   // e is as initialised as a
     scale<<<4, 32>>>(e, c, N);         // reads e[64..99]
+    cudaMemset2D(g, 40, 0, 20, 10);    // 10 rows of 20 bytes, 40 apart: g[10r .. 10r+4]
+    scale<<<4, 32>>>(g, c, N);         // reads g[10r+5 .. 10r+9]
     for (int i = 0; i < N; i++)
         m[i] = 1.0f;                   // managed memory written by the host: not tracked
     scale<<<4, 32>>>(m, c, N);
