@@ -191,3 +191,20 @@ def test_shadow_copy_and_pitch():
     assert list(np.flatnonzero(s.by_seg[7])) == [1, 2, 5, 6]
     s.copy(7, 8, 99, 0, 8)                      # from untracked memory: written
     assert s.by_seg[7][8:].all() and s.written(7, 8, 8) and not s.written(7, 0, 4)
+
+
+def test_wmma_loads_and_stores(module):
+    # wmma_tf32_raw (tests/cuda/wmma.cu, one warp): D = A (16x8) * B (8x16),
+    # f32. wmma.store.d marks the 1 KiB of d written; a's fragment of
+    # .m16n16k8 tf32 holds 4 of its 128 elements per lane, each element in
+    # exactly one lane (PTX ISA, "Matrix fragments for WMMA"): one unwritten
+    # element of a is one error.
+    wmma = ptxc.load(str(Path(__file__).parent / "cuda" / "wmma.sm90.ptx"))
+    for holes in (0, 1):
+        segs, shadow = fresh(512, 512, 1024)
+        shadow.mark(IN, 0, 512 - 4 * holes)
+        shadow.mark(OUT, 0, 512)
+        prof = launch_segments(wmma, "wmma_tf32_raw", (1, 1, 1), (32, 1, 1), ptrs(IN, OUT, OUT + 1),
+                               segs, mode="full", check="initcheck", shadow=shadow)
+        assert prof.init_error_count == holes
+        assert shadow.by_seg[OUT + 1].all()
