@@ -545,7 +545,7 @@ def run_compiled(c, fn, grid, block, params, segments, shared_bytes, max_steps, 
     run = Launch(c, grid, block, params, segments, shared_bytes, max_steps, threads, memory=memory,
                  grid_ws=grid_ws, memcheck=log, heap=heap if c.uses_heap else None)
     try:
-        with initcheck_active(run, init, c.plan.shift):
+        with initcheck_active(run, init):
             counts = run.run(classes)
     except RunError as e:
         sizes = space_sizes(run, segment_names or {})
@@ -584,14 +584,16 @@ def initcheck_setup(check, shadow):
     return (shadow if shadow is not None else Shadow()), MemcheckLog()
 
 
-def initcheck_active(run, init, shift: int):
+def initcheck_active(run, init):
+    """The context of an initcheck launch: its shadow in the segment table,
+    its log active for the callback."""
     from contextlib import nullcontext
     if init is None:
         return nullcontext()
     from .backends.llvm.initcheck import active, install
     from .backends.llvm.runtime import ptr
     install(run.seg_template, init[0])
-    return active(ptr(run.L), init[0], init[1], shift)
+    return active(ptr(run.L), init[0], init[1])
 
 
 def private_buffers(c, mode: str, buffers: list, arrays: list) -> list:

@@ -83,11 +83,12 @@ _active: dict[int, tuple] = {}
 
 
 class active:
-    """``with active(L address, shadow, log, shift):`` the launch's accesses
-    go to ``shadow``, its uninitialised reads to ``log``."""
+    """``with active(L address, shadow, log):`` the launch's uninitialised
+    reads go to ``log`` (the generated code reads ``shadow`` through the
+    segment table: install)."""
 
-    def __init__(self, L: int, shadow: Shadow, log: MemcheckLog, shift: int):
-        self.L, self.state = L, (shadow, log, shift)
+    def __init__(self, L: int, shadow: Shadow, log: MemcheckLog):
+        self.L, self.state = L, (shadow, log)
 
     def __enter__(self):
         _active[self.L] = self.state

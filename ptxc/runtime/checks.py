@@ -50,11 +50,6 @@ def handlers(session) -> dict:
             P.OP_API_ERROR: lambda p: api_error(session, p)}
 
 
-def enabled(options) -> bool:
-    """Does this run need the shim's reports (``ptxc check``)?"""
-    return bool(getattr(options, "checks", ()))
-
-
 def launch_check(options):
     """The ``check`` of a launch in this run: memcheck under
     ``--on-error=continue``, and ptxc check's other tools."""
@@ -67,7 +62,7 @@ def shadow_of(session):
     """The run's initcheck Shadow (None when initcheck is off)."""
     if "initcheck" not in getattr(session.options, "checks", ()):
         return None
-    if getattr(session, "shadow", None) is None:
+    if session.shadow is None:
         from ptxc.backends.llvm.initcheck import Shadow
         session.shadow = Shadow()
     return session.shadow

@@ -85,7 +85,7 @@ class Session:
                          P.OP_KERNEL_INFO: self.kernel_info, P.OP_SYMBOL: self.symbol,
                          P.OP_MALLOC: self.malloc, P.OP_REMAP: self.remap, P.OP_FREE: self.free,
                          P.OP_LAUNCH: self.launch, P.OP_UNSUPPORTED: self.note_unsupported}
-        from . import checks, textures
+        from . import textures
         self.handlers.update(textures.handlers(self))
         self.handlers.update(checks.handlers(self))
 
