@@ -30,10 +30,10 @@ TOOLS = ("memcheck", "racecheck", "initcheck", "synccheck", "all")
 @click.command("check", context_settings={"ignore_unknown_options": True,
                                           "allow_interspersed_args": False})
 @click.option("--tool", type=click.Choice(TOOLS), default="memcheck", show_default=True,
-              help="The check ('all': every tool ptxc has, launcher.CHECKS).")
+              help="The check; 'all' runs every supported tool in one run.")
 @click.option("--stop-on-error", is_flag=True,
-              help="Stop the application at the first invalid access (memcheck), as "
-                   "`ptxc run` does, instead of recording it and going on.")
+              help="Stop the application at the first invalid access, device assert or "
+                   "trap, as `ptxc run` does, instead of recording it and going on.")
 @click.option("--format", "fmt", type=click.Choice(("text", "json")), default="text",
               show_default=True, help="Format of the error report.")
 @click.option("-o", "--output", type=click.Path(dir_okay=False, allow_dash=True), default=None,
