@@ -76,6 +76,7 @@ class KernelCodegen(SimtMixin, Values):
         self.name = name
         self.memory_counters = memory_counters   # shared bank bytes (4 or 8), 0 = off
         self.memcheck = False       # record invalid accesses and go on (memcheck.py)
+        self.initcheck = False      # track initialised global memory (initcheck.py)
         self.mem_ctr: dict[int, dict[str, int]] = {}   # instr id -> {space: counter base}
         check_address_slice(plan, mode, memory_counters)
         self.ops = OPS

@@ -64,7 +64,7 @@ SEG_PARAM = 3       # the kernel parameter buffer
 SEG_CONST = 4       # module .const variables
 SEG_GLOBALS = 5     # module .global variables
 SEG_FIRST_BUFFER = 6  # user buffers: one segment each
-SEG_ENTRY_BYTES = 32  # {ptr base, i64 size, i64 lane_stride, i64 unused}
+SEG_ENTRY_BYTES = 32  # {ptr base, i64 size, i64 lane_stride, ptr initcheck shadow (0: none)}
 
 def spare_segment(segments) -> int:
     """The first segment number after the buffers of ``segments`` (a launch's
