@@ -718,7 +718,9 @@ ERR_TEXT = {1: "out-of-bounds access", 2: "misaligned access", 5: "trap",
             12: "free() of an address malloc did not return",
             13: "stopped: another CTA of the cooperative launch failed, or no CTA made progress "
                 "(a grid-wide wait that never ends)",
-            14: "device assertion failed"}
+            14: "device assertion failed",
+            20: "whole-warp matrix instruction (.aligned) executed by only part of the warp "
+                "(the PTX ISA requires all 32 lanes)"}
 
 
 def run_error(c, fn, grid, block, e, max_steps, run_sizes=None, assertions=()) -> PtxcError:
@@ -749,6 +751,8 @@ def run_error(c, fn, grid, block, e, max_steps, run_sizes=None, assertions=()) -
         from .backends.llvm.ops_tex import error_text
         what = error_text(e.cta)
     text = f"{where}thread ({tx},{ty},{tz}): {what}"
+    if e.code == Lo.ERR_PARTIAL_WARP:
+        text = f"{where}warp {e.warp}: {what} (lanes executing: 0x{e.addr:08x})"
     if e.code == Lo.ERR_UNSUPPORTED:
         text += f": {c.unsupported.get(e.instr_id, ins.full_opcode)} at line {loc.line}"
     else:

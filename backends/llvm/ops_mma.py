@@ -32,6 +32,10 @@ from .ops_mem import K64, address, elem_ptrs, gather, resolve, scatter, space_of
 CT = {"f16": "float", "bf16": "float", "tf32": "float", "f32": "float",
       "f64": "double", "s8": "i32", "u8": "i32", "s32": "i32"}
 MEM_LT = {8: "i8", 16: "i16", 32: "i32", 64: "i64"}
+# .aligned matrix instructions: every lane of the warp must execute them (PTX
+# ISA 9.7.14); codegen stops a launch where some lane does not (ERR_PARTIAL_WARP)
+# instead of reading the idle lanes' registers.
+WHOLE_WARP_OPS = frozenset({"mma", "wmma", "ldmatrix", "stmatrix"})
 
 
 def V(n: int, t: str) -> str:
