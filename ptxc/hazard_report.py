@@ -247,21 +247,6 @@ def launches_errors(launches, tool: str) -> int:
     return tool_errors(tool, [e for _, e in launch_reports(launches, tool)])
 
 
-def launches_text(launches, tool: str) -> str:
-    from .runtime.report import demangle
-    pairs = list(launch_reports(launches, tool))
-    readable = demangle(e.kernel for _, e in pairs)
-    lines = race_lines if tool == "racecheck" else sync_lines
-    out = [f"{PREFIX} COMPUTE-SANITIZER (ptxc {tool})"]
-    for r, e in pairs:
-        out += [f"{PREFIX} {x}" for x in lines(e, e.file or r.module, readable[e.kernel])]
-        out.append(PREFIX)
-    if tool == "racecheck":
-        out.append(f"{PREFIX} {race_summary([e for _, e in pairs])}")
-    out.append(summary_line(launches_errors(launches, tool)))
-    return "\n".join(out) + "\n"
-
-
 def launches_json(launches, tool: str) -> dict:
     rows = [{"launch": r.id, "module": r.module, **e.as_dict()} for r, e in launch_reports(launches, tool)]
     d = {"tool": tool, "error_count": launches_errors(launches, tool), "errors": rows}
@@ -287,4 +272,4 @@ def profile_text(dyn: dict) -> str:
 def profile_errors(dyn: dict) -> int:
     """Errors of every check tool in a launch profile's dict."""
     return sum(((dyn or {}).get(t) or {}).get("error_count", 0)
-               for t in ("memcheck", "racecheck", "synccheck"))
+               for t in ("memcheck", "initcheck", "racecheck", "synccheck"))

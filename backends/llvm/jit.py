@@ -70,10 +70,11 @@ def llvm():
         import llvmlite.binding as b
         b.initialize_native_target()
         b.initialize_native_asmprinter()
-        from . import check_hooks, coop, heap, memcheck
+        from . import check_hooks, coop, heap, initcheck, memcheck
         from .device_calls import register
         heap.register_symbols(b)
         memcheck.register_symbols(b)
+        initcheck.register_symbols(b)
         check_hooks.register_symbols(b)
         coop.register_symbols(b)
         register(b)                 # vprintf / __assertfail reach Python (device_calls.py)
@@ -139,29 +140,32 @@ def _cache(module) -> dict:
 
 
 def _key(kernel, mode: str, level: int, memory: int = 0, memcheck: bool = False,
-         checks: tuple = ()):
+         initcheck: bool = False, checks: tuple = ()):
     stamp = id(kernel.attrs.get("slice_report")) if mode == "hybrid" and kernel.attrs.get("sliced") else None
     return (kernel.name, mode, level, stamp) + ((memory,) if memory else ()) + \
-        (("memcheck",) if memcheck else ()) + tuple(checks)
+        (("memcheck",) if memcheck else ()) + (("initcheck",) if initcheck else ()) + tuple(checks)
 
 
 def compile_kernel(module, kernel, mode: str, level: int = 0, keep_ir: bool = False,
-                   memory: int = 0, memcheck: bool = False, checks: tuple = ()) -> Compiled:
+                   memory: int = 0, memcheck: bool = False, initcheck: bool = False,
+                   checks: tuple = ()) -> Compiled:
     """The compiled kernel, from the cache when possible (``memory``: the
     shared bank width of the memory counters, 0 = no memory counters;
     ``memcheck``: the variant that records invalid accesses and goes on,
-    memcheck.py; ``checks``: racecheck / synccheck hooks, check_hooks.py)."""
+    memcheck.py; ``initcheck``: the variant that tracks initialised global
+    memory, initcheck.py; ``checks``: racecheck / synccheck hooks,
+    check_hooks.py)."""
     with _lock:
-        hit = _cache(module).get(_key(kernel, mode, level, memory, memcheck, checks))
+        hit = _cache(module).get(_key(kernel, mode, level, memory, memcheck, initcheck, checks))
         if hit is None:
             hit = compile_many(module, [kernel], mode, level, keep_ir, memory=memory,
-                               memcheck=memcheck, checks=checks)[0]
+                               memcheck=memcheck, initcheck=initcheck, checks=checks)[0]
         return hit
 
 
 def compile_many(module, kernels, mode: str, level: int = 0, keep_ir: bool = False,
                  skip_errors: bool = False, memory: int = 0, memcheck: bool = False,
-                 checks: tuple = ()) -> list:
+                 initcheck: bool = False, checks: tuple = ()) -> list:
     """Compile several kernels of ``module`` into one LLVM module (cached).
     Kernels whose generated code is identical (XLA's many copies of one
     elementwise kernel) are compiled once; kernels found in the on-disk cache
@@ -169,19 +173,19 @@ def compile_many(module, kernels, mode: str, level: int = 0, keep_ir: bool = Fal
     cannot be compiled are left out (and None is returned for them)."""
     with _lock:
         cache = _cache(module)
-        todo = list({_key(k, mode, level, memory, memcheck, checks): k for k in kernels
-                     if _key(k, mode, level, memory, memcheck, checks) not in cache}.values())
+        todo = list({_key(k, mode, level, memory, memcheck, initcheck, checks): k for k in kernels
+                     if _key(k, mode, level, memory, memcheck, initcheck, checks) not in cache}.values())
         if todo:
             _compile_into(cache, module, todo, mode, level, keep_ir, skip_errors, memory, memcheck,
-                          checks)
-        return [cache.get(_key(k, mode, level, memory, memcheck, checks)) for k in kernels]
+                          initcheck, checks)
+        return [cache.get(_key(k, mode, level, memory, memcheck, initcheck, checks)) for k in kernels]
 
 
 PLACEHOLDER = "run_warp"
 
 
 def _generate(module, kernels, mode: str, level: int, skip_errors: bool, memory: int,
-              memcheck: bool = False, checks: tuple = ()) -> list:
+              memcheck: bool = False, initcheck: bool = False, checks: tuple = ()) -> list:
     """[(kernel, generator, function text)] with each function named after
     its key (objcache.key): identical code gets the same name."""
     from .codegen import KernelCodegen
@@ -191,6 +195,7 @@ def _generate(module, kernels, mode: str, level: int, skip_errors: bool, memory:
         try:
             g = KernelCodegen(Plan(module, k), mode, name=PLACEHOLDER, memory_counters=memory)
             g.memcheck = memcheck
+            g.initcheck = initcheck
             g.checks = tuple(checks)
             g.generate_function()
             text = g.function_text()
@@ -212,10 +217,10 @@ def _kernel_key(text: str, g, level: int) -> str:
 
 
 def _compile_into(cache, module, todo, mode, level, keep_ir, skip_errors, memory,
-                  memcheck=False, checks: tuple = ()) -> None:
+                  memcheck=False, initcheck=False, checks: tuple = ()) -> None:
     from .codegen import module_text_of
     t0 = time.perf_counter()
-    made = _generate(module, todo, mode, level, skip_errors, memory, memcheck, checks)
+    made = _generate(module, todo, mode, level, skip_errors, memory, memcheck, initcheck, checks)
     if not made:
         return
     unique = {g.name: (g, text) for _, g, text in made}
@@ -224,7 +229,7 @@ def _compile_into(cache, module, todo, mode, level, keep_ir, skip_errors, memory
     t2 = time.perf_counter()
     share = 1.0 / len(made)
     for k, g, text in made:
-        cache[_key(k, mode, level, memory, memcheck, checks)] = Compiled(
+        cache[_key(k, mode, level, memory, memcheck, initcheck, checks)] = Compiled(
             plan=g.plan, mode=mode, level=level, n_counters=g.next_ctr,
             branch_ctr=g.branch_ctr, guard_ctr=g.guard_ctr, ws_size=g.ws_size,
             uses_global_atomics=g.uses_global_atomics, writes_global=g.writes_global,
