@@ -78,6 +78,17 @@ def test_full_mask_shuffle_in_divergent_branch(module):
     assert e.detail == "membermask 0xffffffff names lanes 16-31, which do not execute this instruction"
 
 
+def test_full_mask_syncwarp_in_divergent_branch(module):
+    # __syncwarp() (mask 0xffffffff) under if (t < 16): 16 executing lanes,
+    # each naming lanes 16-31, live on the other path; 2 CTAs.
+    out = np.zeros(64, np.int32)
+    prof = run(module, "syncwarp_divergent", (2, 1, 1), (32, 1, 1), (out,))
+    (e,) = prof.sync_errors
+    line = after("_Z18syncwarp_divergentPi", "bar.warp.sync")
+    assert (e.error, e.line, e.opcode, e.count) == ("invalid-mask", line, "bar.warp.sync", 32)
+    assert e.detail == "membermask 0xffffffff names lanes 16-31, which do not execute this instruction"
+
+
 def test_correct_masks_and_exited_lanes(module):
     # 0x0000ffff masks for the 16 lanes that execute; then lanes 16-31
     # return (nvcc branches them to the kernel's ret, where the executor

@@ -51,3 +51,16 @@ __global__ void masks_ok(const int *in, int *out)
     out[t] = __shfl_sync(0xffffffff, v, 1);
     __syncthreads();
 }
+
+// block 32: __syncwarp() (all lanes) that only lanes 0-15 execute; lanes
+// 16-31 wait for them after the if (they have not exited).
+__global__ void syncwarp_divergent(int *out)
+{
+    int t = threadIdx.x;
+    if (t < 16) {
+        out[t] = t;
+        __syncwarp();
+        out[t] += out[t ^ 1];
+    }
+    out[t + 32] = t;
+}
