@@ -49,6 +49,8 @@ class RaceReport:
     size: int
     where: str             # the .shared variable it is in
     file: str = ""
+    first_source: str = ""  # CUDA source file:line of the two accesses ('' without .loc)
+    second_source: str = ""
 
     def as_dict(self) -> dict:
         return asdict(self)
@@ -65,6 +67,7 @@ class SyncReport:
     thread: tuple
     detail: str
     file: str = ""
+    source: str = ""       # CUDA source file:line ('' without .loc)
 
     def as_dict(self) -> dict:
         return asdict(self)
@@ -85,6 +88,22 @@ def _line(ins) -> int:
 
 def _file(ins) -> str:
     return (ins.loc.file or "") if ins.loc else ""
+
+
+def user_source(module, ins) -> str:
+    """'k.cu:12' of an instruction: its first ``.loc`` that is not inside an
+    inlined function (the user's call of ``__shfl_sync``, not the header's
+    line), else its last; '' without line information."""
+    from types import SimpleNamespace
+
+    from .initcheck_report import source_line
+    own = [d for d in ins.dbg or () if "inlined_at" not in d]
+    return source_line(module, SimpleNamespace(dbg=own[:1]) if own else ins)
+
+
+def _at(file: str, line: int, opcode: str, source: str) -> str:
+    ptx = f"{file}:{line}" if file else f"line {line}"
+    return f"{source} ({ptx}, {opcode})" if source else f"{ptx} ({opcode})"
 
 
 def shared_variable(plan, offset: int) -> str:
@@ -116,7 +135,8 @@ def describe_hazards(c, fn, block, hazards) -> list[RaceReport]:
             first_line=_line(a), first_opcode=a.full_opcode, second_line=_line(b),
             second_opcode=b.full_opcode, block=h.cta, first_thread=thread3(h.first_thread, block),
             second_thread=thread3(h.second_thread, block), offset=h.offset, size=h.size,
-            where=shared_variable(c.plan, h.offset), file=_file(b)))
+            where=shared_variable(c.plan, h.offset), file=_file(b),
+            first_source=user_source(c.plan.module, a), second_source=user_source(c.plan.module, b)))
     return out
 
 
@@ -126,7 +146,8 @@ def describe_sync(c, fn, block, errors) -> list[SyncReport]:
         ins = _ins(c, e.iid)
         out.append(SyncReport(kernel=fn.name, error=e.kind, count=e.count, line=_line(ins),
                               opcode=ins.full_opcode, block=e.cta, thread=thread3(e.thread, block),
-                              detail=sync_detail(c, e, block), file=_file(ins)))
+                              detail=sync_detail(c, e, block), file=_file(ins),
+                              source=user_source(c.plan.module, ins)))
     return out
 
 
@@ -166,24 +187,22 @@ def sync_detail(c, e, block) -> str:
 # ---------------------------------------------------------------- text
 def race_lines(r: RaceReport, file: str = "", name: str = "") -> list[str]:
     file = file or r.file
-    at = (lambda line: f"{file}:{line}" if file else f"line {line}")
     v1, v2 = FIRST_VERB[r.kind]
     n = f"{r.count} hazard{'' if r.count == 1 else 's'}"
     where = f" ({r.where})" if r.where else ""
     return [f"{r.severity.capitalize()}: Race reported between {v1} access at {name or r.kernel} in "
-            f"{at(r.first_line)} ({r.first_opcode})",
-            f"    and {v2} access at {name or r.kernel} in {at(r.second_line)} ({r.second_opcode}) "
-            f"[{n}]",
+            f"{_at(file, r.first_line, r.first_opcode, r.first_source)}",
+            f"    and {v2} access at {name or r.kernel} in "
+            f"{_at(file, r.second_line, r.second_opcode, r.second_source)} [{n}]",
             f"    first in block ({fmt3(r.block)}): {v1.lower()} by thread ({fmt3(r.first_thread)}), "
             f"{v2.lower()} by thread ({fmt3(r.second_thread)}), __shared__ byte 0x{r.offset:x}{where}"]
 
 
 def sync_lines(e: SyncReport, file: str = "", name: str = "") -> list[str]:
     file = file or e.file
-    at = f"{file}:{e.line}" if file else f"line {e.line}"
     unit = "thread" if e.error != "invalid-mask" else "lane"
     return [SYNC_TITLE[e.error],
-            f"    at {name or e.kernel} in {at} ({e.opcode})",
+            f"    at {name or e.kernel} in {_at(file, e.line, e.opcode, e.source)}",
             f"    by thread ({fmt3(e.thread)}) in block ({fmt3(e.block)})",
             f"    {e.detail}",
             f"    {e.count} {unit}{'' if e.count == 1 else 's'} in this launch (first occurrence shown)"]

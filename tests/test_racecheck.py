@@ -20,6 +20,7 @@ from ptxc.launcher import launch
 
 PTX = Path(__file__).parent / "cuda" / "racecheck.sm90.lineinfo.ptx"
 LINES = PTX.read_text().splitlines()
+CU = next(s.split('"')[1] for s in LINES if s.strip().startswith(".file\t1 "))   # as nvcc wrote it
 
 
 def line_of(text: str, nth: int = 0) -> int:
@@ -184,8 +185,9 @@ def test_report_shape(module):
     assert text[0] == "========= COMPUTE-SANITIZER (ptxc racecheck)"
     assert any(s.startswith("========= Error: Race reported between Write access at "
                             "_Z14reverse_nosyncPKfPf in ") for s in text)
-    assert f"=========     and Read access at _Z14reverse_nosyncPKfPf in {PTX}:{ld} " \
-           f"(ld.shared.f32) [32 hazards]" in text
+    # racecheck.cu line 13 is out[t] = s[63 - t]; the .file table names the .cu
+    assert f"=========     and Read access at _Z14reverse_nosyncPKfPf in {CU}:13 " \
+           f"({PTX}:{ld}, ld.shared.f32) [32 hazards]" in text
     assert text[-2] == "========= RACECHECK SUMMARY: 2 hazards displayed (2 errors, 0 warnings)"
     assert text[-1] == "========= ERROR SUMMARY: 64 errors"
 

@@ -20,6 +20,7 @@ from ptxc.launcher import launch
 
 PTX = Path(__file__).parent / "cuda" / "synccheck.sm90.lineinfo.ptx"
 LINES = PTX.read_text().splitlines()
+CU = next(s.split('"')[1] for s in LINES if s.strip().startswith(".file\t1 "))   # as nvcc wrote it
 
 
 def after(kernel: str, text: str, nth: int = 0) -> int:
@@ -121,10 +122,11 @@ def test_report_shape(module):
                (np.zeros(32, np.int32), np.zeros(32, np.int32)))
     text = launch_text("synccheck", prof.sync_errors).splitlines()
     line = after("_Z14shfl_divergentPKiPi", "shfl.sync")
+    # synccheck.cu line 34 calls __shfl_sync (not the header's line 373)
     assert text == [
         "========= COMPUTE-SANITIZER (ptxc synccheck)",
         "========= Barrier error detected. Invalid arguments",
-        f"=========     at _Z14shfl_divergentPKiPi in {PTX}:{line} (shfl.sync.idx.b32)",
+        f"=========     at _Z14shfl_divergentPKiPi in {CU}:34 ({PTX}:{line}, shfl.sync.idx.b32)",
         "=========     by thread (0,0,0) in block (0,0,0)",
         "=========     membermask 0xffffffff names lanes 16-31, which do not execute this instruction",
         "=========     16 lanes in this launch (first occurrence shown)",
