@@ -206,3 +206,23 @@ def test_opt_check_cli():
     r = CliRunner().invoke(cli, base[:3] + ["_Z12reverse_syncPKfPf"] + base[4:] + ["--check", "all"])
     assert r.exit_code == 0, r.output
     assert "RACECHECK SUMMARY: 0 hazards" in r.output
+
+
+def test_check_lists():
+    from ptxc.launcher import CHECKS, check_tools
+    assert check_tools("racecheck+synccheck") == check_tools("racecheck,synccheck") == \
+        ("racecheck", "synccheck")
+    assert check_tools("all") == CHECKS and "racecheck" in CHECKS and "synccheck" in CHECKS
+    assert check_tools(None) == ()
+
+
+def test_a_failing_checker_is_an_error_not_a_silent_report(module, monkeypatch):
+    # An exception inside the callback cannot cross the native frames; it is
+    # kept and raised when the launch ends, so no report silently lacks hazards.
+    from ptxc.backends.llvm import racecheck
+
+    def broken(*a):
+        raise ValueError("boom")
+    monkeypatch.setattr(racecheck.RaceChecker, "access", broken)
+    with pytest.raises(RuntimeError, match="a check callback failed"):
+        reverse_nosync(module)
