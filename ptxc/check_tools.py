@@ -18,7 +18,7 @@ def make_checkers(c, block, tools, cooperative: bool = False) -> dict:
     from .backends.llvm.synccheck import SyncChecker
     out = {}
     if "racecheck" in tools:
-        out["racecheck"] = RaceChecker(c.plan.shift, tuple(block))
+        out["racecheck"] = RaceChecker(c.plan.shift)
     if "synccheck" in tools:
         out["synccheck"] = SyncChecker(c.plan)
     for ch in out.values():

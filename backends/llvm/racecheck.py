@@ -48,7 +48,7 @@ from dataclasses import dataclass
 import numpy as np
 
 from . import layout as Lo
-from .check_hooks import EV_BARRIER, EV_WARPSYNC
+from .check_hooks import EV_BARRIER
 from .memcheck import KIND_ATOMIC, KIND_LOAD
 
 TID, IID, SEQ, EP, WEP, ATOM = range(6)
@@ -240,8 +240,8 @@ class RaceChecker:
     """The racecheck of one launch: shadow memory per running CTA, the
     hazards found (``log``)."""
 
-    def __init__(self, shift: int, ntid: tuple):
-        self.shift, self.ntid = shift, ntid
+    def __init__(self, shift: int):
+        self.shift = shift          # generic address = segment << shift | offset
         self.log = HazardLog()
         self.ctas = PerCta(self._new)
 
