@@ -11,7 +11,7 @@ from contextlib import contextmanager
 HOOKED = ("racecheck", "synccheck")
 
 
-def make_checkers(c, block, tools, cooperative: bool = False) -> dict:
+def make_checkers(c, tools, cooperative: bool = False) -> dict:
     """{tool: checker} of the hooked ``tools``. A cooperative launch
     interleaves CTAs on one worker: its checkers keep every CTA's state."""
     from .backends.llvm.racecheck import RaceChecker

@@ -545,7 +545,7 @@ def run_compiled(c, fn, grid, block, params, segments, shared_bytes, max_steps, 
     init = initcheck_setup(check, shadow)
     if init is not None:
         threads = 1          # CTAs in linear order: one answer for racing CTAs (docs/check.md)
-    checkers = make_checkers(c, block, check_tools(check), cooperative)   # racecheck, synccheck
+    checkers = make_checkers(c, check_tools(check), cooperative)   # racecheck, synccheck
     run = Launch(c, grid, block, params, segments, shared_bytes, max_steps, threads, memory=memory,
                  grid_ws=grid_ws, memcheck=log, heap=heap if c.uses_heap else None)
     try:
