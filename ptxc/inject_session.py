@@ -44,6 +44,11 @@ def active() -> bool:
     return _session is not None
 
 
+def wants(fn) -> bool:
+    """Whether a launch of kernel ``fn`` is considered (runs the variant)."""
+    return _session is not None and (not _session.kernel or fn.name == _session.kernel)
+
+
 def current() -> Session | None:
     return _session
 
@@ -71,13 +76,8 @@ def launch(c, fn, grid, block):
     """Arm the control block around one launch of compiled kernel ``c``."""
     from .backends.llvm import inject_ctl
     s = _session
-    if s is None or not getattr(c, "inject", False) or (s.kernel and fn.name != s.kernel):
-        inject_ctl.arm(1, None) if s is not None else None
-        try:
-            yield
-        finally:
-            if s is not None:
-                inject_ctl.disarm()
+    if s is None or not getattr(c, "inject", False):
+        yield
         return
     nctas, nwarps = thread_slots(grid, block)
     index = len(s.launches)

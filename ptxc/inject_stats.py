@@ -12,7 +12,8 @@ Classes (SASSI section 8; NVBitFI's "Masked", "SDC", "DUE"):
   the step budget or the time limit.
 
 The app's own verdict (PASS/FAIL in its stdout) is kept apart: an SDC run
-whose stdout says FAIL is an SDC the app detects (``sdc_detected``).
+whose stdout says FAIL is an SDC the app detects (``sdc_detected``); an app
+that exits non-zero when its check fails turns such runs into DUEs.
 
 95% confidence intervals: the Wilson score interval (E. B. Wilson,
 "Probable inference, the law of succession, and statistical inference",

@@ -101,7 +101,7 @@ def compile_timed(module, fn, mode: str, grid, block, memory: int, check: str | 
     from .backends.llvm import jit
     t0 = time.perf_counter()
     level = jit.choose_level(fn, mode, count(grid) * count(block))
-    if inject_session.active():      # ptxc inject: its own variant (inject_session.py)
+    if inject_session.wants(fn):     # ptxc inject: its own variant (inject_session.py)
         if mode != "full":
             raise PtxcError("error injection needs a full run (mode='full')")
         return jit.compile_kernel(module, fn, mode, level, memory=memory, inject=True), \
