@@ -81,7 +81,8 @@ def run_site(module, kernel, grid, block, args, site, golden_arrays, max_steps=N
            "flipped": rec.hit is not None if rec else False, "error": error,
            "line": rec.where.get("line") if rec and rec.hit else None,
            "opcode": rec.where.get("opcode") if rec and rec.hit else None,
-           "bit": rec.hit[1] if rec and rec.hit else None, "app_check": None}
+           "bit": rec.hit[1] if rec and rec.hit else None,
+           "bits": rec.hit[2] if rec and rec.hit else None, "app_check": None}
     if error is not None:
         out["outcome"] = "due"
         return out
