@@ -105,6 +105,10 @@ def campaign(module, kernel, grid, block, args, runs: int = 100, seed: int = 0,
         module = load(module)
     if target not in inject_sites.TARGETS:
         raise PtxcError(f"unknown target '{target}' (use {', '.join(inject_sites.TARGETS)})")
+    if sites:
+        target = sites[0].target
+        if any(s.target != target for s in sites):
+            raise PtxcError("the sites of one campaign have one target")
     launches, gold = golden_run(module, kernel, grid, block, args, max_steps, shared_bytes)
     size = inject_sites.space_size(launches, target)
     if sites is None:

@@ -2,7 +2,8 @@
 // Build: nvcc -cudart shared -arch=sm_90 -O3 inject_poly.cu -o inject_poly
 // PTX:   nvcc -ptx -arch=sm_90 -O3 inject_poly.cu -o inject_poly.sm90.ptx (committed)
 // Run:   ./inject_poly N OUTFILE   writes s(N) (s = 1; s = 3 s + i for i < N) to OUTFILE
-// and prints a constant line: every fault that changes s is an SDC (no check of its own).
+// and prints n and the device address of out (constant from run to run under ptxc):
+// every fault that changes s is an SDC (no check of its own).
 #include <cstdio>
 #include <cstdlib>
 #include <cuda_runtime.h>
@@ -28,6 +29,6 @@ int main(int argc, char **argv)
     if (!f) return 1;
     fprintf(f, "%u\n", s);
     fclose(f);
-    printf("poly: n = %u\n", n);
+    printf("poly: n = %u, out at %p\n", n, (void *)d);   // the test's model needs the address
     return 0;
 }
