@@ -2,7 +2,7 @@
 application (docs/inject.md; SASSI section 8, NVBitFI).
 
     ptxc inject [--runs N] [--seed S] [--kernel K] [--target register|memory|predicate]
-                [--jobs N] [--dask ADDR] [--output FILE]... [--timeout S]
+                [--jobs N] [--dask ADDR] [--output FILE]... [--ignore REGEX]... [--timeout S]
                 [--report x.sqlite] [--replay SITE] [--gpu MODEL] [--ptx FILE]
                 [--max-steps N] -- ./app args...
 
@@ -13,6 +13,7 @@ the outcome and the injected run's output.
 """
 from __future__ import annotations
 
+import re
 import sys
 import time
 
@@ -36,6 +37,8 @@ from .backends.llvm.inject_ctl import TARGETS
               help="Run the injected runs on this Dask scheduler (tcp://host:8786).")
 @click.option("--output", "outputs", multiple=True, metavar="FILE",
               help="An output file of the application (compared with the golden run's); repeatable.")
+@click.option("--ignore", "ignore", multiple=True, metavar="REGEX",
+              help="Leave stdout lines matching REGEX out of the comparison (timings); repeatable.")
 @click.option("--timeout", type=click.FloatRange(min=0.1), default=None, metavar="S",
               help="Seconds per injected run before it counts as a hang (default: 10 x the "
                    "fault-free run, at least 10).")
@@ -51,7 +54,8 @@ from .backends.llvm.inject_ctl import TARGETS
 @click.option("--max-steps", type=click.IntRange(min=1), default=None, metavar="N",
               help="Step budget per warp and launch: a run that exceeds it is a DUE (hang).")
 @click.argument("argv", nargs=-1, type=click.UNPROCESSED, required=True, metavar="-- APP [ARGS]...")
-def inject_command(runs, seed, kernel, target, jobs, dask_address, outputs, timeout, report_path,
+def inject_command(runs, seed, kernel, target, jobs, dask_address, outputs, ignore, timeout,
+                   report_path,
                    replay, gpu, ptx, max_steps, argv):
     """Inject single-bit faults into a CUDA application's kernels (built with
     `nvcc -cudart shared`) and classify the outcomes: masked, SDC, DUE."""
@@ -63,6 +67,11 @@ def inject_command(runs, seed, kernel, target, jobs, dask_address, outputs, time
         raise click.UsageError("give the application: ptxc inject [OPTIONS] -- ./app ARGS...")
     if any(o.startswith("/") or o.startswith("..") for o in outputs):
         raise click.UsageError("--output names a file under the current directory (a relative path)")
+    for pattern in ignore:
+        try:
+            re.compile(pattern)
+        except re.error as e:
+            raise click.UsageError(f"--ignore '{pattern}': {e}")
     options = {"gpu": gpu, "ptx": ptx, "max_steps": max_steps}
     sites = None
     if replay is not None:
@@ -70,7 +79,8 @@ def inject_command(runs, seed, kernel, target, jobs, dask_address, outputs, time
         target = sites[0].target
     t0 = time.perf_counter()
     result = inject_app.campaign(argv, runs, seed, kernel, target, jobs, dask_address, outputs,
-                                 timeout, options, sites=sites, keep_runs=replay is not None)
+                                 timeout, options, sites=sites, keep_runs=replay is not None,
+                                 ignore=ignore)
     elapsed = time.perf_counter() - t0
     golden_s = result["golden"]["wall_s"]
     out = sys.stdout
@@ -94,6 +104,7 @@ def inject_command(runs, seed, kernel, target, jobs, dask_address, outputs, time
     if report_path:
         meta = {"application": " ".join(argv), "target": target, "seed": seed, "runs": runs,
                 "kernel": kernel, "space": result["space"], "outputs": " ".join(outputs),
+                "ignore": " ".join(ignore), "time_limit_s": result["time_limit"],
                 "replay": replay}
         inject_db.write(report_path, result, meta)
 

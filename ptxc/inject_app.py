@@ -112,7 +112,30 @@ def app_check(stdout: bytes) -> str | None:
     return "PASS" if "PASS" in text else None
 
 
-def classify(golden: dict, run: dict) -> tuple[str, str | None]:
+def compared(stdout: bytes, ignore) -> list[bytes]:
+    """The stdout lines that the comparison looks at: those that match no
+    ``--ignore`` regular expression."""
+    import re
+    pats = [re.compile(p.encode()) for p in ignore or ()]
+    return [ln for ln in stdout.splitlines() if not any(p.search(ln) for p in pats)]
+
+
+def check_deterministic(a: dict, b: dict, ignore) -> None:
+    """Refuse an application whose fault-free runs differ (a timing printed
+    on stdout would make every injected run an SDC)."""
+    la, lb = compared(a["stdout"], ignore), compared(b["stdout"], ignore)
+    if la != lb:
+        k = next((i for i, (x, y) in enumerate(zip(la, lb)) if x != y), min(len(la), len(lb)))
+        line = (la[k] if k < len(la) else lb[k]).decode(errors="replace")
+        raise PtxcError(f"two fault-free runs printed different stdout (line '{line}'): leave such "
+                        f"lines out of the comparison with --ignore REGEX")
+    for o in a["files"]:
+        if a["files"][o] != b["files"][o]:
+            raise PtxcError(f"two fault-free runs wrote different '{o}' (--output): the comparison "
+                            f"needs an application whose output is deterministic")
+
+
+def classify(golden: dict, run: dict, ignore=()) -> tuple[str, str | None]:
     """(outcome class, why) of an injected run against the golden run."""
     if run["hung"]:
         return "due", "hang: killed at the time limit"
@@ -125,7 +148,8 @@ def classify(golden: dict, run: dict) -> tuple[str, str | None]:
         return "due", res["faults"][0]
     if res["status"] != 0:
         return "due", f"exit status {res['status']}"
-    if run["stdout"] != golden["stdout"] or run["files"] != golden["files"]:
+    if compared(run["stdout"], ignore) != compared(golden["stdout"], ignore) or \
+            run["files"] != golden["files"]:
         return "sdc", None
     return "masked", None
 
@@ -165,8 +189,8 @@ def golden_run(argv, kernel, outputs, timeout, cwd, options) -> dict:
     return g
 
 
-def outcome(golden: dict, launches: Launches, site, run: dict) -> dict:
-    cls, why = classify(golden, run)
+def outcome(golden: dict, launches: Launches, site, run: dict, ignore=()) -> dict:
+    cls, why = classify(golden, run, ignore)
     rec = next((r for r in (run["result"] or {}).get("launches", []) if r.get("hit")), None)
     return {"site": site.text(), "kernel": launches.records[site.launch].kernel,
             "launch": site.launch, "outcome": cls, "error": why,
@@ -180,15 +204,19 @@ def outcome(golden: dict, launches: Launches, site, run: dict) -> dict:
 def campaign(argv: list, runs: int = 100, seed: int = 0, kernel: str | None = None,
              target: str = "register", jobs: int | None = None, dask=None,
              outputs: tuple = (), timeout: float | None = None, options: dict | None = None,
-             sites=None, keep_runs: bool = False) -> dict:
+             sites=None, keep_runs: bool = False, ignore: tuple = ()) -> dict:
     """The whole campaign: {"golden", "launches", "space", "outcomes"} (and
     "runs", every run's output, with ``keep_runs``); ``sites`` replaces the
-    draw (--replay)."""
+    draw (--replay); ``ignore``: regular expressions of stdout lines left
+    out of the comparison (timings). The fault-free run is made twice, and
+    the campaign refused if the two differ."""
     cwd = os.getcwd()
     argv = [_program(argv[0]), *argv[1:]]
     outputs = [os.path.normpath(o) for o in outputs]
     options = options or {}
     golden = golden_run(argv, kernel, outputs, timeout or 600, cwd, options)
+    check_deterministic(golden, golden_run(argv, kernel, outputs, timeout or 600, cwd, options),
+                        ignore)
     limit = timeout or max(10.0, 10 * golden["wall_s"])
     launches = Launches(golden)
     if sites is None:
@@ -202,7 +230,7 @@ def campaign(argv: list, runs: int = 100, seed: int = 0, kernel: str | None = No
     results = _map(specs, argv, outputs, limit, cwd, jobs, dask)
     return {"golden": golden, "launches": launches, "target": target, "seed": seed,
             "space": inject_sites.space_size(launches.records, target), "time_limit": limit,
-            "outcomes": [outcome(golden, launches, s, r) for s, r in zip(sites, results)],
+            "outcomes": [outcome(golden, launches, s, r, ignore) for s, r in zip(sites, results)],
             **({"runs": results} if keep_runs else {})}
 
 

@@ -187,3 +187,18 @@ def test_plain_launch_after_a_campaign():
         assert getattr(before, name) == getattr(after, name)
     # 29 = 5 (entry) + 2 (preheader) + 2 x 5 (loop) + 2 (exit) + 6 (tail): the PTX's blocks
     assert after.thread_inst_executed == 5 + 2 + 2 * 5 + 2 + 6
+
+
+def test_app_comparison_ignores_lines_and_refuses_nondeterminism():
+    from ptxc import inject_app
+    g = {"stdout": b"x\ntime 1.5 ms\nPASS\n", "files": {"o": "aa"}}
+    r = {"stdout": b"x\ntime 2.5 ms\nPASS\n", "files": {"o": "aa"}, "hung": False,
+         "worker_status": 0, "result": {"stopped": None, "faults": [], "status": 0}}
+    assert inject_app.classify(g, r) == ("sdc", None)
+    assert inject_app.classify(g, r, ["^time "]) == ("masked", None)
+    with pytest.raises(PtxcError, match="--ignore REGEX"):
+        inject_app.check_deterministic(g, r, ())
+    inject_app.check_deterministic(g, r, ["^time "])
+    assert inject_app.classify(g, {**r, "hung": True})[0] == "due"
+    assert inject_app.classify(g, {**r, "result": {**r["result"], "status": 3}}) == \
+        ("due", "exit status 3")

@@ -170,3 +170,21 @@ def test_vectoradd_campaign_matches_the_model(apps, tmp_path):
     con.close()
     n_masked = sum(1 for r in rows if r[1] == "masked")
     assert summary[-1] == ("all", 8, n_masked, 0, 8 - n_masked)
+
+
+@pytest.fixture(scope="module")
+def dask_address():
+    distributed = pytest.importorskip("distributed")
+    with distributed.LocalCluster(n_workers=2, threads_per_worker=1, processes=True,
+                                  dashboard_address=None) as cluster:
+        yield cluster.scheduler_address
+
+
+def test_dask_gives_the_same_bytes(apps, tmp_path, dask_address):
+    args = ["2", "out.txt"]
+    opts = ["--runs", 4, "--seed", 9, "--output", "out.txt", "--max-steps", MAX_STEPS,
+            "--ptx", POLY_PTX]
+    one = inject(apps["inject_poly"], args, *opts, "--jobs", 1, cwd=tmp_path)
+    dask = inject(apps["inject_poly"], args, *opts, "--dask", dask_address, cwd=tmp_path)
+    assert one[0] == dask[0] == 0, dask[2]
+    assert one[1] == dask[1]
