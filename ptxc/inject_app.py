@@ -140,6 +140,9 @@ def classify(golden: dict, run: dict, ignore=()) -> tuple[str, str | None]:
     if run["hung"]:
         return "due", "hang: killed at the time limit"
     res = run["result"]
+    if res is not None and "internal" in res:
+        raise PtxcError(f"internal error in an injected run ({res['internal']}); "
+                        f"its traceback: {run['stderr'].strip().splitlines()[-1:]}")
     if res is None or run["worker_status"] != 0:
         return "due", "crash: " + (run["stderr"].strip().splitlines() or ["no result"])[-1]
     if res["stopped"]:
@@ -173,6 +176,8 @@ class _Rec:
 def golden_run(argv, kernel, outputs, timeout, cwd, options) -> dict:
     g = run_one(argv, {"kernel": kernel, "site": None, **options}, outputs, timeout, cwd)
     res = g["result"]
+    if res is not None and "internal" in res:
+        raise PtxcError(f"internal error in the fault-free run: {res['internal']}")
     if g["hung"]:
         raise PtxcError(f"the fault-free run did not end within {timeout:g} s (--timeout)")
     if res is None or res["stopped"] or res["faults"] or res["status"] != 0:
@@ -227,9 +232,12 @@ def campaign(argv: list, runs: int = 100, seed: int = 0, kernel: str | None = No
                 raise PtxcError(f"site {s.text()}: the fault-free run has only "
                                 f"{len(launches.records)} launches considered")
     specs = [{"kernel": kernel, "site": s.text(), **options} for s in sites]
+    t0 = time.perf_counter()
     results = _map(specs, argv, outputs, limit, cwd, jobs, dask)
+    injected_s = time.perf_counter() - t0
     return {"golden": golden, "launches": launches, "target": target, "seed": seed,
             "space": inject_sites.space_size(launches.records, target), "time_limit": limit,
+            "injected_s": injected_s,
             "outcomes": [outcome(golden, launches, s, r, ignore) for s, r in zip(sites, results)],
             **({"runs": results} if keep_runs else {})}
 

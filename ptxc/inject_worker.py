@@ -53,6 +53,10 @@ def main() -> None:
     except PtxcError as e:
         out = {"status": 1, "app_status": None, "stopped": e.message, "faults": [], "launches": []}
         sys.stderr.write(f"ptxc: error: {e.message}\n")
+    except Exception as e:          # noqa: BLE001 - a ptxc bug: never counted as a DUE
+        import traceback
+        traceback.print_exc()
+        out = {"internal": f"{type(e).__name__}: {e}"}
     with open(os.path.join(spec["result"], "result.json"), "w") as f:
         json.dump(out, f)
     sys.exit(0)

@@ -202,3 +202,15 @@ def test_app_comparison_ignores_lines_and_refuses_nondeterminism():
     assert inject_app.classify(g, {**r, "hung": True})[0] == "due"
     assert inject_app.classify(g, {**r, "result": {**r["result"], "status": 3}}) == \
         ("due", "exit status 3")
+
+
+def test_cli_errors_are_one_line(tmp_path):
+    from click.testing import CliRunner
+
+    from ptxc.cli import cli
+    r = CliRunner().invoke(cli, ["inject", "--", str(tmp_path / "nosuch")], catch_exceptions=False)
+    assert r.exit_code == 1
+    assert r.output.strip().splitlines() == [
+        f"ptxc: error: cannot run '{tmp_path / 'nosuch'}': no such program"]
+    r = CliRunner().invoke(cli, ["inject", "--ignore", "(", "--", "x"], catch_exceptions=False)
+    assert r.exit_code == 2 and "--ignore '('" in r.output
