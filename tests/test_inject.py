@@ -214,3 +214,28 @@ def test_cli_errors_are_one_line(tmp_path):
         f"ptxc: error: cannot run '{tmp_path / 'nosuch'}': no such program"]
     r = CliRunner().invoke(cli, ["inject", "--ignore", "(", "--", "x"], catch_exceptions=False)
     assert r.exit_code == 2 and "--ignore '('" in r.output
+
+
+VEC_PTX = HERE / "cuda" / "inject_vec.sm90.ptx"     # nvcc -ptx -arch=sm_90 -O3 inject_vec.cu
+
+
+def test_memory_target_flips_one_bit_of_a_vector_store():
+    """st.global.v4.f32 {x, 0, x + 2, 3x} per thread: D = 128, bit b is bit
+    b mod 32 of element b div 32 (numpy: the golden words with that bit
+    XORed); the other thread's store and every other element are untouched."""
+    m = ptxc.load(VEC_PTX)
+    args = [np.zeros((2, 4), np.float32), np.float32(1.5)]
+    gold = np.array([[1.5, 0.0, 3.5, 4.5]] * 2, np.float32)
+    sites = [inject_sites.Site("memory", 0, 0, 1, 0, b) for b in range(128)]
+    launches, golden = inj.golden_run(m, "vec4", 1, 2, args)
+    assert golden[0].tobytes() == gold.tobytes()
+    assert [int(x) for x in launches[0].counts["memory"][:2]] == [1, 1]
+    from ptxc import inject_session
+    for s in sites:
+        a = [np.zeros((2, 4), np.float32), np.float32(1.5)]
+        with inject_session.session(site=s) as sess:
+            ptxc.launch(m, "vec4", 1, 2, a, mode="full")
+        want = gold.copy().view(np.uint32)
+        want[1, s.rand // 32] ^= np.uint32(1 << (s.rand % 32))
+        assert sess.launches[0].hit[1:] == (s.rand, 128)
+        assert a[0].view(np.uint32).tolist() == want.tolist()
