@@ -28,8 +28,6 @@ from __future__ import annotations
 import ctypes
 import struct
 
-import numpy as np
-
 TARGETS = ("register", "memory", "predicate")
 OFF_COUNTS, OFF_WARP, OFF_LANE, OFF_TARGET, OFF_INSTANCE, OFF_RAND = 0, 24, 32, 36, 40, 48
 OFF_HIT, OFF_HIT_IID, OFF_HIT_BIT, OFF_HIT_BITS = 56, 60, 64, 68
@@ -49,9 +47,10 @@ def register_symbols(binding) -> None:
     binding.add_symbol(SYMBOL, address())
 
 
-def arm(nslots: int, site=None) -> list[np.ndarray]:
-    """Before a launch: fresh zeroed counters (``nslots`` lanes) and the
-    site (warp, lane, target index, instance, rand) or None."""
+def arm(nslots: int, site=None) -> list:
+    """Before a launch: fresh zeroed counters (``nslots`` lanes, numpy i64
+    arrays) and the site (warp, lane, target index, instance, rand) or None."""
+    import numpy as np              # not at import: the CLI imports TARGETS
     global _arrays
     _arrays = [np.zeros(max(nslots, 1), np.int64) for _ in TARGETS]
     warp, lane, target, instance, rand = site if site is not None else (-1, 0, 0, -1, 0)

@@ -13,8 +13,9 @@ source register keeps its value). A variant of its own, like memcheck
 (jit.compile_kernel(inject=True)): the default code is unchanged.
 
 Not eligible: phi moves (not PTX instructions), ``.cc`` carry flags, calls
-(their callee's instructions are), and operands that are immediates
-(their bits count for D of a store, and the flip goes into the stored value).
+(their callee's instructions are), barriers. A stored immediate is flipped
+like a register value (the flip is applied to the value as the store reads
+it).
 """
 from __future__ import annotations
 
