@@ -239,3 +239,20 @@ def test_memory_target_flips_one_bit_of_a_vector_store():
         want[1, s.rand // 32] ^= np.uint32(1 << (s.rand % 32))
         assert sess.launches[0].hit[1:] == (s.rand, 128)
         assert a[0].view(np.uint32).tolist() == want.tolist()
+
+
+def test_counting_variant_keeps_the_counters():
+    """A launch in a session without a site (step 1) counts what a plain
+    full run and a hybrid run count, and computes the same output."""
+    from ptxc import inject_session
+    m = ptxc.load(POLY_PTX)
+    names = ("inst_executed", "thread_inst_executed", "thread_inst_executed_pred_on", "branch",
+             "cond_branch", "divergent_branch")
+    a, b, c = poly_args(), poly_args(), poly_args()
+    with inject_session.session():
+        counted = ptxc.launch(m, "poly", 1, 1, a, mode="full")
+    full = ptxc.launch(m, "poly", 1, 1, b, mode="full")
+    hybrid = ptxc.launch(m, "poly", 1, 1, c, mode="hybrid")
+    for n in names:
+        assert getattr(counted, n) == getattr(full, n) == getattr(hybrid, n), n
+    assert a[0][0] == b[0][0] == 10
