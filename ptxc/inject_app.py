@@ -129,6 +129,12 @@ def check_deterministic(a: dict, b: dict, ignore) -> None:
         line = (la[k] if k < len(la) else lb[k]).decode(errors="replace")
         raise PtxcError(f"two fault-free runs printed different stdout (line '{line}'): leave such "
                         f"lines out of the comparison with --ignore REGEX")
+    ca, cb = a.get("counts") or {}, b.get("counts") or {}
+    import numpy as np
+    if sorted(ca) != sorted(cb) or not all(np.array_equal(ca[k], cb[k]) for k in ca):
+        raise PtxcError("two fault-free runs executed different kernel instructions (launches, "
+                        "threads or eligible counts differ): the sites of one run would not be those "
+                        "of the next; injection needs a deterministic application")
     for o in a["files"]:
         if a["files"][o] != b["files"][o]:
             raise PtxcError(f"two fault-free runs wrote different '{o}' (--output): the comparison "

@@ -256,3 +256,11 @@ def test_counting_variant_keeps_the_counters():
     for n in names:
         assert getattr(counted, n) == getattr(full, n) == getattr(hybrid, n), n
     assert a[0][0] == b[0][0] == 10
+
+
+def test_nondeterministic_instruction_counts_are_refused():
+    from ptxc import inject_app
+    g = {"stdout": b"PASS\n", "files": {}, "counts": {"0_register": np.array([3, 4])}}
+    inject_app.check_deterministic(g, {**g, "counts": {"0_register": np.array([3, 4])}}, ())
+    with pytest.raises(PtxcError, match="different kernel instructions"):
+        inject_app.check_deterministic(g, {**g, "counts": {"0_register": np.array([3, 5])}}, ())
