@@ -559,6 +559,8 @@ from .cli_run import run_command  # noqa: E402 - `ptxc run` (docs/runtime.md)
 cli.add_command(run_command)
 from .cli_check import check_command  # noqa: E402 - `ptxc check` (docs/check.md)
 cli.add_command(check_command)
+from .cli_inject import inject_command  # noqa: E402 - `ptxc inject` (docs/inject.md)
+cli.add_command(inject_command)
 
 from .cli_occupancy import occupancy_command  # noqa: E402 - `ptxc occupancy` (docs/gpus.md)
 

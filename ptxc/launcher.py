@@ -17,6 +17,7 @@ import time
 
 import numpy as np
 
+from . import inject_session
 from .errors import PtxcError
 from .launch_alias import classes_for_segments, classes_for_values, ensure_launch_slice
 from .types import TYPE_SIZES
@@ -107,6 +108,11 @@ def compile_timed(module, fn, mode: str, grid, block, memory: int, check: str | 
     from .backends.llvm import jit
     t0 = time.perf_counter()
     level = jit.choose_level(fn, mode, count(grid) * count(block))
+    if inject_session.wants(fn):     # ptxc inject: its own variant (inject_session.py)
+        if mode != "full":
+            raise PtxcError("error injection needs a full run (mode='full')")
+        return jit.compile_kernel(module, fn, mode, level, memory=memory, inject=True), \
+            time.perf_counter() - t0
     tools = check_tools(check)
     if "memcheck" in tools or "initcheck" in tools:   # variants (the default code is unchanged)
         return jit.compile_kernel(module, fn, mode, level, memory=memory,
@@ -545,7 +551,7 @@ def run_compiled(c, fn, grid, block, params, segments, shared_bytes, max_steps, 
     run = Launch(c, grid, block, params, segments, shared_bytes, max_steps, threads, memory=memory,
                  grid_ws=grid_ws, memcheck=log, heap=heap if c.uses_heap else None)
     try:
-        with initcheck_active(run, init):
+        with initcheck_active(run, init), inject_session.launch(c, fn, grid, block):
             counts = run.run(classes)
     except RunError as e:
         sizes = space_sizes(run, segment_names or {})
