@@ -55,6 +55,7 @@ class Profile:
     printf: list = field(default_factory=list)   # device printf output, one str per call and lane (docs/launch.md)
     mem_errors: list | None = None      # memcheck launches: memcheck_report.MemcheckError list (docs/check.md)
     mem_error_count: int = 0            # their failing thread-accesses
+    value_profile: dict | None = None   # value-profiled launches: ptxc/value_profile.py (docs/value-profile.md)
 
     @property
     def branch_efficiency(self) -> float:
@@ -99,6 +100,10 @@ class Profile:
         if self.mem_errors is not None:
             from .memcheck_report import as_json
             d["memcheck"] = as_json(self.mem_errors, self.mem_error_count)
+        if self.value_profile is not None:
+            from .value_profile import rows
+            d["value_profile"] = {"summary": self.value_profile["summary"],
+                                  "instructions": rows(self.value_profile)}
         if self.memory_counters:
             from .memreport import memory_rows
             d["memory"] = self.memory

@@ -76,6 +76,9 @@ class KernelCodegen(SimtMixin, Values):
         self.name = name
         self.memory_counters = memory_counters   # shared bank bytes (4 or 8), 0 = off
         self.memcheck = False       # record invalid accesses and go on (memcheck.py)
+        self.value_profile = False  # profile register values (value_prof.py)
+        self.value_ctr: dict[int, list] = {}   # instr id -> [(dst, register, bits, base)]
+        self.value_or: list[int] = []          # counters OR-reduced over workers
         self.mem_ctr: dict[int, dict[str, int]] = {}   # instr id -> {space: counter base}
         check_address_slice(plan, mode, memory_counters)
         self.ops = OPS
@@ -293,7 +296,11 @@ class KernelCodegen(SimtMixin, Values):
             if handler is None:
                 self.unsupported(ins)
             else:
+                em, emi = self.em, self.emi
                 self.lower(ins, handler, ins)
+                if self.value_profile:
+                    from .value_prof import profile_writes
+                    profile_writes(self, ins, em, emi)
         elif self.memory_counters and access_kind(ins) is not None:
             self.lower(ins, count_only, ins)
         if is_spin_point(ins):
