@@ -34,3 +34,12 @@ extern "C" __global__ void vp_scale(const float *x, double *y, int n)
     if (i < n)
         y[i] = (double)(x[i] * 2.0f);
 }
+
+extern "C" __global__ void vp_guard(unsigned *out)
+{
+    unsigned v = 0xFF;
+    unsigned odd = threadIdx.x & 1;
+    asm("{\n\t.reg .pred p;\n\tsetp.ne.u32 p, %1, 0;\n\t@p mov.b32 %0, 0x1234;\n\t}"
+        : "+r"(v) : "r"(odd));
+    out[threadIdx.x] = v;
+}
