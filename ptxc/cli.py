@@ -157,7 +157,7 @@ def _arg_callback(ctx, param, values):
 
 def build_launch(kernel, grid, block, shared, args, mode, max_steps, threads,
                  memory_counters=False, bank_bytes=None,
-                 cta_equivalence: bool = True, check=None) -> dict | None:
+                 cta_equivalence: bool = True, check=None, value_profile=False) -> dict | None:
     """The ``launch`` option dict for the pass pipeline, or None when no launch
     was asked for (none of --kernel, --grid, --block given)."""
     if kernel is None and grid is None and block is None:
@@ -167,7 +167,8 @@ def build_launch(kernel, grid, block, shared, args, mode, max_steps, threads,
                                       ("--memory-counters", memory_counters or None),
                                       ("--bank-bytes", bank_bytes),
                                       ("--no-cta-equivalence", not cta_equivalence or None),
-                                      ("--check", check))
+                                      ("--check", check),
+                                      ("--value-profile", value_profile or None))
                  if v not in (None, (), [])]
         if extra:
             raise click.UsageError(
@@ -194,6 +195,11 @@ def build_launch(kernel, grid, block, shared, args, mode, max_steps, threads,
             raise click.UsageError("--check memcheck needs --mode full: a hybrid run skips the "
                                    "accesses its slice does not keep")
         launch.update(check=check, mode="full")
+    if value_profile:
+        if mode == "hybrid":
+            raise click.UsageError("--value-profile needs --mode full: a hybrid run computes only "
+                                   "the branch slice")
+        launch.update(value_profile=True, mode="full")
     return launch
 
 
@@ -337,9 +343,12 @@ def _print_warnings(module, start: int = 0) -> int:
 @click.option("--check", type=click.Choice(["memcheck"]), default=None,
               help="Record out-of-bounds and misaligned accesses and go on (a full run; "
                    "docs/check.md); exit status 1 when there were any.")
+@click.option("--value-profile", is_flag=True,
+              help="Profile every register write: constant bits and scalar writes per "
+                   "instruction (a full run; docs/value-profile.md).")
 def opt_command(file, pipeline, emit, fmt, output, verify_each, kernel, grid, block,
                 shared, args, mode, max_steps, threads, memory_counters, bank_bytes,
-                cta_equivalence, check):
+                cta_equivalence, check, value_profile):
     """Parse FILE (or stdin for '-'), run a pass pipeline, print the reports
     and optionally the resulting module.
 
@@ -351,7 +360,7 @@ def opt_command(file, pipeline, emit, fmt, output, verify_each, kernel, grid, bl
       ptxc opt --pass='slice,count' --kernel k --grid 4 --block 128 --arg n=500 kernel.ptx
     """
     launch = build_launch(kernel, grid, block, shared, args, mode, max_steps, threads,
-                          memory_counters, bank_bytes, cta_equivalence, check)
+                          memory_counters, bank_bytes, cta_equivalence, check, value_profile)
     from .passmanager import make_pass, parse_pipeline, run_pipeline
     # Build the passes first: a bad pass name or option is reported before
     # the (possibly long) parse of the file.

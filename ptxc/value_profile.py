@@ -102,13 +102,34 @@ def summary_lines(s: dict, indent: str = "  ") -> list[str]:
 
 def text(vp: dict, kernel: str = "") -> str:
     """The per-instruction table and the summary."""
+    return rows_text(rows(vp), vp["summary"], kernel)
+
+
+def rows_text(table: list, summary: dict, kernel: str = "") -> str:
+    """``text`` of rows already flattened (``Profile.to_dict()``'s form)."""
     lines = [f"value profile{' of ' + kernel if kernel else ''} "
              "(mask: most significant bit first; 1/0 constant, T varies, X never written)"]
     lines.append(f"  {'function':20s} {'line':>5}  {'opcode':18s} {'register':9s} "
                  f"{'scalar/writes':>15}  mask")
-    for r in rows(vp):
+    for r in table:
         lines.append(f"  {r['function'][:20]:20s} {str(r['line'] or '-'):>5}  {r['opcode'][:18]:18s} "
                      f"{r['register'][:9]:9s} {str(r['scalar_writes']) + '/' + str(r['writes']):>15}  "
                      f"{r['mask']}")
-    lines += summary_lines(vp["summary"])
+    lines += summary_lines(summary)
     return "\n".join(lines) + "\n"
+
+
+CSV_COLUMNS = ("function", "index", "line", "opcode", "register", "bits", "mask",
+               "constant_bits", "scalar_writes", "writes", "lanes")
+
+
+def csv_text(table: list) -> str:
+    """The rows as CSV (``CSV_COLUMNS``; header first)."""
+    import csv
+    import io
+    out = io.StringIO()
+    w = csv.writer(out, lineterminator="\n")
+    w.writerow(CSV_COLUMNS)
+    for r in table:
+        w.writerow([r[c] for c in CSV_COLUMNS])
+    return out.getvalue()
