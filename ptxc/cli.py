@@ -428,8 +428,9 @@ def _kernel_arg_callback(ctx, param, values) -> dict:
                    "zero-filled buffers (the row says so).")
 @click.option("--kernel", "kernels", multiple=True, metavar="NAME",
               help="Profile only these kernels (repeatable; default: all).")
-@click.option("--mode", type=click.Choice(MODE_CHOICES), default="hybrid", show_default=True,
-              help="hybrid: run only the branch slice; full: run every instruction.")
+@click.option("--mode", type=click.Choice(MODE_CHOICES), default=None,
+              help="hybrid (default): run only the branch slice; full: run every instruction "
+                   "(the default with --value-profile).")
 @click.option("--format", "fmt", type=click.Choice(FORMAT_CHOICES), default="text",
               show_default=True, help="Report format.")
 @click.option("--max-steps", type=click.IntRange(min=1), default=None, metavar="N",
@@ -444,8 +445,11 @@ def _kernel_arg_callback(ctx, param, values) -> dict:
               metavar="FILE.sqlite", help="Also write the rows to this SQLite file.")
 @click.option("--timings", is_flag=True,
               help="Add the times to the output of several modules (then not deterministic).")
+@click.option("--value-profile", is_flag=True,
+              help="Profile every register write of one module's kernels: constant bits and "
+                   "scalar writes per kernel (a full run; docs/value-profile.md).")
 def profile_command(files, launches, args, launch_file, zero_fill, kernels, mode, fmt, max_steps,
-                    threads, jobs, dask_address, report_path, timings):
+                    threads, jobs, dask_address, report_path, timings, value_profile):
     """Run every kernel of FILE and print one row per kernel and the module total;
     several files or a directory (its *.ptx, recursively) give a row per kernel
     of every module, each module's total and the grand total.
@@ -467,9 +471,12 @@ def profile_command(files, launches, args, launch_file, zero_fill, kernels, mode
       ptxc profile --launches launches.json --zero-fill module.ptx
     """
     import time
+    mode = value_profile_mode(mode, files) if value_profile else mode or "hybrid"
     options = dict(launches=launches, args=args, kernels=list(kernels) or None, mode=mode,
                    threads=threads, max_steps=max_steps, launch_file=launch_file,
                    zero_fill=zero_fill)
+    if value_profile:
+        options["value_profile"] = True
     if len(files) > 1 or os.path.isdir(files[0]):
         if launch_file:                 # a malformed launch file is one error, not one per module
             from .launch_file import read_entries
@@ -497,6 +504,16 @@ def profile_command(files, launches, args, launch_file, zero_fill, kernels, mode
     if failed:
         raise PtxcError(f"{len(failed)} kernel(s) failed: {', '.join(failed[:5])}"
                         + (" ..." if len(failed) > 5 else "") + " (see the report)")
+
+
+def value_profile_mode(mode: str | None, files) -> str:
+    """``ptxc profile --value-profile``: one module, a full run."""
+    if len(files) > 1 or os.path.isdir(files[0]):
+        raise click.UsageError("--value-profile profiles one module at a time")
+    if mode == "hybrid":
+        raise click.UsageError("--value-profile needs --mode full: a hybrid run computes only "
+                               "the branch slice")
+    return "full"
 
 
 # ---------------------------------------------------------------- passes
