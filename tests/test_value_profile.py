@@ -160,6 +160,39 @@ def test_float_registers_as_bits(module):
     check(p, "cvt.f64.f32", "%fd1", (x + x).astype(np.float64).view(np.uint64), active, 64)
 
 
+def test_vector_destinations(module):
+    # ld.global.v2.u32 {%r2, %r3}: one entry per register of the vector.
+    pairs = np.random.default_rng(8).integers(0, 2 ** 32, size=128, dtype=np.uint32)
+    pairs[64:] = 0xFFFF0000           # warp 1: every lane loads (0xFFFF0000, 0xFFFF0000)
+    p = run(module, "vp_vec", 1, 64, [pairs, np.zeros(64, np.uint32)])
+    every = np.ones(64, bool)
+    check(p, "ld.global.v2.u32", "%r2", pairs[0::2], every, 32)
+    check(p, "ld.global.v2.u32", "%r3", pairs[1::2], every, 32)
+    check(p, "xor.b32", "%r6", pairs[0::2] ^ pairs[1::2], every, 32)
+
+
+def test_b128_register(module):
+    # mov.b128 q, {tid, 0xABCD << 32}: bits 127..64 hold 0x0000ABCD00000000,
+    # bits 63..0 the thread index 0..63 (bits 5..0 vary); 2 warps, none
+    # scalar. Unpacking q again gives the halves as two 64-bit registers.
+    p = run(module, "vp_wide", 1, 64, [np.zeros(64, np.uint64)])
+    hi = format(0xABCD << 32, "064b")
+    expect(row(p, "mov.b128", "q"), hi + "0" * 58 + "T" * 6, 0, 2, 64)
+    expect(row(p, "mov.b128", "%rd1"), "0" * 58 + "T" * 6, 0, 2, 64)
+    expect(row(p, "mov.b128", "%rd2"), hi, 2, 2, 64)
+
+
+def test_inlined_calls_merge_into_the_callee(module):
+    # low4(x) = x & 0xF, called with tid (0..63) and blockIdx.x (0): the
+    # callee's and.b32 holds tid & 0xF (bits 3..0 vary) at the first call
+    # and 0 (scalar) at the second: one entry, 2 calls x 2 warps = 4
+    # writes, 2 scalar, 128 lanes.
+    p = run(module, "vp_call", 1, 64, [np.zeros(64, np.uint32)])
+    r = row(p, "and.b32")
+    assert r["function"] == "_Z4low4j"
+    expect(r, "0" * 28 + "TTTT", 2, 4, 128)
+
+
 # ------------------------------------------------------------ properties
 def test_any_thread_count_gives_the_same_profile(module):
     x = np.random.default_rng(5).integers(0, 2 ** 32, size=2048, dtype=np.uint32)

@@ -43,3 +43,27 @@ extern "C" __global__ void vp_guard(unsigned *out)
         : "+r"(v) : "r"(odd));
     out[threadIdx.x] = v;
 }
+
+extern "C" __global__ void vp_vec(const uint2 *in, unsigned *out)
+{
+    uint2 v = in[threadIdx.x];
+    out[threadIdx.x] = v.x ^ v.y;
+}
+
+extern "C" __global__ void vp_wide(unsigned long long *out)
+{
+    unsigned long long lo = threadIdx.x, hi = 0xABCDull << 32, a, b;
+    asm("{\n\t.reg .b128 q;\n\tmov.b128 q, {%2, %3};\n\tmov.b128 {%0, %1}, q;\n\t}"
+        : "=l"(a), "=l"(b) : "l"(lo), "l"(hi));
+    out[threadIdx.x] = a + b;
+}
+
+__device__ __noinline__ unsigned low4(unsigned x)
+{
+    return x & 0xF;
+}
+
+extern "C" __global__ void vp_call(unsigned *out)
+{
+    out[threadIdx.x] = low4(threadIdx.x) + low4(blockIdx.x);
+}
