@@ -193,6 +193,15 @@ def test_inlined_calls_merge_into_the_callee(module):
     expect(r, "0" * 28 + "TTTT", 2, 4, 128)
 
 
+def test_barrier_reduction_results(module):
+    # __syncthreads_count(tid < 40) over 64 threads: bar.red.popc writes 40
+    # to every lane after the barrier (constant, both warps scalar);
+    # __syncthreads_or(tid == 3): bar.red.or.pred writes true everywhere.
+    p = run(module, "vp_bar", 1, 64, [np.zeros(64, np.uint32)])
+    expect(row(p, "bar.red.popc.u32"), format(40, "032b"), 2, 2, 64)
+    expect(row(p, "bar.red.or.pred"), "1", 2, 2, 64)
+
+
 # ------------------------------------------------------------ properties
 def test_any_thread_count_gives_the_same_profile(module):
     x = np.random.default_rng(5).integers(0, 2 ** 32, size=2048, dtype=np.uint32)

@@ -291,6 +291,9 @@ class KernelCodegen(SimtMixin, Values):
         op = ins.opcode
         if op in ("bar", "barrier"):
             self.barrier(ins)
+            if self.value_profile:
+                from .value_prof import profile_barrier
+                profile_barrier(self, ins)
         elif self.keep(ins):
             handler = self.ops.get(op)
             if handler is None:

@@ -114,6 +114,19 @@ def profile_writes(cg, ins, em: str, emi: str) -> None:
         record(cg, base, cg.load_slot(slot), slot.bits, emi)
 
 
+def profile_barrier(cg, ins) -> None:
+    """After a ``bar.red`` (a CTA barrier with a result): its result is
+    written after the barrier released, to the active lanes (simt.barrier),
+    so those are the executing lanes. A guarded ``bar.red`` is refused (its
+    write ignores the guard)."""
+    if not written(ins) or not cg.keep(ins):
+        return
+    if ins.guard is not None:
+        cg.unsupported(ins, f"{ins.full_opcode} with a guard under value profiling")
+        return
+    profile_writes(cg, ins, cg.em, cg.emi)
+
+
 def counter_block(cg, ins, k: int, value: ir.Value, bits: int) -> int:
     """The first counter of the block of destination ``k`` of ``ins`` in
     this instance (``cg.value_ctr[instr id]``: [(k, register, bits, base)])."""

@@ -67,3 +67,10 @@ extern "C" __global__ void vp_call(unsigned *out)
 {
     out[threadIdx.x] = low4(threadIdx.x) + low4(blockIdx.x);
 }
+
+extern "C" __global__ void vp_bar(unsigned *out)
+{
+    int n = __syncthreads_count(threadIdx.x < 40);
+    int any = __syncthreads_or(threadIdx.x == 3);
+    out[threadIdx.x] = n + any;
+}
