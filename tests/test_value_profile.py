@@ -202,6 +202,22 @@ def test_barrier_reduction_results(module):
     expect(row(p, "bar.red.or.pred"), "1", 2, 2, 64)
 
 
+def test_mbarrier_wait_that_yields():
+    # tests/cuda/mbarrier.sm90.ptx, kernel neighbour (test_mbarrier.py has
+    # the schedule): per CTA of 4 warps, warps 0-2 find the phase open at
+    # their first try_wait (p false in every lane), save the warp and yield;
+    # warp 3 completes the phase (p true); warps 0-2 resume and succeed at
+    # the retry. 7 writes per CTA, each uniform (the phase is the CTA's),
+    # p seen false and true: mask T, 2 CTAs -> 14 writes, 14 scalar. The
+    # write before a yield is counted once, not again at the resumption.
+    m = ptxc.load(os.path.join(os.path.dirname(__file__), "cuda", "mbarrier.sm90.ptx"))
+    inp = np.random.default_rng(5).random(256, dtype=np.float32)
+    p = run(m, "neighbour", 2, 128, [np.zeros_like(inp), inp])
+    expect(row(p, "mbarrier.try_wait.shared.b64"), "T", 14, 14, 448)
+    plain = ptxc.launch(m, "neighbour", 2, 128, [np.zeros_like(inp), inp], mode="full")
+    assert p.counters() == plain.counters()
+
+
 # ------------------------------------------------------------ properties
 def test_any_thread_count_gives_the_same_profile(module):
     x = np.random.default_rng(5).integers(0, 2 ** 32, size=2048, dtype=np.uint32)

@@ -299,11 +299,12 @@ class KernelCodegen(SimtMixin, Values):
             if handler is None:
                 self.unsupported(ins)
             else:
-                em, emi = self.em, self.emi
+                if self.value_profile:
+                    from .value_prof import WriteProfile
+                    vp = WriteProfile(self, ins)
                 self.lower(ins, handler, ins)
                 if self.value_profile:
-                    from .value_prof import profile_writes
-                    profile_writes(self, ins, em, emi)
+                    vp.after()
         elif self.memory_counters and access_kind(ins) is not None:
             self.lower(ins, count_only, ins)
         if is_spin_point(ins):

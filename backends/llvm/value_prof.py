@@ -103,6 +103,48 @@ def helper(w: int) -> tuple[str, str]:
     return name, "\n".join(lines)
 
 
+MAY_YIELD = ("mbarrier",)                 # lowerings that may save the warp and resume (simt.yield_if)
+
+
+class MaskVar:
+    """A hidden per-warp slot (plan.var_slot) holding an instruction's
+    executing lanes across a yield: the warp state outlives run_warp's
+    return, SSA values do not."""
+    type = "pred"
+
+
+class WriteProfile:
+    """Around the lowering of one instruction: remember its executing lanes,
+    then profile its destination registers (``after``). An instruction whose
+    lowering may yield (an mbarrier wait: it writes its result, then may
+    return to the CTA loop and resume after the instruction) keeps the lanes
+    in a hidden slot; any other lowering that would yield is refused."""
+
+    def __init__(self, cg, ins):
+        self.cg, self.ins = cg, ins
+        self.em, self.emi = cg.em, cg.emi
+        self.resumes = len(cg.resume_labels)
+        self.slot = None
+        if written(ins) and ins.opcode in MAY_YIELD:
+            var = MaskVar()
+            cg.__dict__.setdefault("value_mask_vars", []).append(var)     # keeps id(var) unique
+            self.slot = cg.plan.var_slot(cg.inst, var)
+            cg.f.store("<32 x i1>", cg.em, cg.slot_ptr(self.slot), 8)
+
+    def after(self) -> None:
+        cg, ins = self.cg, self.ins
+        if not written(ins):
+            return
+        em, emi = self.em, self.emi
+        if len(cg.resume_labels) != self.resumes:
+            if self.slot is None:
+                cg.unsupported(ins, f"{ins.full_opcode} under value profiling (it may yield)")
+                return
+            em = cg.f.load("<32 x i1>", cg.slot_ptr(self.slot), 8)
+            emi = cg.f.cast("bitcast", "<32 x i1>", em, "i32")
+        profile_writes(cg, ins, em, emi)
+
+
 def profile_writes(cg, ins, em: str, emi: str) -> None:
     """After the lowering of ``ins``: pass each destination register's lanes
     and the executing mask ``emi`` (i32) to the helper."""
