@@ -500,6 +500,9 @@ def profile_command(files, launches, args, launch_file, zero_fill, kernels, mode
     if report_path:
         from .cli_profile_batch import write_report
         write_report(report_path, [mp], mode, timings)
+        if value_profile:
+            from .value_profile_report import add_module_tables
+            add_module_tables(report_path, mp)
     failed = [r.kernel for r in mp.rows if r.status == FAILED]
     if failed:
         raise PtxcError(f"{len(failed)} kernel(s) failed: {', '.join(failed[:5])}"

@@ -88,3 +88,25 @@ def summary_json(launches) -> list[dict]:
             out.append({"kernel": kernel, "module": module, "launches": len(rs),
                         "summary": vp["summary"], "instructions": V.rows(vp)})
     return out
+
+
+def add_module_tables(path: str, mp) -> None:
+    """``ptxc profile --value-profile --report FILE``: add the tables
+    ``value_profile`` and ``value_profile_instructions`` (as above, one
+    launch per kernel; ``module`` is the file) to the module report."""
+    import sqlite3
+
+    from .profile_report import _table
+    ran = [r for r in mp.ran if r.profile.value_profile is not None]
+    file = mp.module.filename
+    summary = [{"kernel": r.kernel, "module": file, "launches": 1,
+                **r.profile.value_profile["summary"]} for r in ran]
+    instrs = [{"kernel": r.kernel, "module": file, **row}
+              for r in ran for row in V.rows(r.profile.value_profile)]
+    db = sqlite3.connect(path)
+    try:
+        _table(db, "value_profile", summary, SUMMARY_TEMPLATE)
+        _table(db, "value_profile_instructions", instrs, INSTR_TEMPLATE)
+        db.commit()
+    finally:
+        db.close()

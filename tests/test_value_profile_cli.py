@@ -60,9 +60,10 @@ def test_opt_refuses_hybrid_and_no_launch():
 
 
 # ------------------------------------------------------------ ptxc profile
-def test_profile_summary_per_kernel():
+def test_profile_summary_per_kernel(tmp_path):
+    db = tmp_path / "p.sqlite"
     r = invoke("profile", "--value-profile", "--kernel", "vp_scalar", "--launch", "vp_scalar:3:64",
-               "--arg", "vp_scalar:0=zeros:u32:192", PTX)
+               "--arg", "vp_scalar:0=zeros:u32:192", "--report", str(db), PTX)
     assert r.exit_code == 0, r.output
     assert "full runs" in r.output and "value profile (docs/value-profile.md):" in r.output
     # vp_scalar, 3 CTAs of 64 threads (6 warp writes per instruction):
@@ -70,6 +71,11 @@ def test_profile_summary_per_kernel():
     # (ntid) -> 5 of 9 = 55.56 %, 30 of 54 writes.
     assert "registers written            9 (416 bits), 54 warp-level writes, 30 scalar" in r.output
     assert "static   55.56%" in r.output
+    con = sqlite3.connect(db)
+    assert con.execute("SELECT kernel, registers, writes, scalar_writes FROM value_profile").fetchall() \
+        == [("vp_scalar", 9, 54, 30)]
+    assert con.execute("SELECT mask FROM value_profile_instructions WHERE opcode = 'shl.b32'").fetchall() \
+        == [("0" * 28 + "TT00",)]
     r = invoke("profile", "--value-profile", "--mode", "hybrid", PTX)
     assert r.exit_code == 2 and "needs --mode full" in r.output
     r = invoke("profile", "--value-profile", PTX, PTX)
