@@ -238,6 +238,20 @@ def test_counters_unchanged_by_value_profiling(module):
     assert prof.counters() == full.counters() == hybrid.counters()
 
 
+def test_combines_with_memory_counters_and_memcheck(module):
+    # Each option is a variant of its own code; together they give what
+    # each gives alone.
+    x = np.random.default_rng(7).integers(0, 2 ** 32, size=512, dtype=np.uint32)
+    args = lambda: [x, np.zeros(512, np.uint32), 3, 500]        # noqa: E731
+    alone = run(module, "vp_xor", 2, 256, args())
+    mem = ptxc.launch(module, "vp_xor", grid=2, block=256, args=args(), mode="full",
+                      memory_counters=True)
+    both = run(module, "vp_xor", 2, 256, args(), memory_counters=True)
+    checked = run(module, "vp_xor", 2, 256, args(), check="memcheck")
+    assert both.value_profile == alone.value_profile == checked.value_profile
+    assert both.counters() == mem.counters() and checked.mem_errors == []
+
+
 def test_hybrid_is_refused(module):
     with pytest.raises(PtxcError, match="value profiling needs a full run"):
         ptxc.launch(module, "vp_mask", grid=1, block=32, args=[np.zeros(32, np.uint32)],
