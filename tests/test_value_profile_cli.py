@@ -126,7 +126,8 @@ def test_report_without_value_profile_is_unchanged(tmp_path):
     report.write_sqlite(str(path), rec, {})
     tables = {r[0] for r in sqlite3.connect(path).execute("SELECT name FROM sqlite_master")}
     assert "value_profile" not in tables
-    assert "vp_static" not in report.summary_csv(rec, {}).splitlines()[0] and "Value profile" not in report.summary_text(rec, {})
+    assert "vp_static" not in report.summary_csv(rec, {}).splitlines()[0]
+    assert "Value profile" not in report.summary_text(rec, {})
 
 
 # ------------------------------------------------------------ ptxc run on apps
@@ -156,7 +157,8 @@ def test_run_value_profile_on_apps(built, tmp_path, name):
         [{k: v for k, v in r.items() if k not in drop} for r in plain.launches]
     db = sqlite3.connect(runs["vp"].report)
     kernels = {r[0] for r in db.execute("SELECT kernel FROM launches")}
-    summary = db.execute("SELECT kernel, static_const_bits_pct, dynamic_scalar_pct FROM value_profile").fetchall()
+    summary = db.execute("SELECT kernel, static_const_bits_pct, dynamic_scalar_pct "
+                         "FROM value_profile").fetchall()
     assert {k for k, *_ in summary} == kernels
     assert all(0 <= a <= 100 and 0 <= b <= 100 for _, a, b in summary)
     if name == "vectorAdd":

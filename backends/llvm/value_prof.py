@@ -194,7 +194,7 @@ def record(cg, base: int, v: str, bits: int, emi: str) -> None:
     if w == 1:
         x = v if bits == 64 else f.cast("zext", vt(f"i{bits}"), v, vt("i64"))
         parts.append(x)
-        masks.append(str(((1 << bits) - 1) - (1 << 64) if bits == 64 else (1 << bits) - 1))
+        masks.append(str((1 << bits) - 1 if bits < 64 else -1))        # i64 literal of the width mask
     else:
         for j in range(w):
             shifted = v if j == 0 else f.val(f"lshr {vt(f'i{bits}')} {v}, {splat(f'i{bits}', 64 * j)}")
