@@ -218,6 +218,20 @@ def test_mbarrier_wait_that_yields():
     assert p.counters() == plain.counters()
 
 
+def test_cooperative_launch():
+    # tests/cuda/coop.sm90.ptx, neighbour on 8 CTAs (one worker each; the
+    # workers' masks are OR-ed): the grid-sync spin load runs in one lane of
+    # one warp per CTA, 7 x 2 + 1 = 15 times (test_cooperative.py derives
+    # it): 15 writes of one lane, each trivially scalar.
+    m = ptxc.load(os.path.join(os.path.dirname(__file__), "cuda", "coop.sm90.ptx"))
+    args = lambda: [np.zeros(1000, np.int32), np.zeros(1000, np.int32), 1000]   # noqa: E731
+    p = run(m, "neighbour", 8, 128, args(), cooperative=True)
+    r = row(p, "ld.acquire.gpu.u32")
+    assert (r["writes"], r["scalar_writes"], r["lanes"]) == (15, 15, 15)
+    plain = ptxc.launch(m, "neighbour", 8, 128, args(), mode="full", cooperative=True)
+    assert p.counters() == plain.counters()
+
+
 # ------------------------------------------------------------ properties
 def test_any_thread_count_gives_the_same_profile(module):
     x = np.random.default_rng(5).integers(0, 2 ** 32, size=2048, dtype=np.uint32)
