@@ -130,6 +130,9 @@ class Profile:
                      + (f" ({self.cta_equivalence})" if self.cta_equivalence else ""))
         if self.memory_counters:
             lines += [f"  {k:30s} {v}" for k, v in self.memory.items() if not isinstance(v, list)]
+        if self.value_profile is not None:
+            from .value_profile import summary_lines
+            lines += summary_lines(self.value_profile["summary"])
         return "\n".join(lines)
 
     def __str__(self) -> str:

@@ -49,6 +49,7 @@ def test_and_mask(module):
     # bit 4 differs: no write is scalar. 8 warps, 256 lanes.
     p = run(module, "vp_mask", 1, 256, [np.zeros(256, np.uint32)])
     expect(row(p, "and.b32"), "0" * 24 + "TTTT" + "0000", 0, 8, 256)
+    assert "scalar writes" in p.summary()
     expect(row(p, "mov.u32"), "0" * 24 + "T" * 8, 0, 8, 256)      # %tid.x itself
 
 
