@@ -73,10 +73,11 @@ def llvm():
         import llvmlite.binding as b
         b.initialize_native_target()
         b.initialize_native_asmprinter()
-        from . import coop, heap, memcheck
+        from . import coop, heap, initcheck, memcheck
         from .device_calls import register
         heap.register_symbols(b)
         memcheck.register_symbols(b)
+        initcheck.register_symbols(b)
         coop.register_symbols(b)
         register(b)                 # vprintf / __assertfail reach Python (device_calls.py)
         from . import ops_tex
@@ -141,30 +142,35 @@ def _cache(module) -> dict:
 
 
 def _key(kernel, mode: str, level: int, memory: int = 0, memcheck: bool = False,
-         value_profile: bool = False):
+         initcheck: bool = False, value_profile: bool = False):
     stamp = id(kernel.attrs.get("slice_report")) if mode == "hybrid" and kernel.attrs.get("sliced") else None
     return (kernel.name, mode, level, stamp) + ((memory,) if memory else ()) + \
-        (("memcheck",) if memcheck else ()) + (("value_profile",) if value_profile else ())
+        (("memcheck",) if memcheck else ()) + (("initcheck",) if initcheck else ()) + \
+        (("value_profile",) if value_profile else ())
 
 
 def compile_kernel(module, kernel, mode: str, level: int = 0, keep_ir: bool = False,
-                   memory: int = 0, memcheck: bool = False, value_profile: bool = False) -> Compiled:
+                   memory: int = 0, memcheck: bool = False, initcheck: bool = False,
+                   value_profile: bool = False) -> Compiled:
     """The compiled kernel, from the cache when possible (``memory``: the
     shared bank width of the memory counters, 0 = no memory counters;
     ``memcheck``: the variant that records invalid accesses and goes on,
-    memcheck.py; ``value_profile``: the variant that profiles register
-    values, value_prof.py)."""
+    memcheck.py; ``initcheck``: the variant that tracks initialised global
+    memory, initcheck.py; ``value_profile``: the variant that profiles
+    register values, value_prof.py)."""
     with _lock:
-        hit = _cache(module).get(_key(kernel, mode, level, memory, memcheck, value_profile))
+        hit = _cache(module).get(_key(kernel, mode, level, memory, memcheck, initcheck,
+                                      value_profile))
         if hit is None:
             hit = compile_many(module, [kernel], mode, level, keep_ir, memory=memory,
-                               memcheck=memcheck, value_profile=value_profile)[0]
+                               memcheck=memcheck, initcheck=initcheck,
+                               value_profile=value_profile)[0]
         return hit
 
 
 def compile_many(module, kernels, mode: str, level: int = 0, keep_ir: bool = False,
                  skip_errors: bool = False, memory: int = 0, memcheck: bool = False,
-                 value_profile: bool = False) -> list:
+                 initcheck: bool = False, value_profile: bool = False) -> list:
     """Compile several kernels of ``module`` into one LLVM module (cached).
     Kernels whose generated code is identical (XLA's many copies of one
     elementwise kernel) are compiled once; kernels found in the on-disk cache
@@ -172,12 +178,12 @@ def compile_many(module, kernels, mode: str, level: int = 0, keep_ir: bool = Fal
     cannot be compiled are left out (and None is returned for them)."""
     with _lock:
         cache = _cache(module)
-        variant = (memory, memcheck, value_profile)
+        variant = (memory, memcheck, initcheck, value_profile)
         todo = list({_key(k, mode, level, *variant): k for k in kernels
                      if _key(k, mode, level, *variant) not in cache}.values())
         if todo:
             _compile_into(cache, module, todo, mode, level, keep_ir, skip_errors, memory, memcheck,
-                          value_profile)
+                          initcheck, value_profile)
         return [cache.get(_key(k, mode, level, *variant)) for k in kernels]
 
 
@@ -185,7 +191,8 @@ PLACEHOLDER = "run_warp"
 
 
 def _generate(module, kernels, mode: str, level: int, skip_errors: bool, memory: int,
-              memcheck: bool = False, value_profile: bool = False) -> list:
+              memcheck: bool = False, initcheck: bool = False,
+              value_profile: bool = False) -> list:
     """[(kernel, generator, function text)] with each function named after
     its key (objcache.key): identical code gets the same name."""
     from .codegen import KernelCodegen
@@ -195,6 +202,7 @@ def _generate(module, kernels, mode: str, level: int, skip_errors: bool, memory:
         try:
             g = KernelCodegen(Plan(module, k), mode, name=PLACEHOLDER, memory_counters=memory)
             g.memcheck = memcheck
+            g.initcheck = initcheck
             g.value_profile = value_profile
             g.generate_function()
             text = g.function_text()
@@ -216,10 +224,11 @@ def _kernel_key(text: str, g, level: int) -> str:
 
 
 def _compile_into(cache, module, todo, mode, level, keep_ir, skip_errors, memory,
-                  memcheck=False, value_profile=False) -> None:
+                  memcheck=False, initcheck=False, value_profile=False) -> None:
     from .codegen import module_text_of
     t0 = time.perf_counter()
-    made = _generate(module, todo, mode, level, skip_errors, memory, memcheck, value_profile)
+    made = _generate(module, todo, mode, level, skip_errors, memory, memcheck, initcheck,
+                     value_profile)
     if not made:
         return
     unique = {g.name: (g, text) for _, g, text in made}
@@ -228,7 +237,7 @@ def _compile_into(cache, module, todo, mode, level, keep_ir, skip_errors, memory
     t2 = time.perf_counter()
     share = 1.0 / len(made)
     for k, g, text in made:
-        cache[_key(k, mode, level, memory, memcheck, value_profile)] = Compiled(
+        cache[_key(k, mode, level, memory, memcheck, initcheck, value_profile)] = Compiled(
             plan=g.plan, mode=mode, level=level, n_counters=g.next_ctr,
             branch_ctr=g.branch_ctr, guard_ctr=g.guard_ctr, ws_size=g.ws_size,
             uses_global_atomics=g.uses_global_atomics, writes_global=g.writes_global,
