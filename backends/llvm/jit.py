@@ -56,6 +56,9 @@ class Compiled:
     mem_ctr: dict = field(default_factory=dict)   # instr id -> {space: counter base}
     uses_heap: bool = False         # calls device malloc / free (heap.py)
     inject: bool = False            # the error-injection variant (inject_ir.py)
+    value_ctr: dict = field(default_factory=dict)   # value profile: instr id -> [(dst, reg, bits, base)]
+    value_or: list = field(default_factory=list)    # counters OR-reduced over workers (value_prof.py)
+    value_profile: bool = False     # the value-profiling variant (value_prof.py)
 
     @property
     def in_order(self) -> bool:
@@ -146,7 +149,7 @@ def _key(kernel, mode: str, level: int, memory: int = 0,
     return (kernel.name, mode, level, stamp) + ((memory,) if memory else ()) + tuple(sorted(variants))
 
 
-VARIANTS = ("memcheck", "initcheck", "inject")   # compiled variants; the default code is unchanged
+VARIANTS = ("memcheck", "initcheck", "inject", "value_profile")   # compiled variants; the default code is unchanged
 
 
 def compile_kernel(module, kernel, mode: str, level: int = 0, keep_ir: bool = False,
@@ -156,7 +159,8 @@ def compile_kernel(module, kernel, mode: str, level: int = 0, keep_ir: bool = Fa
     ``variant_flags`` name compiled variants (VARIANTS), e.g. memcheck=True:
     ``memcheck`` records invalid accesses and goes on (memcheck.py),
     ``initcheck`` tracks initialised global memory (initcheck.py),
-    ``inject`` is the error-injection variant (inject_ir.py)."""
+    ``inject`` is the error-injection variant (inject_ir.py),
+    ``value_profile`` profiles register values (value_prof.py)."""
     variants = variant_set(variant_flags)
     with _lock:
         hit = _cache(module).get(_key(kernel, mode, level, memory, variants))
@@ -188,6 +192,7 @@ PLACEHOLDER = "run_warp"
 
 def _generate(module, kernels, mode: str, level: int, skip_errors: bool, memory: int,
               variants: frozenset = frozenset()) -> list:
+            g.value_profile = "value_profile" in variants
     """[(kernel, generator, function text)] with each function named after
     its key (objcache.key): identical code gets the same name."""
     from .codegen import KernelCodegen
