@@ -192,7 +192,6 @@ PLACEHOLDER = "run_warp"
 
 def _generate(module, kernels, mode: str, level: int, skip_errors: bool, memory: int,
               variants: frozenset = frozenset()) -> list:
-            g.value_profile = "value_profile" in variants
     """[(kernel, generator, function text)] with each function named after
     its key (objcache.key): identical code gets the same name."""
     from .codegen import KernelCodegen
@@ -205,6 +204,7 @@ def _generate(module, kernels, mode: str, level: int, skip_errors: bool, memory:
             g = KernelCodegen(Plan(module, k), mode, name=PLACEHOLDER, memory_counters=memory)
             g.memcheck = "memcheck" in variants
             g.initcheck = "initcheck" in variants
+            g.value_profile = "value_profile" in variants
             g.generate_function()
             text = g.function_text()
         except PtxcError:
@@ -247,7 +247,8 @@ def _compile_into(cache, module, todo, mode, level, keep_ir, skip_errors, memory
             timings={"codegen": (t1 - t0) * share, "llvm": (t2 - t1) * share,
                      "batch": len(made), "distinct": len(unique), "compiled": compiled},
             memory_counters=bool(memory), bank_bytes=memory, mem_ctr=g.mem_ctr,
-            uses_heap=g.uses_heap, inject="inject" in variants)
+            uses_heap=g.uses_heap, inject="inject" in variants, value_ctr=g.value_ctr,
+            value_or=g.value_or, value_profile="value_profile" in variants)
 
 
 def variant_set(flags: dict) -> frozenset:
