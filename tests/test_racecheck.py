@@ -168,7 +168,8 @@ def test_default_code_unchanged(module):
     from ptxc.backends.llvm import jit
     k = next(x for x in module.kernels if "reverse_nosync" in x.name)
     plain = jit.compile_kernel(module, k, "full", 0, keep_ir=True)
-    hooked = jit.compile_many(module, [k], "full", 1, keep_ir=True, checks=("racecheck", "synccheck"))[0]
+    hooked = jit.compile_many(module, [k], "full", 1, keep_ir=True,
+                              variants=frozenset({"racecheck", "synccheck"}))[0]
     assert "ptxc_race" not in plain.ir_text and "ptxc_sync" not in plain.ir_text
     assert "@ptxc_race(" in hooked.ir_text
 
