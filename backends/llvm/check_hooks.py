@@ -1,7 +1,7 @@
 """Code generation and callbacks of the racecheck and synccheck variants.
 
 A launch under ``check="racecheck"`` or ``"synccheck"`` runs a compiled
-variant of its own (jit.compile_kernel(..., checks=(...))), as memcheck does
+variant of its own (jit.compile_kernel(..., racecheck=True)), as memcheck does
 (memcheck.py): the default code is unchanged. The variant calls back into
 Python (ctypes) at
 
