@@ -145,7 +145,8 @@ class CountPass(Pass):
             text = render_memory_csv(report) if self.csv == "memory" else \
                 value_profile_csv(module) if self.csv == "values" else render_csv(report)
         else:
-            text = render_text(report) + memcheck_text(module) + value_profile_text(module)
+            text = render_text(report) + memcheck_text(module) + hazards_text(module) + \
+                value_profile_text(module)
         data = _strip_private(report)
         return PassResult(self.name, text, data, ALL)
 
@@ -159,6 +160,12 @@ def memcheck_text(module) -> str:
     errors = [MemcheckError(**{**e, "block": tuple(e["block"]), "thread": tuple(e["thread"])})
               for e in mc["errors"]]
     return "\n" + sanitizer_text(errors, mc["error_count"])
+
+
+def hazards_text(module) -> str:
+    """The racecheck / synccheck reports of a ``--check`` launch (docs/check.md)."""
+    from ptxc.hazard_report import profile_text
+    return profile_text(module.attrs.get("launch_profile"))
 
 
 def value_profile_text(module) -> str:

@@ -192,7 +192,7 @@ def build_launch(kernel, grid, block, shared, args, mode, max_steps, threads,
         launch.update(memory_counters=True, bank_bytes=int(bank_bytes or 4))
     if check:
         if mode == "hybrid":
-            raise click.UsageError("--check memcheck needs --mode full: a hybrid run skips the "
+            raise click.UsageError(f"--check {check} needs --mode full: a hybrid run skips the "
                                    "accesses its slice does not keep")
         launch.update(check=check, mode="full")
     if value_profile:
@@ -340,9 +340,11 @@ def _print_warnings(module, start: int = 0) -> int:
 @click.option("--cta-equivalence/--no-cta-equivalence", default=True, show_default=True,
               help="In a hybrid run, run one CTA per class of CTAs that provably give the "
                    "same counters (docs/cta-equivalence.md); --no-cta-equivalence runs every CTA.")
-@click.option("--check", type=click.Choice(["memcheck"]), default=None,
-              help="Record out-of-bounds and misaligned accesses and go on (a full run; "
-                   "docs/check.md); exit status 1 when there were any.")
+@click.option("--check", type=click.Choice(["memcheck", "racecheck", "synccheck", "all"]),
+              default=None,
+              help="memcheck: record out-of-bounds and misaligned accesses and go on; racecheck: "
+                   "shared-memory hazards; synccheck: divergent barriers and bad warp masks (a "
+                   "full run; docs/check.md); exit status 1 when there were errors.")
 @click.option("--topdown", is_flag=True,
               help="After the count pass's launch (with --memory-counters), print its TopDown "
                    "Level 1 and 2 on the --gpu model (docs/predict.md).")
@@ -387,8 +389,10 @@ def opt_command(file, pipeline, emit, fmt, output, verify_each, kernel, grid, bl
         sys.stdout.write(_ensure_nl(reports))
         sys.stdout.flush()
     write_output(emit_text(module, emit), output)
-    if check and ((module.attrs.get("launch_profile") or {}).get("memcheck") or {}).get("error_count"):
-        sys.exit(1)
+    if check:
+        from .hazard_report import profile_errors
+        if profile_errors(module.attrs.get("launch_profile")):
+            sys.exit(1)
 
 
 # --------------------------------------------------------------- profile

@@ -74,12 +74,13 @@ def llvm():
         import llvmlite.binding as b
         b.initialize_native_target()
         b.initialize_native_asmprinter()
-        from . import coop, heap, initcheck, inject_ctl, memcheck
+        from . import check_hooks, coop, heap, initcheck, inject_ctl, memcheck
         from .device_calls import register
         heap.register_symbols(b)
         inject_ctl.register_symbols(b)
         memcheck.register_symbols(b)
         initcheck.register_symbols(b)
+        check_hooks.register_symbols(b)
         coop.register_symbols(b)
         register(b)                 # vprintf / __assertfail reach Python (device_calls.py)
         from . import ops_tex
@@ -149,7 +150,8 @@ def _key(kernel, mode: str, level: int, memory: int = 0,
     return (kernel.name, mode, level, stamp) + ((memory,) if memory else ()) + tuple(sorted(variants))
 
 
-VARIANTS = ("memcheck", "initcheck", "inject", "value_profile")   # compiled variants; the default code is unchanged
+VARIANTS = ("memcheck", "initcheck", "inject", "value_profile",    # compiled variants; the default
+            "racecheck", "synccheck")                              # code is unchanged
 
 
 def compile_kernel(module, kernel, mode: str, level: int = 0, keep_ir: bool = False,
@@ -160,7 +162,8 @@ def compile_kernel(module, kernel, mode: str, level: int = 0, keep_ir: bool = Fa
     ``memcheck`` records invalid accesses and goes on (memcheck.py),
     ``initcheck`` tracks initialised global memory (initcheck.py),
     ``inject`` is the error-injection variant (inject_ir.py),
-    ``value_profile`` profiles register values (value_prof.py)."""
+    ``value_profile`` profiles register values (value_prof.py),
+    ``racecheck`` / ``synccheck`` call their checkers (check_hooks.py)."""
     variants = variant_set(variant_flags)
     with _lock:
         hit = _cache(module).get(_key(kernel, mode, level, memory, variants))
@@ -205,6 +208,7 @@ def _generate(module, kernels, mode: str, level: int, skip_errors: bool, memory:
             g.memcheck = "memcheck" in variants
             g.initcheck = "initcheck" in variants
             g.value_profile = "value_profile" in variants
+            g.checks = tuple(v for v in ("racecheck", "synccheck") if v in variants)
             g.generate_function()
             text = g.function_text()
         except PtxcError:
