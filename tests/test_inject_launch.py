@@ -11,11 +11,14 @@ test_inject.poly_expected); none is copied from a ptxc run.
 from __future__ import annotations
 
 import sqlite3
+import subprocess
 
 import numpy as np
 import pytest
 from click.testing import CliRunner
-from test_inject import HAND, MAX_STEPS, POLY_PTX, VEC_PTX, poly_args, poly_expected
+from test_inject import HAND, MAX_STEPS, POLY_CU, POLY_PTX, VEC_PTX, poly_args, poly_expected
+
+import app_harness as H
 
 import ptxc
 import ptxc.inject as inj
@@ -162,3 +165,36 @@ def test_cli_grid_and_vector_kernel():
 def test_cli_errors(argv, code, message):
     got, out, err = _inject(*argv)
     assert got == code and message in err and "Traceback" not in err + out
+
+
+def _runs(db):
+    con = sqlite3.connect(db)
+    try:
+        return con.execute("SELECT site, outcome, flipped, line, opcode, bit FROM inject_runs "
+                           "ORDER BY run").fetchall()
+    finally:
+        con.close()
+
+
+def test_launch_campaign_is_the_applications(tmp_path):
+    """inject_poly makes exactly this launch (poly<<<1, 1>>>(d, 2)) and writes
+    only s to out.txt: the application campaign (nvcc at test time, skipped
+    without it) and the launch campaign draw the same sites from the same
+    space and give each the same class."""
+    if H.find_nvcc() is None:
+        pytest.skip("nvcc not found: the application needs it")
+    why = H.runtime_missing()
+    if why:
+        pytest.skip(why)
+    exe = H.build(POLY_CU, tmp_path)
+    opts = ["--runs", "6", "--seed", "5", "--max-steps", str(MAX_STEPS)]
+    proc = subprocess.run([H.find_ptxc(), "inject", *opts, "--output", "out.txt", "--ptx",
+                           str(POLY_PTX), "--report", str(tmp_path / "app.sqlite"), "--",
+                           str(exe), "2", "out.txt"],
+                          cwd=tmp_path, capture_output=True, text=True, timeout=300)
+    assert proc.returncode == 0, proc.stderr
+    code, out, err = _inject(*POLY_LAUNCH, "--runs", 6, "--seed", 5, "--report",
+                             tmp_path / "launch.sqlite", POLY_PTX)
+    assert code == 0, err
+    assert _runs(tmp_path / "app.sqlite") == _runs(tmp_path / "launch.sqlite")
+    assert out.splitlines()[1:] == proc.stdout.splitlines()[1:]
