@@ -60,9 +60,11 @@ from .backends.llvm.inject_ctl import TARGETS
               help="Use this PTX module instead of the PTX in the application's fat binary.")
 @click.option("--max-steps", type=click.IntRange(min=1), default=None, metavar="N",
               help="Step budget per warp and launch: a run that exceeds it is a DUE (hang).")
-@click.option("--grid", default=None, metavar="X[,Y,Z]", callback=lambda c, p, v: _cli()._dim_callback(c, p, v),
+@click.option("--grid", default=None, metavar="X[,Y,Z]",
+              callback=lambda c, p, v: _cli()._dim_callback(c, p, v),
               help="Kernel launch from FILE.ptx: grid size in CTAs (default 1).")
-@click.option("--block", default=None, metavar="X[,Y,Z]", callback=lambda c, p, v: _cli()._dim_callback(c, p, v),
+@click.option("--block", default=None, metavar="X[,Y,Z]",
+              callback=lambda c, p, v: _cli()._dim_callback(c, p, v),
               help="Kernel launch from FILE.ptx: CTA size (default .reqntid).")
 @click.option("--arg", "args", multiple=True, metavar="NAME=VALUE",
               callback=lambda c, p, v: _cli()._arg_callback(c, p, v),

@@ -76,6 +76,7 @@ def timing(c, jobs, dask) -> None:
     n = len(c.outcomes)
     how = "on Dask" if dask else f"with {jobs or os.cpu_count() or 1} jobs"
     per = c.injected_s / n if n else 0.0
-    sys.stderr.write(f"ptxc: fault-free launch {c.golden_s:.2f} s (compiling included); {n} injected launches in "
-                     f"{c.injected_s:.2f} s {how} ({n / max(c.injected_s, 1e-9):.2f} runs/s; "
+    rate = n / max(c.injected_s, 1e-9)
+    sys.stderr.write(f"ptxc: fault-free launch {c.golden_s:.2f} s (compiling included); "
+                     f"{n} injected launches in {c.injected_s:.2f} s {how} ({rate:.2f} runs/s; "
                      f"{per / max(c.golden_s, 1e-9):.2f} x the fault-free launch each)\n")
