@@ -35,7 +35,8 @@ from .backends.llvm.inject_ctl import TARGETS
               help="Injected runs (sites drawn uniformly, with replacement).")
 @click.option("--seed", type=click.IntRange(min=0), default=0, show_default=True,
               help="Seed of the site draw (numpy PCG64).")
-@click.option("--kernel", default=None, metavar="K", help="Inject only into launches of kernel K.")
+@click.option("--kernel", default=None, metavar="K",
+              help="Inject only into launches of kernel K (FILE.ptx: the kernel to launch).")
 @click.option("--target", type=click.Choice(TARGETS), default="register", show_default=True,
               help="What a fault flips: a destination register bit, a stored bit, a predicate.")
 @click.option("--jobs", type=click.IntRange(min=1), default=None, metavar="N",
