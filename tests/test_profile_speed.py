@@ -1,0 +1,130 @@
+"""The speed measures of `ptxc profile` (bench/README.md, docs/profile.md
+"Speed") change no number: code generation overlapped with LLVM in chunks
+(backends/llvm/pipeline.py), the start-up work beside the parse
+(ptxc/warmup.py), no cyclic GC in a CLI process (cli.pause_gc).
+
+Kernels: tests/cuda/launch_infer.cu (9 kernels; nvcc 13, -arch=sm_90 -O3,
+see test_module_profile.py). The reference for the pipelined compile is the
+same module compiled as one chunk (one LLVM module), whose counters
+test_module_profile.py checks against hand-derived numbers; here every
+counter of every row must be equal, so a chunk that lost, mixed up or
+recompiled a kernel differently fails.
+"""
+from __future__ import annotations
+
+import os
+import subprocess
+import sys
+import threading
+from pathlib import Path
+
+import pytest
+
+import ptxc
+from ptxc.backends.llvm import pipeline
+from ptxc.module_profile import profile_module
+from ptxc.module_profile_render import to_dict
+
+HERE = Path(__file__).resolve().parent
+INFER_PTX = HERE / "cuda" / "launch_infer.sm90.ptx"
+
+
+def rows(mp) -> list:
+    """The rows of a module profile without the times."""
+    out = []
+    for k in to_dict(mp)["kernels"]:
+        k.pop("seconds", None)
+        if "profile" in k:
+            k["profile"].pop("timings", None)
+        out.append(k)
+    return out
+
+
+@pytest.mark.parametrize("n, sizes", [
+    (0, [0]), (23, [23]),                  # fewer than 2 x PIPELINE_MIN (12): one chunk
+    (24, [12, 12]),                        # 24 // 12 = 2 chunks of ceil(24 / 2)
+    (50, [13, 13, 13, 11]),                # 50 // 12 = 4 chunks of ceil(50 / 4) = 13
+    (108, [27, 27, 27, 27]),               # at most 4 chunks: ceil(108 / 4) = 27
+])
+def test_chunks_split_in_order(n, sizes):
+    todo = list(range(n))
+    parts = pipeline.chunks(todo)
+    assert [len(p) for p in parts] == sizes
+    assert [x for p in parts for x in p] == todo
+
+
+@pytest.mark.parametrize("mode", ["hybrid", "full"])
+def test_pipelined_compile_gives_the_same_rows(monkeypatch, mode):
+    monkeypatch.setenv("PTXC_CACHE", "0")
+    one = profile_module(ptxc.load(str(INFER_PTX)), mode=mode)     # 9 kernels: one chunk
+    threads = []
+    start = pipeline._Worker.start
+
+    def spy(self):
+        threads.append(self.name)
+        start(self)
+    monkeypatch.setattr(pipeline._Worker, "start", spy)
+    monkeypatch.setattr(pipeline, "PIPELINE_MIN", 2)      # the kernels that run -> several chunks
+    many = profile_module(ptxc.load(str(INFER_PTX)), mode=mode)
+    assert threads == ["ptxc-llvm"]
+    assert any(r["status"] == "ran" for r in rows(one))
+    assert rows(many) == rows(one)
+
+
+def test_an_llvm_error_in_the_worker_reaches_the_caller():
+    class Named:
+        def __init__(self, name):
+            self.name = name
+
+    def generate(part):
+        return [(Named(f"k{k}"), Named(f"f{k}"), "text") for k in part]
+
+    def objects(unique, names):
+        if "f30" in unique:
+            raise RuntimeError("emit failed")
+        return [b"obj"], len(unique)
+
+    with pytest.raises(RuntimeError, match="emit failed"):
+        pipeline.compile_pipelined(list(range(40)), generate, objects, lambda objs: objs)
+    made, engine, compiled, _ = pipeline.compile_pipelined(
+        list(range(25)), generate, lambda u, n: ([b"o"] * len(u), len(u)), lambda objs: objs)
+    assert [k.name for k, _, _ in made] == [f"k{i}" for i in range(25)]
+    assert compiled == 25 and engine == [b"o"] * 25          # 2 chunks: 13 + 12 objects
+    assert not [t for t in threading.enumerate() if t.name == "ptxc-llvm"]
+
+
+def test_warmup_ignores_its_errors_and_waits(monkeypatch):
+    from ptxc import warmup
+    from ptxc.backends.llvm import jit
+
+    def broken():
+        raise RuntimeError("no LLVM")
+    monkeypatch.setattr(jit, "runtime", broken)
+    thread = warmup.start()
+    warmup.finish(thread)
+    assert not thread.is_alive()
+    warmup.finish(None)
+
+
+SHOW_GC = """
+import atexit, gc, sys
+import ptxc.cli
+atexit.register(lambda: print("gc enabled:", gc.isenabled()))
+sys.argv = ["ptxc", "profile", "--format=csv", sys.argv[1]]
+ptxc.cli.main()
+"""
+
+
+def test_cli_process_runs_without_gc_but_in_process_calls_keep_it():
+    env = dict(os.environ, PTXC_CACHE="0")
+    r = subprocess.run([sys.executable, "-c", SHOW_GC, str(INFER_PTX)], capture_output=True,
+                       text=True, env=env)
+    assert r.returncode == 0, r.stderr
+    assert r.stdout.rstrip().endswith("gc enabled: False")
+    from click.testing import CliRunner
+
+    from ptxc.cli import cli
+    import gc
+    assert gc.isenabled()
+    CliRunner().invoke(cli, ["profile", "--format=csv", str(INFER_PTX)], catch_exceptions=False)
+    assert gc.isenabled()
