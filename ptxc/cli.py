@@ -446,7 +446,8 @@ def _kernel_arg_callback(ctx, param, values) -> dict:
 @click.option("--threads", type=click.IntRange(min=1), default=None, metavar="N",
               help="Host threads that run CTAs in parallel.")
 @click.option("--jobs", "-j", type=click.IntRange(min=1), default=None, metavar="N",
-              help="Modules profiled in parallel processes (default: every core).")
+              help="Modules profiled in parallel processes, or for one file the kernels "
+                   "compiled and run in parallel processes (default: every core).")
 @click.option("--dask", "dask_address", default=None, metavar="ADDRESS",
               help="Profile the modules on this Dask distributed scheduler (tcp://host:8786).")
 @click.option("--report", "report_path", type=click.Path(dir_okay=False), default=None,
@@ -502,18 +503,13 @@ def profile_command(files, launches, args, launch_file, zero_fill, kernels, mode
                                      timings)
     from .module_profile import FAILED, profile_module
     from .module_profile_render import render
-    from . import warmup
     pause_gc()
     t0 = time.perf_counter()
-    warm = warmup.start()               # numpy, LLVM and the CTA loop beside the parse
-    try:
-        module = read_module(files[0])
-    finally:
-        warmup.finish(warm)
+    module = read_module(files[0])
     parse_s = time.perf_counter() - t0
     seen = _print_warnings(module)
     try:
-        mp = profile_module(module, **options)
+        mp = profile_module(module, **options, jobs=kernel_jobs(jobs))
     finally:
         _print_warnings(module, seen)
     mp.timings = {"parse": parse_s, **mp.timings}
@@ -631,6 +627,18 @@ def main(argv: list[str] | None = None) -> int:
 
 
 _AS_PROGRAM = False       # main() runs as the program and ends with fast_exit
+
+
+def kernel_jobs(jobs: int | None) -> int:
+    """Processes for the kernels of one module (ptxc/profile_fork.py): --jobs,
+    else every core; 1 (no fork) when the CLI runs in-process (main(argv))."""
+    if not _AS_PROGRAM:
+        return 1
+    if jobs:
+        return jobs
+    if hasattr(os, "sched_getaffinity"):
+        return len(os.sched_getaffinity(0))
+    return os.cpu_count() or 1
 
 
 def pause_gc() -> None:

@@ -1,7 +1,7 @@
 """The speed measures of `ptxc profile` (bench/README.md, docs/profile.md
 "Speed") change no number: code generation overlapped with LLVM in chunks
-(backends/llvm/pipeline.py), the start-up work beside the parse
-(ptxc/warmup.py), no cyclic GC in a CLI process (cli.pause_gc).
+(backends/llvm/pipeline.py), the kernels shared by forked processes
+(ptxc/profile_fork.py), no cyclic GC in a CLI process (cli.pause_gc).
 
 Kernels: tests/cuda/launch_infer.cu (9 kernels; nvcc 13, -arch=sm_90 -O3,
 see test_module_profile.py). The reference for the pipelined compile is the
@@ -93,19 +93,6 @@ def test_an_llvm_error_in_the_worker_reaches_the_caller():
     assert not [t for t in threading.enumerate() if t.name == "ptxc-llvm"]
 
 
-def test_warmup_ignores_its_errors_and_waits(monkeypatch):
-    from ptxc import warmup
-    from ptxc.backends.llvm import jit
-
-    def broken():
-        raise RuntimeError("no LLVM")
-    monkeypatch.setattr(jit, "runtime", broken)
-    thread = warmup.start()
-    warmup.finish(thread)
-    assert not thread.is_alive()
-    warmup.finish(None)
-
-
 SHOW_GC = """
 import atexit, gc, sys
 import ptxc.cli
@@ -128,3 +115,61 @@ def test_cli_process_runs_without_gc_but_in_process_calls_keep_it():
     assert gc.isenabled()
     CliRunner().invoke(cli, ["profile", "--format=csv", str(INFER_PTX)], catch_exceptions=False)
     assert gc.isenabled()
+
+
+# Runs `ptxc profile` as the program (so that it may fork) with MIN_KERNELS = 1,
+# counting the forks; CHILD_FAILS makes every child exit without a result.
+FORKED = """
+import os, sys
+import ptxc.cli, ptxc.profile_fork as pf
+pf.MIN_KERNELS = 1
+forks = []
+fork = os.fork
+def spy():
+    pid = fork()
+    if pid:
+        forks.append(pid)
+    return pid
+os.fork = spy
+if os.environ.get("CHILD_FAILS"):
+    pf._child = lambda write, *a: os._exit(3)
+import atexit
+atexit.register(lambda: print("forks:", len(forks), file=sys.stderr))
+sys.argv = ["ptxc", "profile", "--format=json", *sys.argv[1:]]
+ptxc.cli.main()
+"""
+
+
+def forked_rows(*args, **env) -> tuple:
+    import json
+    full = dict(os.environ, PTXC_CACHE="0", **env)
+    r = subprocess.run([sys.executable, "-c", FORKED, *args, str(INFER_PTX)],
+                       capture_output=True, text=True, env=full)
+    assert r.returncode == 0, r.stderr
+    d = json.loads(r.stdout)
+    for k in d["kernels"]:
+        k.pop("seconds", None)
+        if "profile" in k:
+            k["profile"].pop("timings", None)
+    forks = int(r.stderr.rsplit("forks:", 1)[1])
+    return d["kernels"], d["total"], forks
+
+
+@pytest.mark.skipif(not sys.platform.startswith("linux"), reason="fork is used on Linux only")
+def test_kernels_in_forked_processes_give_the_serial_rows():
+    serial, total, forks = forked_rows("-j1")
+    assert forks == 0 and any(k["status"] == "ran" for k in serial)
+    forked, total3, forks = forked_rows("-j3")
+    assert forks == 2                           # two children, the parent runs the third share
+    assert forked == serial and total3 == total
+    failed, total_f, forks = forked_rows("-j3", CHILD_FAILS="1")
+    assert forks == 2 and failed == serial and total_f == total     # the parent ran their kernels
+
+
+def test_processes_needs_min_kernels_each():
+    from ptxc.profile_fork import MIN_KERNELS, processes
+    assert processes(1000, None) == 1 and processes(1000, 1) == 1
+    if sys.platform.startswith("linux"):
+        assert processes(2 * MIN_KERNELS - 1, 8) == 1
+        assert processes(2 * MIN_KERNELS, 8) == 2
+        assert processes(100 * MIN_KERNELS, 8) == 8
