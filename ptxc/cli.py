@@ -509,7 +509,7 @@ def profile_command(files, launches, args, launch_file, zero_fill, kernels, mode
     parse_s = time.perf_counter() - t0
     seen = _print_warnings(module)
     try:
-        mp = profile_module(module, **options, jobs=kernel_jobs(jobs))
+        mp = profile_module(module, **options, jobs=1 if topdown else kernel_jobs(jobs))
     finally:
         _print_warnings(module, seen)
     mp.timings = {"parse": parse_s, **mp.timings}
