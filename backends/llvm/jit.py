@@ -310,14 +310,6 @@ def _optimise(mod, level: int) -> None:
     pb.getModulePassManager().run(mod, pb)
 
 
-def _native(unique: dict, level: int, names: str):
-    """(an execution engine holding the code of every function of ``unique``
-    ({name: (generator, text)}), how many were compiled): cached objects are
-    loaded, the rest is compiled in one LLVM module (and its object cached)."""
-    objs, compiled = _objects(unique, level, names)
-    return _engine(objs, level), compiled
-
-
 def _objects(unique: dict, level: int, names: str) -> tuple:
     """([object code], how many functions were compiled) for every function
     of ``unique``: cached objects, and one LLVM module per optimisation level
