@@ -450,7 +450,8 @@ def _kernel_arg_callback(ctx, param, values) -> dict:
 @click.option("--threads", type=click.IntRange(min=1), default=None, metavar="N",
               help="Host threads that run CTAs in parallel.")
 @click.option("--jobs", "-j", type=click.IntRange(min=1), default=None, metavar="N",
-              help="Modules profiled in parallel processes (default: every core).")
+              help="Modules profiled in parallel processes, or for one file the kernels "
+                   "compiled and run in parallel processes (default: every core).")
 @click.option("--dask", "dask_address", default=None, metavar="ADDRESS",
               help="Profile the modules on this Dask distributed scheduler (tcp://host:8786).")
 @click.option("--report", "report_path", type=click.Path(dir_okay=False), default=None,
@@ -506,12 +507,13 @@ def profile_command(files, launches, args, launch_file, zero_fill, kernels, mode
                                      timings)
     from .module_profile import FAILED, profile_module
     from .module_profile_render import render
+    pause_gc()
     t0 = time.perf_counter()
     module = read_module(files[0])
     parse_s = time.perf_counter() - t0
     seen = _print_warnings(module)
     try:
-        mp = profile_module(module, **options)
+        mp = profile_module(module, **options, jobs=1 if topdown else kernel_jobs(jobs))
     finally:
         _print_warnings(module, seen)
     mp.timings = {"parse": parse_s, **mp.timings}
@@ -612,6 +614,8 @@ cli.add_command(calibrate_command)
 def main(argv: list[str] | None = None) -> int:
     """Console-script entry point (``ptxc``). Run as the program (no
     ``argv``), it ends with :func:`fast_exit`."""
+    global _AS_PROGRAM
+    _AS_PROGRAM = argv is None
     try:
         code = cli.main(args=argv, prog_name="ptxc", standalone_mode=True) or 0
     except SystemExit as e:
@@ -624,6 +628,34 @@ def main(argv: list[str] | None = None) -> int:
     if argv is None:
         fast_exit(code)
     return code
+
+
+_AS_PROGRAM = False       # main() runs as the program and ends with fast_exit
+
+
+def kernel_jobs(jobs: int | None) -> int:
+    """Processes for the kernels of one module (ptxc/profile_fork.py): --jobs,
+    else every core; 1 (no fork) when the CLI runs in-process (main(argv))."""
+    if not _AS_PROGRAM:
+        return 1
+    if jobs:
+        return jobs
+    if hasattr(os, "sched_getaffinity"):
+        return len(os.sched_getaffinity(0))
+    return os.cpu_count() or 1
+
+
+def pause_gc() -> None:
+    """No cyclic garbage collection for the rest of a command that builds a
+    large IR and then ends (``ptxc profile``), when the CLI runs as the
+    program. The parser pauses the collector (parser.py); the first
+    allocation after it resumes sets off a pass over every object the parse
+    made (~0.03 s of CPU for the XLA module of the corpus), and the later
+    ones find nothing to free either: the IR lives until the process ends
+    and the rest is freed by reference counting. Called in-process
+    (``main(argv)``, the tests) it does nothing."""
+    if _AS_PROGRAM:
+        gc.disable()
 
 
 def fast_exit(code: int) -> None:
