@@ -23,6 +23,7 @@ import time
 from dataclasses import dataclass
 
 from ptxc.passmanager import ALL, Pass, PassResult
+from ptxc.source_profile import with_source
 
 from .count_memory import render_memory_csv
 from .count_render import render_csv, render_text
@@ -123,7 +124,7 @@ def count_report(module, am) -> dict:
     module.attrs["launch_profile"] = dyn
     fc = report["functions"].get(name)
     if fc is not None:
-        fc["dynamic"] = {"mode": mode, **dyn}
+        fc["dynamic"] = with_source({"mode": mode, **dyn}, module)
         fc["csv_dynamic"] = csv_dynamic(name, fc, dyn, seconds)
     return report
 
@@ -145,6 +146,10 @@ class CountPass(Pass):
             text = render_memory_csv(report) if self.csv == "memory" else render_csv(report)
         else:
             text = render_text(report) + memcheck_text(module)
+        if am.options.get("by") == "source":           # docs/report.md
+            from ptxc.source_views import count_view
+            view = count_view(report, module, fmt)
+            text = view if fmt == "csv" else text + view
         data = _strip_private(report)
         return PassResult(self.name, text, data, ALL)
 

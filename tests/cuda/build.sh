@@ -90,3 +90,6 @@ for f in *.sm90*.ptx; do run ptxas -arch=sm_90 "$f" -o /dev/null; done
 for f in *.sm75*.ptx; do run ptxas -arch=sm_75 "$f" -o /dev/null; done
 for f in *.sm100a*.ptx; do run ptxas -arch=sm_100a "$f" -o /dev/null; done
 echo "build.sh: all PTX regenerated and checked"
+
+ptx srcline       sm90.lineinfo -arch=sm_90 -O3 -lineinfo
+ptx srcline       sm90.G        -arch=sm_90 -G
