@@ -140,6 +140,9 @@ class CountPass(Pass):
             raise ValueError(f"option 'csv' must be one of {', '.join(CSV_TABLES)}; got '{self.csv}'")
 
     def run(self, module, am) -> PassResult:
+        if am.options.get("by") == "source":           # refuse before the launch runs
+            from ptxc.source_views import require_lines
+            require_lines(module)
         report = count_report(module, am)
         fmt = am.options.get("format", "text")
         if fmt == "csv":

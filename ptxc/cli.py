@@ -334,12 +334,16 @@ def _print_warnings(module, start: int = 0) -> int:
 @click.option("--cta-equivalence/--no-cta-equivalence", default=True, show_default=True,
               help="In a hybrid run, run one CTA per class of CTAs that provably give the "
                    "same counters (docs/cta-equivalence.md); --no-cta-equivalence runs every CTA.")
+@click.option("--by", "by", type=click.Choice(["ptx", "source"]), default="ptx", show_default=True,
+              help="source: also report per CUDA source line (needs .loc: nvcc -lineinfo/-G).")
+@click.option("--html", "html_path", type=click.Path(dir_okay=False), default=None, metavar="FILE",
+              help="Also write the self-contained HTML report (docs/report.md).")
 @click.option("--check", type=click.Choice(["memcheck"]), default=None,
               help="Record out-of-bounds and misaligned accesses and go on (a full run; "
                    "docs/check.md); exit status 1 when there were any.")
 def opt_command(file, pipeline, emit, fmt, output, verify_each, kernel, grid, block,
                 shared, args, mode, max_steps, threads, memory_counters, bank_bytes,
-                cta_equivalence, check):
+                cta_equivalence, by, html_path, check):
     """Parse FILE (or stdin for '-'), run a pass pipeline, print the reports
     and optionally the resulting module.
 
@@ -358,7 +362,7 @@ def opt_command(file, pipeline, emit, fmt, output, verify_each, kernel, grid, bl
     passes = [make_pass(name, opts) for name, opts in parse_pipeline(pipeline)]
     module = read_module(file)
     seen = _print_warnings(module)
-    options = {"format": fmt}
+    options = {"format": fmt, "by": by}
     if launch is not None:
         options["launch"] = launch
     try:
@@ -370,6 +374,9 @@ def opt_command(file, pipeline, emit, fmt, output, verify_each, kernel, grid, bl
         sys.stdout.write(_ensure_nl(reports))
         sys.stdout.flush()
     write_output(emit_text(module, emit), output)
+    if html_path:                                     # docs/report.md
+        from .html_commands import opt_html
+        opt_html(html_path, result, module)
     if check and ((module.attrs.get("launch_profile") or {}).get("memcheck") or {}).get("error_count"):
         sys.exit(1)
 
@@ -433,10 +440,14 @@ def _kernel_arg_callback(ctx, param, values) -> dict:
               help="Profile the modules on this Dask distributed scheduler (tcp://host:8786).")
 @click.option("--report", "report_path", type=click.Path(dir_okay=False), default=None,
               metavar="FILE.sqlite", help="Also write the rows to this SQLite file.")
+@click.option("--by", "by", type=click.Choice(["ptx", "source"]), default="ptx", show_default=True,
+              help="source: also report per CUDA source line (one module; needs .loc).")
+@click.option("--html", "html_path", type=click.Path(dir_okay=False), default=None, metavar="FILE",
+              help="Also write the self-contained HTML report (one module; docs/report.md).")
 @click.option("--timings", is_flag=True,
               help="Add the times to the output of several modules (then not deterministic).")
 def profile_command(files, launches, args, launch_file, zero_fill, kernels, mode, fmt, max_steps,
-                    threads, jobs, dask_address, report_path, timings):
+                    threads, jobs, dask_address, report_path, timings, by="ptx", html_path=None):
     """Run every kernel of FILE and print one row per kernel and the module total;
     several files or a directory (its *.ptx, recursively) give a row per kernel
     of every module, each module's total and the grand total.
@@ -462,6 +473,8 @@ def profile_command(files, launches, args, launch_file, zero_fill, kernels, mode
                    threads=threads, max_steps=max_steps, launch_file=launch_file,
                    zero_fill=zero_fill)
     if len(files) > 1 or os.path.isdir(files[0]):
+        if by == "source" or html_path:
+            raise click.UsageError("--by source and --html take one module")
         if launch_file:                 # a malformed launch file is one error, not one per module
             from .launch_file import read_entries
             read_entries(launch_file)
@@ -479,8 +492,16 @@ def profile_command(files, launches, args, launch_file, zero_fill, kernels, mode
     finally:
         _print_warnings(module, seen)
     mp.timings = {"parse": parse_s, **mp.timings}
-    sys.stdout.write(render(mp, fmt))
+    text = render(mp, fmt)
+    if by == "source":                                 # docs/report.md
+        from .source_views import profile_view
+        view = profile_view(mp, fmt)
+        text = view if fmt == "csv" else text + view
+    sys.stdout.write(text)
     sys.stdout.flush()
+    if html_path:
+        from .html_commands import profile_html
+        profile_html(html_path, mp)
     if report_path:
         from .cli_profile_batch import write_report
         write_report(report_path, [mp], mode, timings)

@@ -49,9 +49,13 @@ FORMAT_CHOICES = ("text", "csv", "json")
                    "application as its CUDA error; 'stop' ends the run at any; 'continue' "
                    "records bad accesses and goes on (memcheck, a full run; docs/check.md). "
                    "Default: assert and trap are CUDA errors, bad accesses stop the run.")
+@click.option("--by", "by", type=click.Choice(("ptx", "source")), default="ptx", show_default=True,
+              help="source: also report per CUDA source line (needs .loc: nvcc -lineinfo/-G).")
+@click.option("--html", "html_path", type=click.Path(dir_okay=False), default=None, metavar="FILE",
+              help="Also write the self-contained HTML report (docs/report.md).")
 @click.argument("argv", nargs=-1, type=click.UNPROCESSED, required=True, metavar="-- APP [ARGS]...")
 def run_command(mode, gpu, report_path, fmt, output, ptx, keep_ptx, memory_counters, bank_bytes,
-                max_steps, threads, on_error, argv):
+                max_steps, threads, on_error, by, html_path, argv):
     """Run a CUDA application (built with `nvcc -cudart shared`) on the CPU
     and profile every kernel launch."""
     from .runtime import gpus, report
@@ -73,6 +77,13 @@ def run_command(mode, gpu, report_path, fmt, output, ptx, keep_ptx, memory_count
     if report_path:
         report.write_sqlite(report_path, launches, result.meta)
     text = report.FORMATS[fmt](launches, result.meta)
+    if by == "source":                                  # docs/report.md
+        from .source_views import run_json, run_view
+        text = (run_json(text, launches) if fmt == "json" else
+                run_view(launches, "csv") if fmt == "csv" else text + run_view(launches, "text"))
+    if html_path:
+        from .html_commands import run_html
+        run_html(html_path, launches, result.meta)
     if output in (None, ""):
         sys.stderr.write(text)
     elif output == "-":

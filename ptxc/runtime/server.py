@@ -57,6 +57,7 @@ class LaunchRecord:
     profile: object
     wall_s: float
     compile_s: float
+    ptx_module: object = None         # the ptxc Module it ran (source attribution, HTML report)
 
 
 @dataclass
@@ -269,4 +270,5 @@ class Session:
                                check="memcheck" if opts.on_error == "continue" else None)
         wall = time.perf_counter() - t0
         return LaunchRecord(len(self.launches) + 1, k.name, lm.label, grid, block, shared,
-                            stream, opts.mode, prof, wall, prof.timings.get("compile", 0.0))
+                            stream, opts.mode, prof, wall, prof.timings.get("compile", 0.0),
+                            lm.module)
