@@ -19,7 +19,8 @@ from html import escape
 
 from .memreport import block_efficiency
 
-BOX_W, BOX_H, GAP_X, GAP_Y, MARGIN = 170, 54, 30, 36, 20
+BOX_W, BOX_H, GAP_X, GAP_Y, MARGIN = 170, 54, 50, 36, 20
+LEFT = 70                           # room for the edges that skip layers (left of the boxes)
 
 
 def back_edges(fn) -> set:
@@ -68,9 +69,9 @@ def positions(fn) -> tuple[list, set, int, int]:
     for k in range(len(fn.blocks)):
         col = slots.get(layer[k], 0)
         slots[layer[k]] = col + 1
-        pos.append((MARGIN + col * (BOX_W + GAP_X), MARGIN + layer[k] * (BOX_H + GAP_Y)))
+        pos.append((LEFT + col * (BOX_W + GAP_X), MARGIN + layer[k] * (BOX_H + GAP_Y)))
     cols = max(slots.values(), default=1)
-    width = 2 * MARGIN + cols * (BOX_W + GAP_X) + 40
+    width = LEFT + MARGIN + cols * (BOX_W + GAP_X) + 40
     height = 2 * MARGIN + (max(layer, default=0) + 1) * (BOX_H + GAP_Y)
     return pos, back, width, height
 
@@ -158,6 +159,12 @@ def _edge(a: tuple, b: tuple, is_back: bool) -> str:
         d = f"M{x1:.0f},{y1:.0f} C{bend:.0f},{y1:.0f} {bend:.0f},{y2:.0f} {x2:.0f},{y2:.0f}"
         return f'<path class="edge back" d="{d}" fill="none" stroke="#888" stroke-dasharray="4 3" marker-end="url(#arrow)"/>'
     x2, y2 = b[0] + BOX_W / 2, b[1]
+    if y2 - y1 > GAP_Y + 1:              # skips a layer: round the left side, not behind boxes
+        x1, y1 = a[0], a[1] + BOX_H * 0.7
+        x2, y2 = b[0], b[1] + BOX_H * 0.3
+        bend = min(x1, x2) - 25 - 0.04 * (y2 - y1)
+        d = f"M{x1:.0f},{y1:.0f} C{bend:.0f},{y1:.0f} {bend:.0f},{y2:.0f} {x2:.0f},{y2:.0f}"
+        return f'<path class="edge" d="{d}" fill="none" stroke="#555" marker-end="url(#arrow)"/>'
     return (f'<line class="edge" x1="{x1:.0f}" y1="{y1:.0f}" x2="{x2:.0f}" y2="{y2:.0f}" '
             'stroke="#555" marker-end="url(#arrow)"/>')
 
