@@ -360,6 +360,9 @@ def opt_command(file, pipeline, emit, fmt, output, verify_each, kernel, grid, bl
     # Build the passes first: a bad pass name or option is reported before
     # the (possibly long) parse of the file.
     passes = [make_pass(name, opts) for name, opts in parse_pipeline(pipeline)]
+    if (by == "source" or html_path) and (launch is None or "count" not in [p.name for p in passes]):
+        raise click.UsageError("--by source and --html need the count pass and a launch "
+                               "(--pass=count --kernel ... --grid ... --block ...)")
     module = read_module(file)
     seen = _print_warnings(module)
     options = {"format": fmt, "by": by}

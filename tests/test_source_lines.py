@@ -31,6 +31,7 @@ import io
 import json
 import re
 import sqlite3
+import subprocess
 from pathlib import Path
 
 import numpy as np
@@ -59,11 +60,11 @@ def marker(path: Path, name: str) -> int:
     return lines[0]
 
 
-def model():
+def model(stride: int = STRIDE):
     """Sectors per warp of the load and the store, and the loop trip counts."""
     i = np.arange(N_THREADS)
     active = i < N
-    load = ((i * STRIDE) % N) * 4 // 32
+    load = ((i * stride) % N) * 4 // 32
     store = i * 4 // 32
     sectors = {"load": 0, "store": 0}
     for w in range(N_THREADS // 32):
@@ -221,3 +222,49 @@ def test_profile_json_csv_and_sqlite(tmp_path):
         "SELECT source_line, divergent FROM branches ORDER BY line").fetchall()
     assert sorted(got) == sorted([(marker(CU, "bound"), 1), (marker(CU, "loop"), 2),
                                   (marker(CU, "loop"), 4)])
+
+
+def test_memory_csv_has_the_source_columns():
+    r = cli_run("opt", "--pass=count{csv=memory}", *OPT_LAUNCH, "--format", "csv", str(LINEINFO))
+    rows = {x["opcode"]: x for x in csv.DictReader(io.StringIO(r.output))}
+    assert rows["ld.global.f32"]["source_line"] == str(marker(CU, "strided_load"))
+    assert rows["st.global.f32"]["source_file"].endswith("srcline.cu")
+
+
+def test_by_source_needs_count_and_a_launch():
+    r = CliRunner().invoke(cli, ["opt", "--pass=cfg", "--by", "source", str(LINEINFO)])
+    assert r.exit_code == 2
+    assert "need the count pass and a launch" in r.output
+
+
+# ----------------------------------------------------------- ptxc run
+def test_run_by_source_json_and_sqlite(tmp_path):
+    """tests/apps_src/srcline_app.cu: srcline launched with stride 2 and 1, then
+    scale_all; built with nvcc -lineinfo at test time (skipped without nvcc)."""
+    import app_harness as H
+    nvcc = H.find_nvcc()
+    if nvcc is None or H.runtime_missing():
+        pytest.skip("nvcc and ptxc run are needed")
+    root = Path(__file__).parent
+    exe = tmp_path / "srcline_app"
+    r = subprocess.run([nvcc, "-cudart", "shared", "-arch=sm_90", "-O3", "-lineinfo",
+                        "-I", str(CUDA), str(root / "apps_src" / "srcline_app.cu"), "-o", str(exe)],
+                       capture_output=True, text=True)
+    assert r.returncode == 0, r.stderr
+    out, db = tmp_path / "s.json", tmp_path / "r.sqlite"
+    r = subprocess.run([H.find_ptxc(), "run", "--memory-counters", "--by", "source", "--format",
+                        "json", "-o", str(out), "--report", str(db), "--", str(exe)],
+                       capture_output=True, text=True, cwd=tmp_path, timeout=300)
+    assert r.returncode == 0 and "PASS" in r.stdout, r.stderr
+    rows = json.loads(out.read_text())["source_lines"]["srcline"]
+    loop = by_line(rows, CU, "loop")
+    assert loop["divergent_branch"] == 2 * 6            # the trip counts do not depend on stride
+    ld = by_line(rows, CU, "strided_load")
+    assert ld["mem_transactions"] == model(2)[0]["load"] + model(1)[0]["load"]
+    got = sqlite3.connect(db).execute(
+        "SELECT launch_id, divergent_branch FROM source_lines WHERE kernel = 'srcline' "
+        "AND line = ? ORDER BY launch_id", (marker(CU, "loop"),)).fetchall()
+    assert got == [(1, 6), (2, 6)]
+    app_lines = {x["line"] for x in json.loads(out.read_text())["source_lines"]["scale_all"]
+                 if x["file"].endswith("srcline_app.cu")}
+    assert marker(root / "apps_src" / "srcline_app.cu", "scale_all_body") in app_lines
