@@ -2,7 +2,8 @@
 ``--by source``; rules in docs/report.md).
 
 Input: tests/cuda/srcline.cu (+ srcline_helper.cuh), compiled by nvcc 13.0 as
-tests/cuda/README.md lists (``-O3 -lineinfo`` and ``-G``). Every source line a
+tests/cuda/README.md lists (``-O3 -lineinfo`` and ``-G``) and by clang 14
+(``-gline-tables-only``, LLVM's NVPTX back end). Every source line a
 test expects is found by its marker comment ``// @NAME`` in the .cu files, never
 typed in.
 
@@ -13,7 +14,8 @@ Expected numbers, derived by hand from the source (and the numpy model below):
   splits at 48, warp 0 does not: 1 divergent.
 * the loop ``for k < (i & 3)`` (@loop) has two branches in the -O3 PTX (the
   skip test and the back edge; -G has its own, same divergence): the skip test
-  diverges in both warps (lanes with i & 3 == 0 skip): 2; the back edge runs
+  diverges in both warps (lanes with i & 3 == 0 skip): 2; the back edge (clang:
+  the loop's exit test) runs
   max(i & 3) = 3 times per warp and diverges after iterations 1 and 2
   (threads with trip count 1, then 2, leave): 2 per warp, 4. Total 6.
 * the load ``a[(i * stride) % n]`` (@strided_load): 2 requests (one per warp);
@@ -49,6 +51,10 @@ CU = CUDA / "srcline.cu"
 HELPER = CUDA / "srcline_helper.cuh"
 LINEINFO = CUDA / "srcline.sm90.lineinfo.ptx"
 DEBUG = CUDA / "srcline.sm90.G.ptx"
+CLANG = CUDA / "srcline.sm80.clang.ptx"
+# warp executions of the branches on the @bound line: one `@%p bra` (2 warps); -G
+# writes every `if` as `@%p bra` + `bra.uni` (tests/cuda/README.md): 2 more
+BOUND_BRANCHES = {LINEINFO: 2, DEBUG: 4, CLANG: 2}
 N_THREADS, N, STRIDE = 64, 48, 2
 
 
@@ -126,7 +132,7 @@ def test_no_loc_means_no_lines():
 
 
 # ------------------------------------------------------- per-line rows
-@pytest.mark.parametrize("ptx", [LINEINFO, DEBUG], ids=["lineinfo", "G"])
+@pytest.mark.parametrize("ptx", [LINEINFO, DEBUG, CLANG], ids=["lineinfo", "G", "clang"])
 def test_line_rows_derived(ptx):
     sectors, trips = model()
     rows = {}
@@ -136,7 +142,7 @@ def test_line_rows_derived(ptx):
     assert rows["hybrid"] == rows["full"]            # the hybrid run gives the same rows
     rows = rows["full"]
     bound = by_line(rows, CU, "bound")
-    assert (bound["branch"], bound["divergent_branch"]) == (2 if ptx == LINEINFO else 4, 1)
+    assert (bound["branch"], bound["divergent_branch"]) == (BOUND_BRANCHES[ptx], 1)
     assert by_line(rows, CU, "loop")["divergent_branch"] == 6
     ld = by_line(rows, CU, "strided_load")
     assert (ld["mem_requests"], ld["mem_transactions"]) == (2, sectors["load"])
