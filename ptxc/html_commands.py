@@ -44,7 +44,10 @@ def _model(title: str, report: dict, kernels: list) -> dict:
 
 # ------------------------------------------------------------------ opt
 def opt_html(path: str, result, module) -> None:
-    report = json.loads(result.to_json()) if result.results else {}
+    try:
+        report = json.loads(result.to_json()) if result.results else {}
+    except TypeError:                                  # as cli.render_reports
+        report = {r.name: r.to_json() for r in result.results}
     kernels = []
     count = report.get("count") or {}
     for name, fc in (count.get("functions") or {}).items():

@@ -63,6 +63,7 @@ class SourceMap:
         self.files = file_table(module)
         self.names = debug_strings(module)
         self._cache: dict = {}
+        self.by_name = {f.name: f for f in module.functions if not f.is_decl}
         self.has_lines = any(ins.dbg for fn in module.functions if not fn.is_decl
                              for blk in fn.blocks for ins in blk.instrs)
 
@@ -123,10 +124,6 @@ class SourceMap:
 def _key(text: str):
     m = _LOC.match(text)
     return tuple(int(x) for x in m.groups()) if m else None
-
-
-def function_of(module, name: str):
-    return next((f for f in module.functions if f.name == name and not f.is_decl), None)
 
 
 def location_text(loc: dict | None) -> str:

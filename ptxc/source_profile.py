@@ -19,7 +19,7 @@ launches. Instructions without a line are the row with ``line`` None.
 """
 from __future__ import annotations
 
-from .source_lines import SourceMap, function_of
+from .source_lines import SourceMap
 
 COUNT_KEYS = ("instructions", "inst_executed", "thread_inst_executed", "branch",
               "divergent_branch", "mem_requests", "mem_transactions", "requested_bytes",
@@ -30,20 +30,24 @@ ROW_KEYS = ("file", "line") + COUNT_KEYS + ("warp_execution_efficiency", "branch
 
 def locate(smap: SourceMap, module, function: str, index: int):
     """The location of instruction ``index`` (1-based, phis skipped) of ``function``."""
-    fn = function_of(module, function)
+    fn = smap.by_name.get(function)
     if fn is None:
         return None
     locs = smap.instr(fn)
     return locs[index - 1] if 0 < index <= len(locs) else None
 
 
-def _block_index(fn) -> dict:
-    """{block name: (1-based index of its first instruction, the block)}."""
-    out, k = {}, 0
-    for b in fn.blocks:
-        out[b.name] = (k + 1, b)
-        k += len(b.body)
-    return out
+def _block_index(fn, smap: SourceMap) -> dict:
+    """{block name: (1-based index of its first instruction, the block)}, kept in
+    ``smap`` (a SourceMap describes the module as it is when made)."""
+    key = ("blocks", id(fn))
+    if key not in smap._cache:
+        out, k = {}, 0
+        for b in fn.blocks:
+            out[b.name] = (k + 1, b)
+            k += len(b.body)
+        smap._cache[key] = out
+    return smap._cache[key]
 
 
 def annotate(dyn: dict, module, smap: SourceMap | None = None) -> SourceMap:
@@ -80,8 +84,8 @@ def line_rows(dyn: dict, module, smap: SourceMap | None = None) -> list[dict]:
     smap = smap or SourceMap(module)
     rows: dict = {}
     for e in (dyn.get("per_block") or {}).values():
-        fn = function_of(module, e["function"])
-        blocks = _block_index(fn) if fn is not None else {}
+        fn = smap.by_name.get(e["function"])
+        blocks = _block_index(fn, smap) if fn is not None else {}
         if e["block"] not in blocks:
             continue
         first, blk = blocks[e["block"]]
@@ -106,8 +110,8 @@ def line_rows(dyn: dict, module, smap: SourceMap | None = None) -> list[dict]:
 def branch_location(smap, module, key: str):
     """The location of the branch that ends block ``key`` ("function:block")."""
     fname, _, bname = key.rpartition(":")
-    fn = function_of(module, fname)
-    first = _block_index(fn).get(bname) if fn is not None else None
+    fn = smap.by_name.get(fname)
+    first = _block_index(fn, smap).get(bname) if fn is not None else None
     return locate(smap, module, fname, first[0] + len(first[1].body) - 1) if first else None
 
 
