@@ -18,8 +18,6 @@ from __future__ import annotations
 
 import json
 import os
-import re
-import shutil
 import subprocess
 from pathlib import Path
 

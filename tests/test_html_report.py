@@ -15,7 +15,6 @@ import json
 import re
 import xml.etree.ElementTree as ET
 
-import pytest
 from click.testing import CliRunner
 
 import ptxc
