@@ -18,6 +18,7 @@ from __future__ import annotations
 
 import json
 import os
+import shutil
 import subprocess
 from pathlib import Path
 
@@ -154,8 +155,10 @@ def test_sort(browser, tmp_path):
 
 def test_screenshot_of_the_example_report(browser, tmp_path):
     """`ptxc opt --memory-counters --html` of the srcline kernel, each tab to PNG."""
+    for f in (LINEINFO, CU, CU.with_name("srcline_helper.cuh")):   # a short command line in
+        shutil.copy(f, tmp_path)                                   # the page's header
     html = tmp_path / "example.html"
-    r = ptxc("opt", "--pass=count", *OPT_ARGS, "--html", html, LINEINFO)
+    r = ptxc("opt", "--pass=count", *OPT_ARGS, "--html", html.name, LINEINFO.name, cwd=tmp_path)
     assert r.returncode == 0, r.stderr
     p = html_browser.Page(browser, html)
     assert p.errors == []

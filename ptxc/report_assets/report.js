@@ -71,8 +71,15 @@
     return tr;
   }
 
+  function headRow(names) {
+    const tr = el("tr", { class: "head" });
+    for (const n of names) tr.appendChild(el("th", {}, n));
+    return tr;
+  }
+
   function ptxTable(k) {
     const t = el("table", { class: "code ptx" });
+    t.appendChild(headRow(["line", "warps", "PTX"]));
     const max = Math.max(1, ...k.ptx.map((l) => l.warp_execs || 0));
     for (const l of k.ptx) {
       const has = l.warp_execs !== undefined;
@@ -102,6 +109,7 @@
     for (const f of k.source) {
       wrap.appendChild(el("h3", {}, f.file + (f.found ? "" : " (source file not found: lines with counts only)")));
       const t = el("table", { class: "code cuda", "data-file": f.file });
+      t.appendChild(headRow(["line", "inst", "div", "mem eff", "CUDA source"]));
       const max = Math.max(1, ...f.lines.map((l) => (l.row ? l.row.inst_executed : 0)));
       for (const l of f.lines) {
         const r = l.row;
