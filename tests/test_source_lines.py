@@ -274,3 +274,33 @@ def test_run_by_source_json_and_sqlite(tmp_path):
     app_lines = {x["line"] for x in json.loads(out.read_text())["source_lines"]["scale_all"]
                  if x["file"].endswith("srcline_app.cu")}
     assert marker(root / "apps_src" / "srcline_app.cu", "scale_all_body") in app_lines
+
+
+def test_nested_inlining_chain():
+    """tests/cuda/inlined_loc.cu, -lineinfo: in the .func blend, sq (inlined in
+    norm2, inlined in shade, inlined in blend) gives its first mul.f32 the chain
+    norm2's line < shade's line < blend's line; clampf's compare inside shade
+    (setp.gt.f32) is at shade's call of clampf < blend's line. Lines found by text."""
+    cu = (CUDA / "inlined_loc.cu").read_text().splitlines()
+
+    def line_of(text: str) -> int:
+        (n,) = [k + 1 for k, t in enumerate(cu) if text in t]
+        return n
+
+    module = ptxc.load(str(CUDA / "inlined_loc.sm90.lineinfo.ptx"))
+    smap = SourceMap(module)
+    fn = smap.by_name["_Z5blendffi"]
+    body = [i for b in fn.blocks for i in b.body]
+    locs = smap.instr(fn)
+    first = {}
+    for ins, loc in zip(body, locs):
+        first.setdefault(ins.full_opcode, loc)
+    mul = first["mul.f32"]
+    assert mul["line"] == line_of("float sq(float x)") and mul["function"] == "_Z2sqf"
+    assert [s["line"] for s in mul["inlined_at"]] == [
+        line_of("return sq(a) + sq(b);"), line_of("float n = norm2(a, b);"),
+        line_of("return shade(b, a, i) - clampf")]
+    cmp = first["setp.gt.f32"]
+    assert cmp["line"] == line_of("if (v > hi) return hi;")
+    assert [s["line"] for s in cmp["inlined_at"]] == [
+        line_of("n = clampf(n, 0.0f, sq(b));"), line_of("return shade(b, a, i) - clampf")]
