@@ -55,6 +55,9 @@ class Profile:
     printf: list = field(default_factory=list)   # device printf output, one str per call and lane (docs/launch.md)
     mem_errors: list | None = None      # memcheck launches: memcheck_report.MemcheckError list (docs/check.md)
     mem_error_count: int = 0            # their failing thread-accesses
+    init_errors: list | None = None     # initcheck launches: initcheck_report.UninitRead list
+    init_error_count: int = 0           # their uninitialised thread-reads
+    value_profile: dict | None = None   # value-profiled launches: ptxc/value_profile.py (docs/value-profile.md)
 
     @property
     def branch_efficiency(self) -> float:
@@ -99,6 +102,13 @@ class Profile:
         if self.mem_errors is not None:
             from .memcheck_report import as_json
             d["memcheck"] = as_json(self.mem_errors, self.mem_error_count)
+        if self.init_errors is not None:
+            from .initcheck_report import as_json as init_json
+            d["initcheck"] = init_json(self.init_errors, self.init_error_count)
+        if self.value_profile is not None:
+            from .value_profile import rows
+            d["value_profile"] = {"summary": self.value_profile["summary"],
+                                  "instructions": rows(self.value_profile)}
         if self.memory_counters:
             from .memreport import memory_rows
             d["memory"] = self.memory
@@ -125,6 +135,9 @@ class Profile:
                      + (f" ({self.cta_equivalence})" if self.cta_equivalence else ""))
         if self.memory_counters:
             lines += [f"  {k:30s} {v}" for k, v in self.memory.items() if not isinstance(v, list)]
+        if self.value_profile is not None:
+            from .value_profile import summary_lines
+            lines += summary_lines(self.value_profile["summary"])
         return "\n".join(lines)
 
     def __str__(self) -> str:

@@ -20,7 +20,7 @@ from dataclasses import dataclass, field
 
 from ptxc.errors import PtxcError
 
-from . import faults
+from . import checks, faults
 from . import protocol as P
 from .devmem import DeviceMemory
 from .modules import Registry
@@ -39,8 +39,10 @@ class Options:
     keep_ptx: str | None = None
     memory_counters: bool = False    # coalescing / bank-conflict counters (docs/metrics.md)
     bank_bytes: int = 4
+    value_profile: bool = False      # profile register values (a full run; docs/value-profile.md)
     on_error: str | None = None      # device faults: 'stop', 'cuda', 'continue' (memcheck:
                                      # bad accesses recorded, docs/check.md), None = faults.DEFAULT
+    checks: tuple = ()               # ptxc check's tools (runtime/checks.py, docs/check.md)
 
 
 @dataclass
@@ -57,7 +59,7 @@ class LaunchRecord:
     profile: object
     wall_s: float
     compile_s: float
-    ptx_module: object = None         # the ptxc Module it ran (source attribution, HTML report)
+    ptx_module: object = None         # the Module the launch ran (ptxc run --topdown, --by source, --html)
 
 
 @dataclass
@@ -74,6 +76,8 @@ class Session:
     _pending: list = field(default_factory=list)
     heap: object = None               # the device heap of malloc/free (made at first use)
     faults: list = field(default_factory=list)   # device faults returned as CUDA errors (faults.py)
+    api_errors: list = field(default_factory=list)   # ptxc check: failed memory calls (checks.py)
+    shadow: object = None             # ptxc check --tool initcheck: written bytes (checks.py)
 
     def __post_init__(self):
         self.registry = Registry(self.devmem, self.options.gpu.sm, self.options.ptx,
@@ -85,6 +89,7 @@ class Session:
                          P.OP_LAUNCH: self.launch, P.OP_UNSUPPORTED: self.note_unsupported}
         from . import textures
         self.handlers.update(textures.handlers(self))
+        self.handlers.update(checks.handlers(self))
 
     # -------------------------------------------------------------- loop
     def serve(self) -> None:
@@ -173,6 +178,7 @@ class Session:
         except MemoryError:
             self.channel.reply(P.CUDA_ERROR_MEMORY_ALLOCATION)
             return
+        checks.on_malloc(self, a)
         self._mapping_reply([a])
 
     def remap(self, payload: bytes) -> None:
@@ -182,6 +188,7 @@ class Session:
             self.channel.reply(P.CUDA_ERROR_MEMORY_ALLOCATION)
             return
         self.devmem.remap(seg)
+        checks.on_remap(self, seg, a.seg)
         for lm in {id(f.module): f.module for f in self.registry.fatbins if f.module}.values():
             if seg in lm.mapped:
                 lm.mapped.discard(seg)
@@ -191,6 +198,7 @@ class Session:
     def free(self, payload: bytes) -> None:
         seg, = struct.unpack_from("<I", payload)
         ok = self.devmem.free(seg)
+        checks.on_free(self, seg)
         self.channel.reply(0 if ok else P.CUDA_ERROR_INVALID_VALUE)
 
     def note_unsupported(self, payload: bytes) -> None:
@@ -267,8 +275,9 @@ class Session:
                                slice_options=HYBRID_SLICE if opts.mode == "hybrid" else None,
                                memory_counters=opts.memory_counters, bank_bytes=opts.bank_bytes,
                                heap=self.device_heap, cooperative=cooperative,
-                               check="memcheck" if opts.on_error == "continue" else None)
+                               check=checks.launch_check(opts), shadow=checks.shadow_of(self),
+                               value_profile=opts.value_profile)
         wall = time.perf_counter() - t0
         return LaunchRecord(len(self.launches) + 1, k.name, lm.label, grid, block, shared,
                             stream, opts.mode, prof, wall, prof.timings.get("compile", 0.0),
-                            lm.module)
+                            ptx_module=lm.module)
