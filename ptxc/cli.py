@@ -340,6 +340,10 @@ def _print_warnings(module, start: int = 0) -> int:
 @click.option("--cta-equivalence/--no-cta-equivalence", default=True, show_default=True,
               help="In a hybrid run, run one CTA per class of CTAs that provably give the "
                    "same counters (docs/cta-equivalence.md); --no-cta-equivalence runs every CTA.")
+@click.option("--by", "by", type=click.Choice(["ptx", "source"]), default="ptx", show_default=True,
+              help="source: also report per CUDA source line (needs .loc: nvcc -lineinfo/-G).")
+@click.option("--html", "html_path", type=click.Path(dir_okay=False), default=None, metavar="FILE",
+              help="Also write the self-contained HTML report (docs/report.md).")
 @click.option("--check", type=click.Choice(["memcheck", "racecheck", "synccheck", "all"]),
               default=None,
               help="memcheck: record out-of-bounds and misaligned accesses and go on; racecheck: "
@@ -355,7 +359,8 @@ def _print_warnings(module, start: int = 0) -> int:
                    "instruction (a full run; docs/value-profile.md).")
 def opt_command(file, pipeline, emit, fmt, output, verify_each, kernel, grid, block,
                 shared, args, mode, max_steps, threads, memory_counters, bank_bytes,
-                cta_equivalence, check, topdown, gpu_key, value_profile):
+                cta_equivalence, check, topdown, gpu_key, value_profile, by="ptx",
+                html_path=None):
     """Parse FILE (or stdin for '-'), run a pass pipeline, print the reports
     and optionally the resulting module.
 
@@ -372,9 +377,12 @@ def opt_command(file, pipeline, emit, fmt, output, verify_each, kernel, grid, bl
     # Build the passes first: a bad pass name or option is reported before
     # the (possibly long) parse of the file.
     passes = [make_pass(name, opts) for name, opts in parse_pipeline(pipeline)]
+    if (by == "source" or html_path) and (launch is None or "count" not in [p.name for p in passes]):
+        raise click.UsageError("--by source and --html need the count pass and a launch "
+                               "(--pass=count --kernel ... --grid ... --block ...)")
     module = read_module(file)
     seen = _print_warnings(module)
-    options = {"format": fmt}
+    options = {"format": fmt, "by": by}
     if launch is not None:
         options["launch"] = launch
     try:
@@ -389,6 +397,9 @@ def opt_command(file, pipeline, emit, fmt, output, verify_each, kernel, grid, bl
         sys.stdout.write(_ensure_nl(reports))
         sys.stdout.flush()
     write_output(emit_text(module, emit), output)
+    if html_path:                                     # docs/report.md
+        from .html_commands import opt_html
+        opt_html(html_path, result, module)
     if check:
         from .hazard_report import profile_errors
         if profile_errors(module.attrs.get("launch_profile")):
@@ -456,6 +467,10 @@ def _kernel_arg_callback(ctx, param, values) -> dict:
               help="Profile the modules on this Dask distributed scheduler (tcp://host:8786).")
 @click.option("--report", "report_path", type=click.Path(dir_okay=False), default=None,
               metavar="FILE.sqlite", help="Also write the rows to this SQLite file.")
+@click.option("--by", "by", type=click.Choice(["ptx", "source"]), default="ptx", show_default=True,
+              help="source: also report per CUDA source line (one module; needs .loc).")
+@click.option("--html", "html_path", type=click.Path(dir_okay=False), default=None, metavar="FILE",
+              help="Also write the self-contained HTML report (one module; docs/report.md).")
 @click.option("--timings", is_flag=True,
               help="Add the times to the output of several modules (then not deterministic).")
 @click.option("--topdown", is_flag=True,
@@ -468,7 +483,7 @@ def _kernel_arg_callback(ctx, param, values) -> dict:
                    "scalar writes per kernel (a full run; docs/value-profile.md).")
 def profile_command(files, launches, args, launch_file, zero_fill, kernels, mode, fmt, max_steps,
                     threads, jobs, dask_address, report_path, timings, topdown, gpu_key,
-                    value_profile):
+                    value_profile, by="ptx", html_path=None):
     """Run every kernel of FILE and print one row per kernel and the module total;
     several files or a directory (its *.ptx, recursively) give a row per kernel
     of every module, each module's total and the grand total.
@@ -499,6 +514,8 @@ def profile_command(files, launches, args, launch_file, zero_fill, kernels, mode
     if topdown and (len(files) > 1 or os.path.isdir(files[0]) or fmt == "csv"):
         raise click.UsageError("--topdown profiles one module, in text or JSON")
     if len(files) > 1 or os.path.isdir(files[0]):
+        if by == "source" or html_path:
+            raise click.UsageError("--by source and --html take one module")
         if launch_file:                 # a malformed launch file is one error, not one per module
             from .launch_file import read_entries
             read_entries(launch_file)
@@ -521,8 +538,15 @@ def profile_command(files, launches, args, launch_file, zero_fill, kernels, mode
     if topdown:
         from .cli_predict import profile_topdown
         text, predictions = profile_topdown(mp, gpu_key, fmt, text, threads, max_steps)
+    if by == "source":                                 # docs/report.md
+        from .source_views import profile_view
+        view = profile_view(mp, fmt)
+        text = view if fmt == "csv" else text + view
     sys.stdout.write(text)
     sys.stdout.flush()
+    if html_path:
+        from .html_commands import profile_html
+        profile_html(html_path, mp)
     if report_path:
         from .cli_profile_batch import write_report
         write_report(report_path, [mp], mode, timings)
