@@ -53,8 +53,12 @@ class CtaClasses:
         return len(self.reps)
 
 
-def classify(condition, kernel, grid, block, params: bytes, offsets: list) -> CtaClasses:
-    """The classes of a launch (raises Unclassifiable)."""
+def classify(condition, kernel, grid, block, params: bytes, offsets: list,
+             segments: "SegmentSizes | None" = None) -> CtaClasses:
+    """The classes of a launch (raises Unclassifiable). ``segments``: the
+    launch's buffer sizes, needed when the condition has fault checks."""
+    if condition.checks and segments is None:
+        raise Unclassifiable("the fault checks need the launch's buffer sizes")
     nctas = grid[0] * grid[1] * grid[2]
     nthreads = block[0] * block[1] * block[2]
     ev = Evaluator(grid, block, params, offsets)
@@ -71,6 +75,8 @@ def classify(condition, kernel, grid, block, params: bytes, offsets: list) -> Ct
             cols.extend(np.broadcast_to(np.asarray(c, dtype=np.int64).reshape(-1), (end - begin,))
                         if np.size(c) in (1, end - begin) else _bad_shape()
                         for c in signature(ev, atom))
+        for check in condition.checks:
+            cols.extend(fault_signature(ev, check, segments))
         keys, first, local = unique_rows(np.stack(cols, axis=1))
         mapping = np.empty(len(keys), dtype=np.int64)
         for j, key in enumerate(map(tuple, keys.tolist())):
@@ -84,7 +90,57 @@ def classify(condition, kernel, grid, block, params: bytes, offsets: list) -> Ct
         cta_class[begin:end] = ids
         for cls, n in zip(*np.unique(ids, return_counts=True)):
             counts[cls] += int(n)
-    return CtaClasses(np.array(reps, dtype=np.int64), np.array(counts, dtype=np.int64), cta_class)
+    return in_cta_order(np.array(reps, dtype=np.int64), np.array(counts, dtype=np.int64),
+                        cta_class)
+
+
+def in_cta_order(reps, counts, cta_class) -> CtaClasses:
+    """The classes numbered by ascending representative: the reduced run
+    runs them in this order and stops at the first error, which must be the
+    error of the smallest failing CTA, as in the run of every CTA."""
+    order = np.argsort(reps, kind="stable")
+    rank = np.empty_like(order)
+    rank[order] = np.arange(len(order))
+    return CtaClasses(reps[order], counts[order], rank[cta_class])
+
+
+class SegmentSizes:
+    """The sizes (bytes) of the segments >= layout.SEG_GLOBALS of a launch
+    (the module's .global variables, its buffers), as the executor's segment
+    table holds them; ``shift``: bits of offset in an address."""
+
+    def __init__(self, sizes: dict, shift: int, first: int = 5):
+        self.shift, self.first = shift, first
+        n = max([first, *sizes]) + 1
+        self.table = np.zeros(n, dtype=np.int64)
+        for seg, size in sizes.items():
+            self.table[seg] = size
+
+    def key(self) -> tuple:
+        return self.shift, tuple(self.table.tolist())
+
+
+def fault_signature(ev, check, segments: SegmentSizes) -> list:
+    """Columns of the fault check ``check`` for the chunk's CTAs: the packed
+    bits of the threads whose address would fail the executor's check
+    (ops_mem / runtime_ir.RESOLVE: segment in the table, offset + size
+    within it, natural alignment). Equal bits in two CTAs whose traces agree
+    mean the same lanes fail at the same executions (docs/cta-equivalence.md)."""
+    x = np.broadcast_to(np.asarray(ev.exact(check.addr), dtype=np.int64),
+                        (len(ev.cta[0]), ev.nthreads)).view(np.uint64)
+    seg = x >> np.uint64(segments.shift)
+    if np.any((seg >= 1) & (seg < segments.first)):
+        raise Unclassifiable("an address checked for faults lies in a state-space window")
+    off = (x & np.uint64((1 << segments.shift) - 1)).astype(np.int64)
+    n = len(segments.table)
+    size = np.where(seg < n, segments.table[np.minimum(seg, n - 1).astype(np.int64)], 0)
+    bad = (off + check.nbytes > size) | ((x & np.uint64(check.nbytes - 1)) != 0)
+    bits = np.packbits(bad, axis=1)
+    pad = (-bits.shape[1]) % 8
+    if pad:
+        bits = np.pad(bits, ((0, 0), (0, pad)))
+    words = np.ascontiguousarray(bits).view(np.int64)
+    return [words[:, k] for k in range(words.shape[1])]
 
 
 def unique_rows(table: np.ndarray):

@@ -30,8 +30,13 @@ GENERATORS = ("zeros", "ones", "arange", "random", "full")
 def launch(module, kernel=None, grid=(1, 1, 1), block=None, args=(), mode: str = "hybrid",
            shared_bytes: int = 0, max_steps: int | None = None, threads: int | None = None,
            memory_counters: bool = False, bank_bytes: int = 4, cta_equivalence: bool = True,
-           cooperative: bool = False, check: str | None = None):
+           cooperative: bool = False, check: str | None = None, check_faults: bool = True):
     """Run ``kernel`` of ``module`` and return its Profile (see module doc).
+    A hybrid run checks every access it skips, as the full run would, and
+    stops at the same out-of-bounds, null or misaligned access
+    (docs/slice.md, ``faults``); ``check_faults=False`` skips those checks
+    for speed (the slice option ``faults=unchecked``): a hybrid run may then
+    finish, with counters, where the full run stops at a bad access.
     ``check="memcheck"`` (a full run) records invalid accesses and goes on
     (docs/check.md): the Profile's ``mem_errors`` lists them.
     ``cooperative`` makes every CTA resident at once, as
@@ -48,7 +53,7 @@ def launch(module, kernel=None, grid=(1, 1, 1), block=None, args=(), mode: str =
                                         memory_counters, bank_bytes)
     check_option(check, mode)
     threads = place_slice(module, fn, mode, classes_for_values(fn, normalise_args(fn, args)),
-                          memory, threads)
+                          memory, threads, None if check_faults else UNCHECKED)
     params, buffers, arrays = bind_args(fn, args, mode)
     return execute(module, fn, grid, block, params, buffers, arrays, mode, shared_bytes,
                    max_steps or DEFAULT_MAX_STEPS, threads, memory,
@@ -56,6 +61,7 @@ def launch(module, kernel=None, grid=(1, 1, 1), block=None, args=(), mode: str =
 
 
 CHECKS = ("memcheck",)
+UNCHECKED = {"faults": "unchecked"}     # launch(check_faults=False): the slice option
 
 
 def check_option(check: str | None, mode: str) -> None:
@@ -91,7 +97,8 @@ def place_slice(module, fn, mode: str, classes, memory: int, threads,
     and return the worker threads to use, 1 when the CTAs must run in order."""
     opts = (slice_options or {}) if mode == "hybrid" else {}
     ensure_launch_slice(module, fn, classes, criteria=opts.get("criteria"),
-                        memory=opts.get("memory"), addresses=bool(memory) and mode == "hybrid")
+                        memory=opts.get("memory"), addresses=bool(memory) and mode == "hybrid",
+                        faults=opts.get("faults"))
     return 1 if ctas_in_order(module, fn) else threads or os.cpu_count() or 1
 
 
@@ -460,8 +467,8 @@ def launch_segments(module, kernel, grid, block, params: bytes, segments: dict, 
     used in place, ``memory`` is a runtime.ModuleMemory kept between launches,
     ``segment_names`` ({segment: text}) name segments in error messages
     (also segments not in ``segments``, such as freed ones; the key None
-    names any other segment). ``slice_options`` (``memory``, ``criteria``
-    as for mark_slice, e.g. ``{"criteria": "effects"}``) choose the slice of
+    names any other segment). ``slice_options`` (``memory``, ``criteria``,
+    ``faults`` as for mark_slice, e.g. ``{"criteria": "effects"}``) choose the slice of
     a hybrid run instead of the module's requested one, and
     ``memory_counters`` / ``bank_bytes`` are launch()'s. A hybrid run may
     execute one CTA per equivalence class (docs/cta-equivalence.md) unless
@@ -481,6 +488,13 @@ def launch_segments(module, kernel, grid, block, params: bytes, segments: dict, 
                         memory=memory, segment_names=segment_names, compile_s=compile_s,
                         cta_equivalence=cta_equivalence and mode == "hybrid", heap=heap,
                         cooperative=cooperative, check=check)
+
+
+def segment_sizes(c, segments: dict) -> dict:
+    """{segment: bytes} of the .global variables and the buffers of a launch
+    (what the fault checks of CTA classes compare addresses with)."""
+    from .backends.llvm.layout import SEG_GLOBALS
+    return {SEG_GLOBALS: c.plan.global_size, **{s: b.nbytes for s, b in segments.items()}}
 
 
 def count(dims) -> int:
@@ -522,7 +536,7 @@ def run_compiled(c, fn, grid, block, params, segments, shared_bytes, max_steps, 
     elif cooperative:
         classes, note = None, "off: a cooperative launch (its CTAs wait for each other)"
     else:
-        classes, note = cta_classes(c, fn, grid, block, params)
+        classes, note = cta_classes(c, fn, grid, block, params, segment_sizes(c, segments))
     t_classes = time.perf_counter() - t1
     log = None
     if check == "memcheck":
