@@ -56,7 +56,7 @@ DEFAULT_MEMORY = "launch"
 
 
 def check_options(memory: str = DEFAULT_MEMORY, criteria: str = "counters", alias=None,
-                  addresses: bool = False, faults: str = "checked") -> dict:
+                  addresses: bool = False, faults: str = "unchecked") -> dict:
     if memory not in MODES:
         raise ValueError(f"option 'memory' must be one of {', '.join(MODES)}; got '{memory}'")
     if criteria not in CRITERIA:
@@ -72,19 +72,22 @@ def check_options(memory: str = DEFAULT_MEMORY, criteria: str = "counters", alia
         options["alias"] = alias
     if addresses:                       # only when set: the default variant keeps its key
         options["addresses"] = True
-    if faults != "checked":             # likewise: the default (checked) variant keeps its key
+    if faults == "checked":             # likewise: the branch slice keeps its key
         options["faults"] = faults
     return options
 
 
 def mark_slice(module, memory: str = DEFAULT_MEMORY, criteria: str = "counters",
-               alias=None, addresses: bool = False, faults: str = "checked") -> dict:
+               alias=None, addresses: bool = False, faults: str | None = None) -> dict:
     """Slice every function of ``module``, set the marks, return the reports.
 
     This is also the module's *requested* slice (``module.attrs
     ['slice_request']``): a later hybrid launch uses these options, and with
-    ``memory=launch`` specialises the slice to the launch's arguments."""
-    options = check_options(memory, criteria, alias, addresses, faults)
+    ``memory=launch`` specialises the slice to the launch's arguments.
+    Without ``faults`` the marks are the branch slice alone (the report of
+    ``ptxc opt --pass=slice``) and a later hybrid launch checks faults (its
+    variant keeps the addresses of the checks: ``faults=checked``)."""
+    options = check_options(memory, criteria, alias, addresses, faults or "unchecked")
     module.attrs["slice_request"] = {"memory": memory, "criteria": criteria,
                                      "addresses": addresses, "faults": faults}
     return _compute(module, options)
@@ -121,7 +124,7 @@ def select_slice(module, **options) -> dict:
 
 def select_launch_slice(module, kernel: str, classes: tuple, criteria: str = "counters",
                         others: dict | None = None, addresses: bool = False,
-                        faults: str = "checked") -> dict:
+                        faults: str = "unchecked") -> dict:
     """The ``memory=launch`` slice for a launch of ``kernel`` whose pointer
     parameters have ``classes`` (((param, class), ...): passes.slice_launch),
     with the address slice when ``addresses`` (memory counters) and the
@@ -144,7 +147,7 @@ def select_launch_slice(module, kernel: str, classes: tuple, criteria: str = "co
     if base is not None and base.options["memory"] == "launch" and \
             base.options["criteria"] == criteria and "alias" in base.options and \
             base.options.get("addresses", False) == addresses and \
-            base.options.get("faults", "checked") == faults:
+            base.options.get("faults", "unchecked") == faults:
         derived = _derive(module, base, entry)
         if derived is not None:
             return derived
@@ -166,7 +169,7 @@ def _derive(module, base, entry) -> dict | None:
     alias = dict(base.options["alias"])
     alias[entry[0]] = entry[1]
     addresses = base.options.get("addresses", False)
-    faults = base.options.get("faults", "checked")
+    faults = base.options.get("faults", "unchecked")
     options = check_options("launch", base.options["criteria"], tuple(alias.items()), addresses,
                             faults)
     slicer = cache.slicer(kernel, funcs, AliasRules("launch", options["alias"]),
@@ -238,7 +241,7 @@ def _mark(module, options: dict) -> dict:
     cache = slice_cache(module)
     rules = AliasRules(options["memory"], options.get("alias"))
     addresses = options.get("addresses", False)
-    faults = options.get("faults", "checked")
+    faults = options.get("faults", "unchecked")
     slicers = [(root, funcs, cache.slicer(root, funcs, rules, options["criteria"], addresses,
                                           faults))
                for root, funcs in cache.universes]
@@ -300,7 +303,7 @@ def _index_launch_variant(module, variant) -> None:
     index = module.attrs.setdefault("slice_launch_index", {})
     for entry in o["alias"]:
         index.setdefault((entry, o["criteria"], o.get("addresses", False),
-                          o.get("faults", "checked")), variant_key(o))
+                          o.get("faults", "unchecked")), variant_key(o))
 
 
 def remove_unkept(module) -> int:
@@ -331,17 +334,18 @@ class SlicePass(Pass):
     memory: str = DEFAULT_MEMORY
     criteria: str = "counters"
     addresses: bool = False
-    faults: str = "checked"
+    faults: str = ""            # not given: report the branch slice, launches check faults
     emit: str = "marked"
 
     def __post_init__(self):
-        check_options(self.memory, self.criteria, addresses=self.addresses, faults=self.faults)
+        check_options(self.memory, self.criteria, addresses=self.addresses,
+                      faults=self.faults or "checked")
         if self.emit not in EMITS:
             raise ValueError(f"option 'emit' must be one of {', '.join(EMITS)}; got '{self.emit}'")
 
     def run(self, module, am) -> PassResult:
         reports = mark_slice(module, memory=self.memory, criteria=self.criteria,
-                             addresses=self.addresses, faults=self.faults)
+                             addresses=self.addresses, faults=self.faults or None)
         if self.memory == "launch" and isinstance(am.options.get("launch"), dict):
             reports = self._specialise(module, am.options["launch"])
         preserved = ALL
@@ -358,4 +362,5 @@ class SlicePass(Pass):
         the slice specialised to its arguments (what the launch will run)."""
         from ptxc.launch_alias import launch_slice_for_options
         addresses = self.addresses or bool(launch.get("memory_counters"))
-        return launch_slice_for_options(module, launch, self.criteria, addresses, self.faults)
+        return launch_slice_for_options(module, launch, self.criteria, addresses,
+                                        self.faults or "unchecked")

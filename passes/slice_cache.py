@@ -46,7 +46,7 @@ class SliceCache:
         self.reports: dict = {}
 
     def slicer(self, root, funcs, rules, criteria: str, addresses: bool = False,
-               faults: str = "checked") -> Slicer:
+               faults: str = "unchecked") -> Slicer:
         """The slice of one universe (from the cache when it shares nothing)."""
         alone = id(root) in self.alone
         key = (root.name, rules.key(root), criteria, addresses, faults)
@@ -86,7 +86,7 @@ class SliceCache:
 def report_key(fn, options: dict, fingerprint: frozenset) -> tuple:
     """Reports are interned by function, the options they print and the marks."""
     return (fn.name, options["memory"], options["criteria"], options.get("addresses", False),
-            options.get("faults", "checked"), fingerprint)
+            options.get("faults", "unchecked"), fingerprint)
 
 
 def slice_cache(module) -> SliceCache:

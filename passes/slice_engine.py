@@ -39,7 +39,7 @@ class Slicer:
     """The slice of one universe (a kernel and the functions it can reach)."""
 
     def __init__(self, program, funcs: list, criteria: str, facts, rules, addresses: bool = False,
-                 faults: str = "checked"):
+                 faults: str = "unchecked"):
         self.program = program
         self.funcs = funcs
         self.criteria = criteria

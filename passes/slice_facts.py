@@ -41,7 +41,7 @@ def criterion(ins: ir.Instr, criteria: str) -> tuple[bool, bool]:
     return keep, guard
 
 
-def seeds(fn, criteria: str, addresses: bool = False, faults: str = "checked") -> list:
+def seeds(fn, criteria: str, addresses: bool = False, faults: str = "unchecked") -> list:
     """What a function contributes as slicing criteria: kept instructions,
     and the guard values that must be known (a Value: its definition is kept
     by the data rule, so a guard returned by a call keeps the callee's
@@ -76,7 +76,7 @@ class Facts:
         self._reg_defs: dict = {}
         self._taken: dict = {}
 
-    def seeds(self, fn, criteria: str, addresses: bool = False, faults: str = "checked") -> list:
+    def seeds(self, fn, criteria: str, addresses: bool = False, faults: str = "unchecked") -> list:
         key = (id(fn), criteria, addresses, faults)
         if key not in self._seeds:
             self._seeds[key] = seeds(fn, criteria, addresses, faults)

@@ -167,13 +167,13 @@ def ensure_launch_slice(module, fn, classes, criteria: str | None = None,
     memory = memory or request.get("memory", "launch")
     criteria = criteria or request.get("criteria", "counters")
     addresses = addresses or request.get("addresses", False)
-    faults = faults or request.get("faults", "checked")
+    faults = faults or request.get("faults") or "checked"
     if memory != "launch":
         current = module.attrs.get("slice") or {}
         if fn.attrs.get("sliced") and current.get("memory") == memory \
                 and current.get("criteria") == criteria \
                 and current.get("addresses", False) == addresses \
-                and current.get("faults", "checked") == faults:
+                and current.get("faults", "unchecked") == faults:
             return                      # the pipeline's marks (possibly emit=sliced)
         select_slice(module, memory=memory, criteria=criteria, addresses=addresses,
                      faults=faults)
@@ -183,7 +183,7 @@ def ensure_launch_slice(module, fn, classes, criteria: str | None = None,
 
 
 def launch_slice_for_options(module, opts: dict, criteria: str, addresses: bool = False,
-                             faults: str = "checked") -> dict:
+                             faults: str = "unchecked") -> dict:
     """The slice pass with a launch configured: the reports of the slice that
     ``launch_from_options(module, opts)`` will run."""
     from .errors import PtxcError
