@@ -247,6 +247,18 @@ def param_table(fn) -> str:
     return "\n".join(rows) if rows else "  (none)"
 
 
+def control_note(fn, ctl) -> str:
+    """Why a hybrid run needs an argument: the control inputs, by name."""
+    if ctl is None:
+        return " (the slice's control inputs are unknown: pass every argument)"
+    names = [f"{i} '{p.name}'" for i, p in enumerate(fn.params) if p.name in ctl]
+    checks = (fn.attrs.get("slice_report") or {}).get("faults") == "checked"
+    return (" (a control input of the slice; a hybrid run needs every control input: "
+            + (", ".join(names) or "none") + "; arguments the slice does not read may be left out"
+            + ("; the buffers of the accesses it checks for faults are control inputs: "
+               "check_faults=False / slice{faults=unchecked} gives that up)" if checks else ")"))
+
+
 def arg_error(fn, msg: str) -> PtxcError:
     return PtxcError(f"kernel {fn.name}: {msg}\nparameters:\n{param_table(fn)}", fn.loc)
 
@@ -265,7 +277,7 @@ def bind_args(fn, args, mode: str):
         if v is _MISSING:
             if mode == "full" or ctl is None or p.name in ctl:
                 raise arg_error(fn, f"missing argument for parameter {i} '{p.name}'"
-                                + ("" if mode == "full" else " (a control input of the slice)"))
+                                + ("" if mode == "full" else control_note(fn, ctl)))
             v = np.zeros(0, dtype=np.uint8) if is_pointer_param(p, addr_bits(fn)) else 0
         out.extend(pack_param(fn, p, i, v, buffers, arrays))
     return bytes(out), buffers, arrays
