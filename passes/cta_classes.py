@@ -135,12 +135,29 @@ def fault_signature(ev, check, segments: SegmentSizes) -> list:
     n = len(segments.table)
     size = np.where(seg < n, segments.table[np.minimum(seg, n - 1).astype(np.int64)], 0)
     bad = (off + check.nbytes > size) | ((x & np.uint64(check.nbytes - 1)) != 0)
+    home = home_segment(ev, check, segments, n)
+    if home is not None:
+        bad |= seg != np.uint64(home)
     bits = np.packbits(bad, axis=1)
     pad = (-bits.shape[1]) % 8
     if pad:
         bits = np.pad(bits, ((0, 0), (0, pad)))
     words = np.ascontiguousarray(bits).view(np.int64)
     return [words[:, k] for k in range(words.shape[1])]
+
+
+def home_segment(ev, check, segments: SegmentSizes, nsegs: int):
+    """The segment the address must lie in (ptxc/provenance.py, as
+    backends/llvm/provenance_ir.py decides it at run time), or None."""
+    homes = []
+    for cand in check.origins:
+        if cand[0] == "globals":
+            homes.append(segments.first)
+            continue
+        seg = (ev._param(cand[1], 0, cand[2]) % (1 << 64)) >> segments.shift
+        if segments.first <= seg < nsegs:
+            homes.append(seg)
+    return homes[0] if len(homes) == 1 else None
 
 
 def unique_rows(table: np.ndarray):

@@ -87,6 +87,7 @@ class FaultCheck:
     instr: object
     addr: object
     nbytes: int
+    origins: tuple = ()     # provenance candidates: ('param', index, type) / ('globals',)
 
 
 @dataclass
@@ -255,7 +256,21 @@ class Analysis:
             raise Refuse(f"{what} depends on %ctaid in a way that cannot be classified")
         if op.offset:
             node = Node("add", 64, False, (node, const(op.offset, 64)))
-        self.checks.append(FaultCheck(ins, node, access_bytes(ins)))
+        self.checks.append(FaultCheck(ins, node, access_bytes(ins), self._origins(ins)))
+
+    def _origins(self, ins) -> tuple:
+        """The provenance candidates of ``ins`` (ptxc/provenance.py)."""
+        from ptxc.provenance import origins
+        bits = 64 if self.kernel.module is None else self._bits()
+        got = origins(ins, bits) or []
+        params = self.kernel.params
+        return tuple(("globals",) if c[0] == "globals" else
+                     ("param", next(i for i, p in enumerate(params) if p is c[1]), c[1].type)
+                     for c in got)
+
+    def _bits(self) -> int:
+        from ptxc.backends.llvm.layout import address_bits
+        return address_bits(self.kernel.module)
 
     def _check_call(self, ins) -> None:
         site = decode_call(ins)

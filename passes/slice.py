@@ -310,7 +310,7 @@ def remove_unkept(module) -> int:
     """Delete non-kept, non-terminator instructions (``emit=sliced``). The
     module changes, so remembered slice variants are dropped."""
     for key in ("slice_variants", "slice_variant", "slice_launch_index", "slice_cache",
-                "cta_program"):
+                "cta_program", "provenance_regions"):
         module.attrs.pop(key, None)
     removed = 0
     for fn in module.functions:

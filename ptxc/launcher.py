@@ -560,7 +560,7 @@ def run_compiled(c, fn, grid, block, params, segments, shared_bytes, max_steps, 
         counts = run.run(classes)
     except RunError as e:
         sizes = space_sizes(run, segment_names or {})
-        sizes["shift"] = c.plan.shift
+        sizes["shift"], sizes["params"] = c.plan.shift, bytes(params)
         err = run_error(c, fn, grid, block, e, max_steps, sizes, run.output.assertions(e.cta))
         device_fault(err, e.code, run.output.printf(e.cta), run.output.assertions(e.cta))
         raise err from None
@@ -737,6 +737,9 @@ def run_error(c, fn, grid, block, e, max_steps, run_sizes=None, assertions=()) -
         text += f" at line {loc.line} ({ins.full_opcode})"
     if e.code in (Lo.ERR_OOB, Lo.ERR_MISALIGNED, Lo.ERR_BAD_FREE):
         text += f", address 0x{e.addr:x}{describe_address(e.addr, ins, run_sizes)}"
+    if e.code == Lo.ERR_OOB and inst.parent is None:
+        from .provenance import started_from
+        text += started_from(c.plan, ins, e.addr, run_sizes or {})
     if e.code == Lo.ERR_ASSERT and assertions:
         text += f": {assertions[0].strip()}"
     if inst.parent is not None:
