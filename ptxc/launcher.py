@@ -660,19 +660,20 @@ def compile_for_launch(module, fn, mode: str, level: int, memory: int = 0):
     return jit.compile_kernel(module, fn, mode, level)
 
 
-def compile_launches(module, launches, mode: str) -> dict:
+def compile_launches(module, launches, mode: str, faults: str | None = None) -> dict:
     """Compile the kernels of several launches ``[(fn, grid, block)]`` ahead of
     running them, in one LLVM module per optimisation level (the launches then
     find them compiled). Kernels that cannot be compiled are left for their
     launch to report. Returns the seconds spent: {"codegen", "llvm"}. A
     hybrid kernel is compiled with the slice its launch will select for
-    distinct buffers (launch_alias.guessed_classes), so the launch finds it."""
+    distinct buffers (launch_alias.guessed_classes), so the launch finds it;
+    ``faults`` is the slice option those launches will use (default: checked)."""
     from .backends.llvm import jit
     from .launch_alias import guessed_classes
     by_level: dict[int, list] = {}
     for fn, grid, block in launches:
         if mode == "hybrid":
-            ensure_launch_slice(module, fn, guessed_classes(fn))
+            ensure_launch_slice(module, fn, guessed_classes(fn), faults=faults)
         by_level.setdefault(jit.choose_level(fn, mode, count(grid) * count(block)), []).append(fn)
     if not by_level:
         return {"codegen": 0.0, "llvm": 0.0}
