@@ -124,26 +124,65 @@ def fault_signature(ev, check, segments: SegmentSizes) -> list:
     """Columns of the fault check ``check`` for the chunk's CTAs: the packed
     bits of the threads whose address would fail the executor's check
     (ops_mem / runtime_ir.RESOLVE: segment in the table, offset + size
-    within it, natural alignment). Equal bits in two CTAs whose traces agree
-    mean the same lanes fail at the same executions (docs/cta-equivalence.md)."""
-    x = np.broadcast_to(np.asarray(ev.exact(check.addr), dtype=np.int64),
-                        (len(ev.cta[0]), ev.nthreads)).view(np.uint64)
-    seg = x >> np.uint64(segments.shift)
-    if np.any((seg >= 1) & (seg < segments.first)):
-        raise Unclassifiable("an address checked for faults lies in a state-space window")
-    off = (x & np.uint64((1 << segments.shift) - 1)).astype(np.int64)
-    n = len(segments.table)
-    size = np.where(seg < n, segments.table[np.minimum(seg, n - 1).astype(np.int64)], 0)
-    bad = (off + check.nbytes > size) | ((x & np.uint64(check.nbytes - 1)) != 0)
-    home = home_segment(ev, check, segments, n)
-    if home is not None:
-        bad |= seg != np.uint64(home)
+    within it, natural alignment; provenance_ir: the home segment). Equal
+    bits in two CTAs whose traces agree mean the same lanes fail at the same
+    executions (docs/cta-equivalence.md). A separable address F(c) + G(t)
+    is first tested per CTA over G's range: a CTA whose whole range lies in
+    its home segment, aligned, has all-zero bits without evaluating every
+    thread; only the others are evaluated exactly."""
+    rows = len(ev.cta[0])
+    home = home_segment(ev, check, segments, len(segments.table))
+    v = ev.value(check.addr)
+    if isinstance(v, Sep):
+        F = np.broadcast_to(np.asarray(v.F, dtype=np.int64).reshape(-1), (rows,))
+        G = np.broadcast_to(np.asarray(v.G, dtype=np.int64).reshape(-1), (ev.nthreads,))
+        clean = clean_ctas(F, G, check.nbytes, segments, home)
+        bad = np.zeros((rows, ev.nthreads), dtype=bool)
+        todo = np.nonzero(~clean)[0]
+        if todo.size:
+            x = (F[todo, None] + G[None, :]).astype(np.int64).view(np.uint64)
+            bad[todo] = bad_lanes(x, check.nbytes, segments, home)
+    else:                   # per CTA, per thread or per pair, as the value varies
+        x = np.atleast_2d(np.asarray(ev.exact(check.addr), dtype=np.int64)).view(np.uint64)
+        bad = np.broadcast_to(bad_lanes(x, check.nbytes, segments, home), (rows, ev.nthreads))
     bits = np.packbits(bad, axis=1)
     pad = (-bits.shape[1]) % 8
     if pad:
         bits = np.pad(bits, ((0, 0), (0, pad)))
     words = np.ascontiguousarray(bits).view(np.int64)
     return [words[:, k] for k in range(words.shape[1])]
+
+
+def clean_ctas(F, G, nbytes: int, segments: SegmentSizes, home) -> np.ndarray:
+    """CTAs (bool per row of F) whose every address F + G(t) lies, aligned,
+    within one buffer segment (its home segment when it has one)."""
+    lo, hi = F + int(G.min()), F + int(G.max())
+    seg = np.where(lo >= 0, lo, 0) >> segments.shift
+    n = len(segments.table)
+    size = segments.table[np.minimum(seg, n - 1)]
+    ok = (lo >= 0) & (seg == (np.where(hi >= 0, hi, 0) >> segments.shift)) & \
+        (seg >= segments.first) & (seg < n) & \
+        ((hi & ((1 << segments.shift) - 1)) + nbytes <= size)
+    if home is not None:
+        ok &= seg == home
+    if np.any(G % nbytes):
+        return np.zeros_like(ok)
+    return ok & (F % nbytes == 0)
+
+
+def bad_lanes(x: np.ndarray, nbytes: int, segments: SegmentSizes, home) -> np.ndarray:
+    """The executor's verdict (True: the access fails) for addresses ``x``
+    (uint64)."""
+    seg = x >> np.uint64(segments.shift)
+    if np.any((seg >= 1) & (seg < segments.first)):
+        raise Unclassifiable("an address checked for faults lies in a state-space window")
+    off = (x & np.uint64((1 << segments.shift) - 1)).astype(np.int64)
+    n = len(segments.table)
+    size = np.where(seg < n, segments.table[np.minimum(seg, n - 1).astype(np.int64)], 0)
+    bad = (off + nbytes > size) | ((x & np.uint64(nbytes - 1)) != 0)
+    if home is not None:
+        bad |= seg != np.uint64(home)
+    return bad
 
 
 def home_segment(ev, check, segments: SegmentSizes, nsegs: int):
