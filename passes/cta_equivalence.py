@@ -260,17 +260,12 @@ class Analysis:
 
     def _origins(self, ins) -> tuple:
         """The provenance candidates of ``ins`` (ptxc/provenance.py)."""
+        from ptxc.backends.llvm.layout import address_bits
         from ptxc.provenance import origins
-        bits = 64 if self.kernel.module is None else self._bits()
-        got = origins(ins, bits) or []
         params = self.kernel.params
         return tuple(("globals",) if c[0] == "globals" else
                      ("param", next(i for i, p in enumerate(params) if p is c[1]), c[1].type)
-                     for c in got)
-
-    def _bits(self) -> int:
-        from ptxc.backends.llvm.layout import address_bits
-        return address_bits(self.kernel.module)
+                     for c in origins(ins, address_bits(self.kernel.module)) or [])
 
     def _check_call(self, ins) -> None:
         site = decode_call(ins)

@@ -587,7 +587,7 @@ def run_compiled(c, fn, grid, block, params, segments, shared_bytes, max_steps, 
     if log is not None:
         from .memcheck_report import describe_errors
         sizes = space_sizes(run, segment_names or {})
-        sizes["shift"] = c.plan.shift
+        sizes["shift"], sizes["params"] = c.plan.shift, bytes(params)
         prof.mem_errors = describe_errors(c, fn, log, sizes)
         prof.mem_error_count = log.total()
     if init is not None:

@@ -133,6 +133,18 @@ def test_store_4_gib_past_a_does_not_write_b(m):
         assert (b == 0).all() and (a == 0).all()
 
 
+def test_carry_under_memcheck(m):
+    """memcheck records the 4 carried stores (threads 0..3, line 93), says
+    where they started from, and drops them: b stays 0."""
+    a, b = np.zeros(4, np.int32), np.zeros(4, np.int32)
+    prof = launch(m, "carry_store", 1, 4, [a, b, 1 << 30], mode="full", check="memcheck")
+    assert prof.mem_error_count == 4 and (b == 0).all()
+    err = prof.mem_errors[0]
+    assert (err.line, err.error, err.thread, err.count) == (93, "out-of-bounds", (0, 0, 0), 4)
+    assert f"it was computed from buffer of parameter carry_store_param_0 (16 bytes at " \
+           f"0x{BASE:x}) and lies {(1 << 32) - 16} bytes after the end of it" in err.where
+
+
 def test_in_bounds_64_bit_index_runs(m):
     """skip = 0: a[t] = 7 for t < 4; b = 0 so the branch is not taken."""
     a, b = np.zeros(4, np.int32), np.zeros(4, np.int32)
