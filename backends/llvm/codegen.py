@@ -92,6 +92,9 @@ class KernelCodegen(SimtMixin, Values):
         self.name = name
         self.memory_counters = memory_counters   # shared bank bytes (4 or 8), 0 = off
         self.memcheck = False       # record invalid accesses and go on (memcheck.py)
+        self.value_profile = False  # profile register values (value_prof.py)
+        self.value_ctr: dict[int, list] = {}   # instr id -> [(dst, register, bits, base)]
+        self.value_or: list[int] = []          # counters OR-reduced over workers
         self.initcheck = False      # track initialised global memory (initcheck.py)
         self.mem_ctr: dict[int, dict[str, int]] = {}   # instr id -> {space: counter base}
         check_address_slice(plan, mode, memory_counters)
@@ -308,12 +311,20 @@ class KernelCodegen(SimtMixin, Values):
             self.whole_warp_check()
         if op in ("bar", "barrier"):
             self.barrier(ins)
+            if self.value_profile:
+                from .value_prof import profile_barrier
+                profile_barrier(self, ins)
         elif self.keep(ins):
             handler = self.ops.get(op)
             if handler is None:
                 self.unsupported(ins)
             else:
+                if self.value_profile:
+                    from .value_prof import WriteProfile
+                    vp = WriteProfile(self, ins)
                 self.lower(ins, handler, ins)
+                if self.value_profile:
+                    vp.after()
         elif self.checks_faults and checked(ins):
             self.lower(ins, check_only, ins)
         elif self.memory_counters and access_kind(ins) is not None:
