@@ -53,8 +53,12 @@ class CtaClasses:
         return len(self.reps)
 
 
-def classify(condition, kernel, grid, block, params: bytes, offsets: list) -> CtaClasses:
-    """The classes of a launch (raises Unclassifiable)."""
+def classify(condition, kernel, grid, block, params: bytes, offsets: list,
+             segments: "SegmentSizes | None" = None) -> CtaClasses:
+    """The classes of a launch (raises Unclassifiable). ``segments``: the
+    launch's buffer sizes, needed when the condition has fault checks."""
+    if condition.checks and segments is None:
+        raise Unclassifiable("the fault checks need the launch's buffer sizes")
     nctas = grid[0] * grid[1] * grid[2]
     nthreads = block[0] * block[1] * block[2]
     ev = Evaluator(grid, block, params, offsets)
@@ -71,6 +75,8 @@ def classify(condition, kernel, grid, block, params: bytes, offsets: list) -> Ct
             cols.extend(np.broadcast_to(np.asarray(c, dtype=np.int64).reshape(-1), (end - begin,))
                         if np.size(c) in (1, end - begin) else _bad_shape()
                         for c in signature(ev, atom))
+        for check in condition.checks:
+            cols.extend(fault_signature(ev, check, segments))
         keys, first, local = unique_rows(np.stack(cols, axis=1))
         mapping = np.empty(len(keys), dtype=np.int64)
         for j, key in enumerate(map(tuple, keys.tolist())):
@@ -84,7 +90,113 @@ def classify(condition, kernel, grid, block, params: bytes, offsets: list) -> Ct
         cta_class[begin:end] = ids
         for cls, n in zip(*np.unique(ids, return_counts=True)):
             counts[cls] += int(n)
-    return CtaClasses(np.array(reps, dtype=np.int64), np.array(counts, dtype=np.int64), cta_class)
+    return in_cta_order(np.array(reps, dtype=np.int64), np.array(counts, dtype=np.int64),
+                        cta_class)
+
+
+def in_cta_order(reps, counts, cta_class) -> CtaClasses:
+    """The classes numbered by ascending representative: the reduced run
+    runs them in this order and stops at the first error, which must be the
+    error of the smallest failing CTA, as in the run of every CTA."""
+    order = np.argsort(reps, kind="stable")
+    rank = np.empty_like(order)
+    rank[order] = np.arange(len(order))
+    return CtaClasses(reps[order], counts[order], rank[cta_class])
+
+
+class SegmentSizes:
+    """The sizes (bytes) of the segments >= layout.SEG_GLOBALS of a launch
+    (the module's .global variables, its buffers), as the executor's segment
+    table holds them; ``shift``: bits of offset in an address."""
+
+    def __init__(self, sizes: dict, shift: int, first: int = 5):
+        self.shift, self.first = shift, first
+        n = max([first, *sizes]) + 1
+        self.table = np.zeros(n, dtype=np.int64)
+        for seg, size in sizes.items():
+            self.table[seg] = size
+
+    def key(self) -> tuple:
+        return self.shift, tuple(self.table.tolist())
+
+
+def fault_signature(ev, check, segments: SegmentSizes) -> list:
+    """Columns of the fault check ``check`` for the chunk's CTAs: the packed
+    bits of the threads whose address would fail the executor's check
+    (ops_mem / runtime_ir.RESOLVE: segment in the table, offset + size
+    within it, natural alignment; provenance_ir: the home segment). Equal
+    bits in two CTAs whose traces agree mean the same lanes fail at the same
+    executions (docs/cta-equivalence.md). A separable address F(c) + G(t)
+    is first tested per CTA over G's range: a CTA whose whole range lies in
+    its home segment, aligned, has all-zero bits without evaluating every
+    thread; only the others are evaluated exactly."""
+    rows = len(ev.cta[0])
+    home = home_segment(ev, check, segments, len(segments.table))
+    v = ev.value(check.addr)
+    if isinstance(v, Sep):
+        F = np.broadcast_to(np.asarray(v.F, dtype=np.int64).reshape(-1), (rows,))
+        G = np.broadcast_to(np.asarray(v.G, dtype=np.int64).reshape(-1), (ev.nthreads,))
+        clean = clean_ctas(F, G, check.nbytes, segments, home)
+        bad = np.zeros((rows, ev.nthreads), dtype=bool)
+        todo = np.nonzero(~clean)[0]
+        if todo.size:
+            x = (F[todo, None] + G[None, :]).astype(np.int64).view(np.uint64)
+            bad[todo] = bad_lanes(x, check.nbytes, segments, home)
+    else:                   # per CTA, per thread or per pair, as the value varies
+        x = np.atleast_2d(np.asarray(ev.exact(check.addr), dtype=np.int64)).view(np.uint64)
+        bad = np.broadcast_to(bad_lanes(x, check.nbytes, segments, home), (rows, ev.nthreads))
+    bits = np.packbits(bad, axis=1)
+    pad = (-bits.shape[1]) % 8
+    if pad:
+        bits = np.pad(bits, ((0, 0), (0, pad)))
+    words = np.ascontiguousarray(bits).view(np.int64)
+    return [words[:, k] for k in range(words.shape[1])]
+
+
+def clean_ctas(F, G, nbytes: int, segments: SegmentSizes, home) -> np.ndarray:
+    """CTAs (bool per row of F) whose every address F + G(t) lies, aligned,
+    within one buffer segment (its home segment when it has one)."""
+    lo, hi = F + int(G.min()), F + int(G.max())
+    seg = np.where(lo >= 0, lo, 0) >> segments.shift
+    n = len(segments.table)
+    size = segments.table[np.minimum(seg, n - 1)]
+    ok = (lo >= 0) & (seg == (np.where(hi >= 0, hi, 0) >> segments.shift)) & \
+        (seg >= segments.first) & (seg < n) & \
+        ((hi & ((1 << segments.shift) - 1)) + nbytes <= size)
+    if home is not None:
+        ok &= seg == home
+    if np.any(G % nbytes):
+        return np.zeros_like(ok)
+    return ok & (F % nbytes == 0)
+
+
+def bad_lanes(x: np.ndarray, nbytes: int, segments: SegmentSizes, home) -> np.ndarray:
+    """The executor's verdict (True: the access fails) for addresses ``x``
+    (uint64)."""
+    seg = x >> np.uint64(segments.shift)
+    if np.any((seg >= 1) & (seg < segments.first)):
+        raise Unclassifiable("an address checked for faults lies in a state-space window")
+    off = (x & np.uint64((1 << segments.shift) - 1)).astype(np.int64)
+    n = len(segments.table)
+    size = np.where(seg < n, segments.table[np.minimum(seg, n - 1).astype(np.int64)], 0)
+    bad = (off + nbytes > size) | ((x & np.uint64(nbytes - 1)) != 0)
+    if home is not None:
+        bad |= seg != np.uint64(home)
+    return bad
+
+
+def home_segment(ev, check, segments: SegmentSizes, nsegs: int):
+    """The segment the address must lie in (ptxc/provenance.py, as
+    backends/llvm/provenance_ir.py decides it at run time), or None."""
+    homes = []
+    for cand in check.origins:
+        if cand[0] == "globals":
+            homes.append(segments.first)
+            continue
+        seg = (ev._param(cand[1], 0, cand[2]) % (1 << 64)) >> segments.shift
+        if segments.first <= seg < nsegs:
+            homes.append(seg)
+    return homes[0] if len(homes) == 1 else None
 
 
 def unique_rows(table: np.ndarray):

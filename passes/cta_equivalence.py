@@ -31,6 +31,12 @@ instructions of the kernel's universe; every guard is evaluated):
    outside), or L has an exit test on one of its induction variables (with
    or without %ctaid) that bounds the iterations the atom can see.
 
+6. (slice option ``faults=checked``) the bounds check of an access the slice
+   does not keep (ptxc/faultaccess.py) whose address depends on %ctaid is a
+   *fault check*: a ``.global`` or generic access whose 64-bit address is a
+   formula without induction variable. cta_classes evaluates it for every
+   CTA and thread and splits CTAs whose lanes would fault differently.
+
 The memory-coalescing counters (if a Compiled kernel sets
 ``address_counters``) count addresses, which condition 3 does not cover: the
 launcher switches CTA equivalence off for them (passes/cta_classes.py).
@@ -40,9 +46,11 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 
 from ptxc import ir
+from ptxc.faultaccess import access_bytes, checked, checked_values
+from ptxc.memaccess import address_operand, state_space
 from ptxc.passmanager import ALL, AnalysisManager, Pass, PassResult
 
-from .cta_expr import INT_TYPES, SET_CMPS as CMPS, ExprBuilder, type_info
+from .cta_expr import INT_TYPES, SET_CMPS as CMPS, ExprBuilder, Node, const, type_info
 from .domtree import DomTree
 from .loops import Loops
 from .slice_access import ALIAS_SPACES, GENERIC, accesses
@@ -73,18 +81,34 @@ class Atom:
 
 
 @dataclass
+class FaultCheck:
+    """The bounds check of an access outside the slice whose address
+    ``addr`` (a 64-bit formula) depends on %ctaid; ``nbytes`` per lane."""
+    instr: object
+    addr: object
+    nbytes: int
+    origins: tuple = ()     # provenance candidates: ('param', index, type) / ('globals',)
+
+
+@dataclass
 class Condition:
     """The result: ``ok`` with the atoms, or the reason it does not hold."""
     kernel: str
     ok: bool
     reason: str = ""
     atoms: list = field(default_factory=list)
+    checks: list = field(default_factory=list)
 
     def describe(self) -> str:
         if not self.ok:
             return f"CTA equivalence off: {self.reason}"
-        if not self.atoms:
+        if not self.atoms and not self.checks:
             return "CTA equivalence: no decision depends on %ctaid (one class)"
+        if self.checks:
+            lines = ", ".join(str(c.instr.loc.line if c.instr.loc else "?") for c in self.checks)
+            head = f"{len(self.atoms)} comparison(s) on %ctaid" + (
+                f" (lines {', '.join(str(a.line) for a in self.atoms)})" if self.atoms else "")
+            return f"CTA equivalence: {head}, {len(self.checks)} fault check(s) (lines {lines})"
         lines = ", ".join(str(a.line) for a in self.atoms)
         return f"CTA equivalence: {len(self.atoms)} comparison(s) on %ctaid (lines {lines})"
 
@@ -105,7 +129,9 @@ def is_kept(ins) -> bool:
 def analyse(module, kernel) -> Condition:
     """The CTA-equivalence condition for hybrid runs of ``kernel`` (marks as they are now)."""
     try:
-        return Condition(kernel.name, True, atoms=Analysis(module, kernel).run())
+        analysis = Analysis(module, kernel)
+        atoms = analysis.run()
+        return Condition(kernel.name, True, atoms=atoms, checks=analysis.checks)
     except Refuse as e:
         return Condition(kernel.name, False, reason=str(e))
 
@@ -123,6 +149,8 @@ class Analysis:
         self.builders: dict[int, ExprBuilder] = {}
         self.atoms: dict[int, Atom] = {}
         self.classified: dict[int, bool] = {}
+        self.checks: list = []
+        self.faults = (kernel.attrs.get("slice_report") or {}).get("faults") == "checked"
 
     def run(self) -> list:
         self._taint()
@@ -190,6 +218,8 @@ class Analysis:
                 raise Refuse(f"the guard at {where(ins)} depends on %ctaid in a way "
                              f"that cannot be classified")
         if not is_kept(ins) or ins.is_phi:
+            if self.faults and not ins.is_phi and checked(ins):
+                self._check_fault(ins)
             return
         if ins.info is not None and (ins.info.reads_mem or ins.info.writes_mem) \
                 and ins.opcode != "call":
@@ -210,6 +240,32 @@ class Analysis:
                 if any(self.is_tainted(v) for v in ir.values_in(op)):
                     raise Refuse(f"the address of {ins.full_opcode} at {where(ins)} "
                                  f"depends on %ctaid")
+
+    def _check_fault(self, ins) -> None:
+        """Rule 6: the bounds check of ``ins`` (not in the slice)."""
+        if not any(self.is_tainted(v) for v in checked_values(ins)):
+            return
+        op = address_operand(ins)
+        what = f"the address of {ins.full_opcode} at {where(ins)} (checked for faults)"
+        if ins.opcode == "cp" or state_space(ins) not in ("global", "generic") or \
+                not isinstance(op, ir.Addr) or not isinstance(op.base, ir.Value) or \
+                op.base.type not in ("u64", "b64", "s64"):
+            raise Refuse(f"{what} depends on %ctaid")
+        node = self.builder(ins.block.function).operand(op.base, 64)
+        if node is None or node.has_iv:
+            raise Refuse(f"{what} depends on %ctaid in a way that cannot be classified")
+        if op.offset:
+            node = Node("add", 64, False, (node, const(op.offset, 64)))
+        self.checks.append(FaultCheck(ins, node, access_bytes(ins), self._origins(ins)))
+
+    def _origins(self, ins) -> tuple:
+        """The provenance candidates of ``ins`` (ptxc/provenance.py)."""
+        from ptxc.backends.llvm.layout import address_bits
+        from ptxc.provenance import origins
+        params = self.kernel.params
+        return tuple(("globals",) if c[0] == "globals" else
+                     ("param", next(i for i, p in enumerate(params) if p is c[1]), c[1].type)
+                     for c in origins(ins, address_bits(self.kernel.module)) or [])
 
     def _check_call(self, ins) -> None:
         site = decode_call(ins)

@@ -15,7 +15,8 @@ atoms ``%ctaid.{x,y,z}`` and the thread atoms ``%tid.{x,y,z}``, ``%laneid``,
 Operations: ``mov``, ``add``, ``sub``, ``mul`` (``.lo``, ``.wide``),
 ``mad`` (``.lo``, ``.wide``), ``mul24.lo``, ``shl``/``shr`` by anything,
 ``neg``, ``not``, ``and``, ``or``, ``xor``, ``div``, ``rem``, ``min``,
-``max`` and integer ``cvt`` (without ``.sat``). passes/cta_classes.py
+``max``, integer ``cvt`` (without ``.sat``) and ``cvta`` to or from ``.global``
+(the identity on the executor's addresses). passes/cta_classes.py
 evaluates them with PTX's exact integer semantics, per CTA, per thread, or
 for every (CTA, thread) pair; when a value is *separable*, ``F(ctaid) +
 G(tid)`` (sums, differences and constant multiples of CTA-only and
@@ -218,6 +219,14 @@ class ExprBuilder:
         k = amount.value
         factor = const(1 << k if 0 <= k < w else 0, w)
         return self._ring("mul", w, self.operand(ins.srcs[0], w), factor)
+
+    def _op_cvta(self, ins, types):
+        """``cvta`` to or from the global space: the executor's global
+        addresses are generic addresses (backends/llvm/ops_mem.op_cvta)."""
+        if "global" not in ins.mods or len(ins.srcs) != 1:
+            return None
+        w, s = type_info(types[0])
+        return self.operand(ins.srcs[0], w)
 
     def _op_neg(self, ins, types):
         w, s = type_info(types[0])

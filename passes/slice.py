@@ -18,6 +18,11 @@ addresses (``addresses=true``; off by default)
     also the address operands (and guards) of every memory instruction the
     memory counters measure (ptxc.memaccess), so that a hybrid run computes
     each lane's address of a load or store it does not execute (docs/slice.md).
+faults (``faults=checked``, the default)
+    also the address operands (and guards) of every access the executor
+    bounds-checks (ptxc.faultaccess), so that a hybrid run checks the
+    accesses it does not perform and stops where the full run stops;
+    ``faults=unchecked`` gives that up for speed.
 closure
     see slice_engine (use-def through phis, guards, old values of guarded
     definitions, memory, parameters across calls).
@@ -41,7 +46,7 @@ from ptxc import ir
 from ptxc.passmanager import ALL, NONE, Pass, PassResult
 
 from .slice_cache import report_key, slice_cache
-from .slice_facts import CRITERIA
+from .slice_facts import CRITERIA, FAULTS
 from .slice_launch import AliasRules, check_alias
 from .slice_memory import MODES
 from .slice_report import control_inputs, render_csv, render_text
@@ -51,7 +56,7 @@ DEFAULT_MEMORY = "launch"
 
 
 def check_options(memory: str = DEFAULT_MEMORY, criteria: str = "counters", alias=None,
-                  addresses: bool = False) -> dict:
+                  addresses: bool = False, faults: str = "unchecked") -> dict:
     if memory not in MODES:
         raise ValueError(f"option 'memory' must be one of {', '.join(MODES)}; got '{memory}'")
     if criteria not in CRITERIA:
@@ -59,25 +64,32 @@ def check_options(memory: str = DEFAULT_MEMORY, criteria: str = "counters", alia
                          f"got '{criteria}'")
     if not isinstance(addresses, bool):
         raise ValueError(f"option 'addresses' must be true or false; got '{addresses}'")
+    if faults not in FAULTS:
+        raise ValueError(f"option 'faults' must be one of {', '.join(FAULTS)}; got '{faults}'")
     options = {"memory": memory, "criteria": criteria}
     alias = check_alias(memory, alias)
     if alias is not None:
         options["alias"] = alias
     if addresses:                       # only when set: the default variant keeps its key
         options["addresses"] = True
+    if faults == "checked":             # likewise: the branch slice keeps its key
+        options["faults"] = faults
     return options
 
 
 def mark_slice(module, memory: str = DEFAULT_MEMORY, criteria: str = "counters",
-               alias=None, addresses: bool = False) -> dict:
+               alias=None, addresses: bool = False, faults: str | None = None) -> dict:
     """Slice every function of ``module``, set the marks, return the reports.
 
     This is also the module's *requested* slice (``module.attrs
     ['slice_request']``): a later hybrid launch uses these options, and with
-    ``memory=launch`` specialises the slice to the launch's arguments."""
-    options = check_options(memory, criteria, alias, addresses)
+    ``memory=launch`` specialises the slice to the launch's arguments.
+    Without ``faults`` the marks are the branch slice alone (the report of
+    ``ptxc opt --pass=slice``) and a later hybrid launch checks faults (its
+    variant keeps the addresses of the checks: ``faults=checked``)."""
+    options = check_options(memory, criteria, alias, addresses, faults or "unchecked")
     module.attrs["slice_request"] = {"memory": memory, "criteria": criteria,
-                                     "addresses": addresses}
+                                     "addresses": addresses, "faults": faults}
     return _compute(module, options)
 
 
@@ -111,10 +123,12 @@ def select_slice(module, **options) -> dict:
 
 
 def select_launch_slice(module, kernel: str, classes: tuple, criteria: str = "counters",
-                        others: dict | None = None, addresses: bool = False) -> dict:
+                        others: dict | None = None, addresses: bool = False,
+                        faults: str = "unchecked") -> dict:
     """The ``memory=launch`` slice for a launch of ``kernel`` whose pointer
     parameters have ``classes`` (((param, class), ...): passes.slice_launch),
-    with the address slice when ``addresses`` (memory counters).
+    with the address slice when ``addresses`` (memory counters) and the
+    bounds-check slice unless ``faults`` is 'unchecked'.
 
     A remembered variant in which ``kernel`` has exactly these classes is
     reused whatever it assumed for the other kernels (their marks do not
@@ -123,7 +137,7 @@ def select_launch_slice(module, kernel: str, classes: tuple, criteria: str = "co
     parameter), so that compiling the module's kernels together, and their
     later launches with those arguments, reuse it."""
     entry = (kernel, tuple(classes))
-    key = module.attrs.get("slice_launch_index", {}).get((entry, criteria, addresses))
+    key = module.attrs.get("slice_launch_index", {}).get((entry, criteria, addresses, faults))
     variants = module.attrs.get("slice_variants", {})
     if key in variants:
         if module.attrs.get("slice_variant") != key:
@@ -132,14 +146,15 @@ def select_launch_slice(module, kernel: str, classes: tuple, criteria: str = "co
     base = variants.get(module.attrs.get("slice_variant"))
     if base is not None and base.options["memory"] == "launch" and \
             base.options["criteria"] == criteria and "alias" in base.options and \
-            base.options.get("addresses", False) == addresses:
+            base.options.get("addresses", False) == addresses and \
+            base.options.get("faults", "unchecked") == faults:
         derived = _derive(module, base, entry)
         if derived is not None:
             return derived
     alias = dict(others or {})
     alias[kernel] = tuple(classes)
     return select_slice(module, memory="launch", criteria=criteria, alias=tuple(alias.items()),
-                        addresses=addresses)
+                        addresses=addresses, faults=faults)
 
 
 def _derive(module, base, entry) -> dict | None:
@@ -154,9 +169,11 @@ def _derive(module, base, entry) -> dict | None:
     alias = dict(base.options["alias"])
     alias[entry[0]] = entry[1]
     addresses = base.options.get("addresses", False)
-    options = check_options("launch", base.options["criteria"], tuple(alias.items()), addresses)
+    faults = base.options.get("faults", "unchecked")
+    options = check_options("launch", base.options["criteria"], tuple(alias.items()), addresses,
+                            faults)
     slicer = cache.slicer(kernel, funcs, AliasRules("launch", options["alias"]),
-                          options["criteria"], addresses)
+                          options["criteria"], addresses, faults)
     mine = {id(i) for f in funcs for i in f.instructions()}
     kept = (base.kept - mine) | slicer.kept
     reports = dict(base.reports)
@@ -224,7 +241,9 @@ def _mark(module, options: dict) -> dict:
     cache = slice_cache(module)
     rules = AliasRules(options["memory"], options.get("alias"))
     addresses = options.get("addresses", False)
-    slicers = [(root, funcs, cache.slicer(root, funcs, rules, options["criteria"], addresses))
+    faults = options.get("faults", "unchecked")
+    slicers = [(root, funcs, cache.slicer(root, funcs, rules, options["criteria"], addresses,
+                                          faults))
                for root, funcs in cache.universes]
     kept = _union_fixpoint([s for _, _, s in slicers], bool(cache.shared_functions))
     pending = []                     # (fn, inputs, fingerprint) of reports not made yet
@@ -276,21 +295,22 @@ def _union_fixpoint(slicers, shared: bool) -> set[int]:
 
 
 def _index_launch_variant(module, variant) -> None:
-    """Remember, per (kernel, classes, criteria, addresses), a launch variant
+    """Remember, per (kernel, classes, criteria, addresses, faults), a launch variant
     that has them."""
     o = variant.options
     if o["memory"] != "launch" or "alias" not in o:
         return
     index = module.attrs.setdefault("slice_launch_index", {})
     for entry in o["alias"]:
-        index.setdefault((entry, o["criteria"], o.get("addresses", False)), variant_key(o))
+        index.setdefault((entry, o["criteria"], o.get("addresses", False),
+                          o.get("faults", "unchecked")), variant_key(o))
 
 
 def remove_unkept(module) -> int:
     """Delete non-kept, non-terminator instructions (``emit=sliced``). The
     module changes, so remembered slice variants are dropped."""
     for key in ("slice_variants", "slice_variant", "slice_launch_index", "slice_cache",
-                "cta_program"):
+                "cta_program", "provenance_regions"):
         module.attrs.pop(key, None)
     removed = 0
     for fn in module.functions:
@@ -310,20 +330,22 @@ class SlicePass(Pass):
     name = "slice"
     summary = ("mark the backward slice of branches and guards "
                "(memory=launch|conservative|refined|noalias, criteria=counters|branches|effects, "
-               "addresses=true|false)")
+               "addresses=true|false, faults=checked|unchecked)")
     memory: str = DEFAULT_MEMORY
     criteria: str = "counters"
     addresses: bool = False
+    faults: str = ""            # not given: report the branch slice, launches check faults
     emit: str = "marked"
 
     def __post_init__(self):
-        check_options(self.memory, self.criteria, addresses=self.addresses)
+        check_options(self.memory, self.criteria, addresses=self.addresses,
+                      faults=self.faults or "checked")
         if self.emit not in EMITS:
             raise ValueError(f"option 'emit' must be one of {', '.join(EMITS)}; got '{self.emit}'")
 
     def run(self, module, am) -> PassResult:
         reports = mark_slice(module, memory=self.memory, criteria=self.criteria,
-                             addresses=self.addresses)
+                             addresses=self.addresses, faults=self.faults or None)
         if self.memory == "launch" and isinstance(am.options.get("launch"), dict):
             reports = self._specialise(module, am.options["launch"])
         preserved = ALL
@@ -340,4 +362,5 @@ class SlicePass(Pass):
         the slice specialised to its arguments (what the launch will run)."""
         from ptxc.launch_alias import launch_slice_for_options
         addresses = self.addresses or bool(launch.get("memory_counters"))
-        return launch_slice_for_options(module, launch, self.criteria, addresses)
+        return launch_slice_for_options(module, launch, self.criteria, addresses,
+                                        self.faults or "unchecked")

@@ -45,13 +45,14 @@ class SliceCache:
         self.slicers: dict = {}
         self.reports: dict = {}
 
-    def slicer(self, root, funcs, rules, criteria: str, addresses: bool = False) -> Slicer:
+    def slicer(self, root, funcs, rules, criteria: str, addresses: bool = False,
+               faults: str = "unchecked") -> Slicer:
         """The slice of one universe (from the cache when it shares nothing)."""
         alone = id(root) in self.alone
-        key = (root.name, rules.key(root), criteria, addresses)
+        key = (root.name, rules.key(root), criteria, addresses, faults)
         if alone and key in self.slicers:
             return self.slicers[key]
-        s = Slicer(self.program, funcs, criteria, self.facts, rules, addresses).run()
+        s = Slicer(self.program, funcs, criteria, self.facts, rules, addresses, faults).run()
         if alone:
             s.alone = True
             self.slicers[key] = s
@@ -85,7 +86,7 @@ class SliceCache:
 def report_key(fn, options: dict, fingerprint: frozenset) -> tuple:
     """Reports are interned by function, the options they print and the marks."""
     return (fn.name, options["memory"], options["criteria"], options.get("addresses", False),
-            fingerprint)
+            options.get("faults", "unchecked"), fingerprint)
 
 
 def slice_cache(module) -> SliceCache:

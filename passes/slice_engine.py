@@ -38,11 +38,13 @@ HOST_OUTPUT = ("vprintf", "__assertfail", "__assert_fail")   # calls whose argum
 class Slicer:
     """The slice of one universe (a kernel and the functions it can reach)."""
 
-    def __init__(self, program, funcs: list, criteria: str, facts, rules, addresses: bool = False):
+    def __init__(self, program, funcs: list, criteria: str, facts, rules, addresses: bool = False,
+                 faults: str = "unchecked"):
         self.program = program
         self.funcs = funcs
         self.criteria = criteria
         self.addresses = addresses
+        self.faults = faults
         self.facts = facts
         self.in_universe = {id(f) for f in funcs}
         self.memory = MemoryIndex(funcs, rules, facts.regions, lambda fn: facts.writes(fn, rules))
@@ -93,7 +95,7 @@ class Slicer:
 
     def _seed(self) -> None:
         for fn in self.funcs:
-            for seed in self.facts.seeds(fn, self.criteria, self.addresses):
+            for seed in self.facts.seeds(fn, self.criteria, self.addresses, self.faults):
                 if isinstance(seed, ir.Value):
                     self.keep_value(seed)
                 else:

@@ -10,6 +10,7 @@ shared by many kernels is therefore scanned once.
 from __future__ import annotations
 
 from ptxc import ir
+from ptxc.faultaccess import checked, checked_values
 from ptxc.memaccess import access_kind, address_values
 
 from .slice_access import GENERIC, reads, writes
@@ -17,6 +18,7 @@ from .slice_memory import FunctionWrites
 from .slice_regions import Regions
 
 CRITERIA = ("counters", "branches", "effects")
+FAULTS = ("checked", "unchecked")
 HOST_VISIBLE = ("global", GENERIC)     # spaces a write may reach host-visible memory through
 
 
@@ -39,21 +41,23 @@ def criterion(ins: ir.Instr, criteria: str) -> tuple[bool, bool]:
     return keep, guard
 
 
-def seeds(fn, criteria: str, addresses: bool = False) -> list:
+def seeds(fn, criteria: str, addresses: bool = False, faults: str = "unchecked") -> list:
     """What a function contributes as slicing criteria: kept instructions,
     and the guard values that must be known (a Value: its definition is kept
     by the data rule, so a guard returned by a call keeps the callee's
     definition of the return register too); with ``addresses``, also the
     address registers and guards of the memory instructions the memory
-    counters measure."""
+    counters measure; with ``faults=checked``, those of every access the
+    executor checks (ptxc.faultaccess, a superset)."""
     out = []
     for ins in fn.instructions():
         keep, guard = criterion(ins, criteria)
         if keep:
             out.append(ins)
+        checks = faults == "checked" and checked(ins)
         measured = addresses and access_kind(ins) is not None
-        needed = address_values(ins) if measured else []
-        if ins.guard is not None and (guard or measured):
+        needed = checked_values(ins) if checks else address_values(ins) if measured else []
+        if ins.guard is not None and (guard or measured or checks):
             needed.append(ins.guard)
         out.extend(v for v in needed if isinstance(v, ir.Result))
     return out
@@ -72,10 +76,10 @@ class Facts:
         self._reg_defs: dict = {}
         self._taken: dict = {}
 
-    def seeds(self, fn, criteria: str, addresses: bool = False) -> list:
-        key = (id(fn), criteria, addresses)
+    def seeds(self, fn, criteria: str, addresses: bool = False, faults: str = "unchecked") -> list:
+        key = (id(fn), criteria, addresses, faults)
         if key not in self._seeds:
-            self._seeds[key] = seeds(fn, criteria, addresses)
+            self._seeds[key] = seeds(fn, criteria, addresses, faults)
         return self._seeds[key]
 
     def reads(self, ins) -> list:

@@ -78,6 +78,7 @@ def function_report(fn, inputs: dict, options: dict) -> dict:
         "memory": options["memory"],
         "criteria": options["criteria"],
         "addresses": options.get("addresses", False),
+        "faults": options.get("faults", "unchecked"),
         "control_inputs": inputs,
     }
 
@@ -104,7 +105,8 @@ def render_text(reports: dict, alias=None) -> str:
         lines.append(f"slice {kind} @{name}: {r['slice_inst']}/{r['static_inst']} instructions "
                      f"({100 * r['slice_fraction']:.1f}%), memory={memory_text(name, r, alias)}, "
                      f"criteria={r['criteria']}"
-                     + (", addresses=true" if r.get("addresses") else ""))
+                     + (", addresses=true" if r.get("addresses") else "")
+                     + (", faults=checked" if r.get("faults") == "checked" else ""))
         subject = {"branches": "control flow", "effects": "control flow, guards and stores"}.get(
             r["criteria"], "control flow and guards")
         lines.append(f"  {subject} depend only on: {inputs_sentence(r['control_inputs'])}")

@@ -33,10 +33,12 @@ CACHE_CTAS = 1 << 20       # with the same grid, block and parameters reuses the
                            # this many CTAs (the class of every CTA is kept)
 
 
-def cta_classes(c, fn, grid, block, params: bytes):
-    """(CtaClasses or None, note) for a hybrid launch of compiled kernel ``c``."""
+def cta_classes(c, fn, grid, block, params: bytes, seg_sizes: dict | None = None):
+    """(CtaClasses or None, note) for a hybrid launch of compiled kernel ``c``;
+    ``seg_sizes`` ({segment: bytes} of the .global variables and buffers)
+    lets the fault checks of the slice (faults=checked) be classified."""
     try:
-        from ptxc.passes.cta_classes import Unclassifiable, classify
+        from ptxc.passes.cta_classes import SegmentSizes, Unclassifiable, classify
         from ptxc.passes.cta_equivalence import cached_condition
     except ImportError:
         return None, "off: no CTA-equivalence analysis"
@@ -61,10 +63,12 @@ def cta_classes(c, fn, grid, block, params: bytes):
     if not condition.ok:
         return None, f"off: {condition.reason}"
     cache = module.attrs.setdefault("cta_classes", {})
-    key = (fn.name, id(condition), tuple(grid), tuple(block), bytes(params))
+    sizes = SegmentSizes(seg_sizes, c.plan.shift) if seg_sizes is not None else None
+    key = (fn.name, id(condition), tuple(grid), tuple(block), bytes(params),
+           sizes.key() if sizes is not None and condition.checks else None)
     if key not in cache:
         try:
-            classes = classify(condition, fn, grid, block, params, param_offsets(fn))
+            classes = classify(condition, fn, grid, block, params, param_offsets(fn), sizes)
             found = (classes, f"{len(classes)} classes")
             if len(classes) > nctas // 2:
                 found = (None, f"off: {len(classes)} classes for {nctas} CTAs")

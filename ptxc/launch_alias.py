@@ -151,12 +151,14 @@ def all_guesses(module, skip: str) -> dict:
 
 
 def ensure_launch_slice(module, fn, classes, criteria: str | None = None,
-                        memory: str | None = None, addresses: bool = False) -> None:
+                        memory: str | None = None, addresses: bool = False,
+                        faults: str | None = None) -> None:
     """Put the slice a hybrid launch of ``fn`` runs in place: the module's
     requested slice (``mark_slice`` / the ``slice`` pass), by default
     ``memory=launch`` specialised to ``classes``; ``criteria`` / ``memory``
-    given by the caller (launch_segments' slice options) override the
-    request, and ``addresses`` (memory counters) adds the address slice."""
+    / ``faults`` given by the caller (launch_segments' slice options,
+    ``launch(check_faults=False)``) override the request, and ``addresses``
+    (memory counters) adds the address slice."""
     try:
         from ptxc.passes.slice import select_launch_slice, select_slice
     except ImportError:                 # no slice pass: a hybrid run executes everything
@@ -165,19 +167,23 @@ def ensure_launch_slice(module, fn, classes, criteria: str | None = None,
     memory = memory or request.get("memory", "launch")
     criteria = criteria or request.get("criteria", "counters")
     addresses = addresses or request.get("addresses", False)
+    faults = faults or request.get("faults") or "checked"
     if memory != "launch":
         current = module.attrs.get("slice") or {}
         if fn.attrs.get("sliced") and current.get("memory") == memory \
                 and current.get("criteria") == criteria \
-                and current.get("addresses", False) == addresses:
+                and current.get("addresses", False) == addresses \
+                and current.get("faults", "unchecked") == faults:
             return                      # the pipeline's marks (possibly emit=sliced)
-        select_slice(module, memory=memory, criteria=criteria, addresses=addresses)
+        select_slice(module, memory=memory, criteria=criteria, addresses=addresses,
+                     faults=faults)
         return
     select_launch_slice(module, fn.name, classes, criteria, all_guesses(module, fn.name),
-                        addresses=addresses)
+                        addresses=addresses, faults=faults)
 
 
-def launch_slice_for_options(module, opts: dict, criteria: str, addresses: bool = False) -> dict:
+def launch_slice_for_options(module, opts: dict, criteria: str, addresses: bool = False,
+                             faults: str = "unchecked") -> dict:
     """The slice pass with a launch configured: the reports of the slice that
     ``launch_from_options(module, opts)`` will run."""
     from .errors import PtxcError
@@ -190,4 +196,4 @@ def launch_slice_for_options(module, opts: dict, criteria: str, addresses: bool 
         variants = module.attrs["slice_variants"]
         return variants[module.attrs["slice_variant"]].reports
     return select_launch_slice(module, fn.name, classes, criteria, all_guesses(module, fn.name),
-                               addresses=addresses)
+                               addresses=addresses, faults=faults)

@@ -31,8 +31,14 @@ GENERATORS = ("zeros", "ones", "arange", "random", "full")
 def launch(module, kernel=None, grid=(1, 1, 1), block=None, args=(), mode: str = "hybrid",
            shared_bytes: int = 0, max_steps: int | None = None, threads: int | None = None,
            memory_counters: bool = False, bank_bytes: int = 4, cta_equivalence: bool = True,
-           cooperative: bool = False, check: str | None = None, value_profile: bool = False):
+           cooperative: bool = False, check: str | None = None, value_profile: bool = False,
+           check_faults: bool = True):
     """Run ``kernel`` of ``module`` and return its Profile (see module doc).
+    A hybrid run checks every access it skips, as the full run would, and
+    stops at the same out-of-bounds, null or misaligned access
+    (docs/slice.md, ``faults``); ``check_faults=False`` skips those checks
+    for speed (the slice option ``faults=unchecked``): a hybrid run may then
+    finish, with counters, where the full run stops at a bad access.
     ``value_profile=True`` (a full run) also profiles every register write
     (docs/value-profile.md): the Profile's ``value_profile``.
     ``check="memcheck"`` (a full run) records invalid accesses and goes on
@@ -52,7 +58,7 @@ def launch(module, kernel=None, grid=(1, 1, 1), block=None, args=(), mode: str =
     check_option(check, mode)
     check_value_profile(value_profile, mode)
     threads = place_slice(module, fn, mode, classes_for_values(fn, normalise_args(fn, args)),
-                          memory, threads)
+                          memory, threads, None if check_faults else UNCHECKED)
     params, buffers, arrays = bind_args(fn, args, mode)
     return execute(module, fn, grid, block, params, buffers, arrays, mode, shared_bytes,
                    max_steps or DEFAULT_MAX_STEPS, threads, memory,
@@ -61,6 +67,7 @@ def launch(module, kernel=None, grid=(1, 1, 1), block=None, args=(), mode: str =
 
 
 CHECKS = ("memcheck", "initcheck", "racecheck", "synccheck")
+UNCHECKED = {"faults": "unchecked"}     # launch(check_faults=False): the slice option
 
 
 def check_tools(check) -> tuple:
@@ -111,7 +118,8 @@ def place_slice(module, fn, mode: str, classes, memory: int, threads,
     and return the worker threads to use, 1 when the CTAs must run in order."""
     opts = (slice_options or {}) if mode == "hybrid" else {}
     ensure_launch_slice(module, fn, classes, criteria=opts.get("criteria"),
-                        memory=opts.get("memory"), addresses=bool(memory) and mode == "hybrid")
+                        memory=opts.get("memory"), addresses=bool(memory) and mode == "hybrid",
+                        faults=opts.get("faults"))
     return 1 if ctas_in_order(module, fn) else threads or os.cpu_count() or 1
 
 
@@ -272,6 +280,18 @@ def param_table(fn) -> str:
     return "\n".join(rows) if rows else "  (none)"
 
 
+def control_note(fn, ctl) -> str:
+    """Why a hybrid run needs an argument: the control inputs, by name."""
+    if ctl is None:
+        return " (the slice's control inputs are unknown: pass every argument)"
+    names = [f"{i} '{p.name}'" for i, p in enumerate(fn.params) if p.name in ctl]
+    checks = (fn.attrs.get("slice_report") or {}).get("faults") == "checked"
+    return (" (a control input of the slice; a hybrid run needs every control input: "
+            + (", ".join(names) or "none") + "; arguments the slice does not read may be left out"
+            + ("; the buffers of the accesses it checks for faults are control inputs: "
+               "check_faults=False / slice{faults=unchecked} gives that up)" if checks else ")"))
+
+
 def arg_error(fn, msg: str) -> PtxcError:
     return PtxcError(f"kernel {fn.name}: {msg}\nparameters:\n{param_table(fn)}", fn.loc)
 
@@ -290,7 +310,7 @@ def bind_args(fn, args, mode: str):
         if v is _MISSING:
             if mode == "full" or ctl is None or p.name in ctl:
                 raise arg_error(fn, f"missing argument for parameter {i} '{p.name}'"
-                                + ("" if mode == "full" else " (a control input of the slice)"))
+                                + ("" if mode == "full" else control_note(fn, ctl)))
             v = np.zeros(0, dtype=np.uint8) if is_pointer_param(p, addr_bits(fn)) else 0
         out.extend(pack_param(fn, p, i, v, buffers, arrays))
     return bytes(out), buffers, arrays
@@ -492,8 +512,8 @@ def launch_segments(module, kernel, grid, block, params: bytes, segments: dict, 
     used in place, ``memory`` is a runtime.ModuleMemory kept between launches,
     ``segment_names`` ({segment: text}) name segments in error messages
     (also segments not in ``segments``, such as freed ones; the key None
-    names any other segment). ``slice_options`` (``memory``, ``criteria``
-    as for mark_slice, e.g. ``{"criteria": "effects"}``) choose the slice of
+    names any other segment). ``slice_options`` (``memory``, ``criteria``,
+    ``faults`` as for mark_slice, e.g. ``{"criteria": "effects"}``) choose the slice of
     a hybrid run instead of the module's requested one, and
     ``memory_counters`` / ``bank_bytes`` are launch()'s. A hybrid run may
     execute one CTA per equivalence class (docs/cta-equivalence.md) unless
@@ -516,6 +536,13 @@ def launch_segments(module, kernel, grid, block, params: bytes, segments: dict, 
                         memory=memory, segment_names=segment_names, compile_s=compile_s,
                         cta_equivalence=cta_equivalence and mode == "hybrid", heap=heap,
                         cooperative=cooperative, check=check, shadow=shadow)
+
+
+def segment_sizes(c, segments: dict) -> dict:
+    """{segment: bytes} of the .global variables and the buffers of a launch
+    (what the fault checks of CTA classes compare addresses with)."""
+    from .backends.llvm.layout import SEG_GLOBALS
+    return {SEG_GLOBALS: c.plan.global_size, **{s: b.nbytes for s, b in segments.items()}}
 
 
 def count(dims) -> int:
@@ -557,7 +584,7 @@ def run_compiled(c, fn, grid, block, params, segments, shared_bytes, max_steps, 
     elif cooperative:
         classes, note = None, "off: a cooperative launch (its CTAs wait for each other)"
     else:
-        classes, note = cta_classes(c, fn, grid, block, params)
+        classes, note = cta_classes(c, fn, grid, block, params, segment_sizes(c, segments))
     t_classes = time.perf_counter() - t1
     from .check_tools import activate, make_checkers
     log = None
@@ -576,7 +603,7 @@ def run_compiled(c, fn, grid, block, params, segments, shared_bytes, max_steps, 
             counts = run.run(classes)
     except RunError as e:
         sizes = space_sizes(run, segment_names or {})
-        sizes["shift"] = c.plan.shift
+        sizes["shift"], sizes["params"] = c.plan.shift, bytes(params)
         err = run_error(c, fn, grid, block, e, max_steps, sizes, run.output.assertions(e.cta))
         device_fault(err, e.code, run.output.printf(e.cta), run.output.assertions(e.cta))
         raise err from None
@@ -588,7 +615,7 @@ def run_compiled(c, fn, grid, block, params, segments, shared_bytes, max_steps, 
     if log is not None:
         from .memcheck_report import describe_errors
         sizes = space_sizes(run, segment_names or {})
-        sizes["shift"] = c.plan.shift
+        sizes["shift"], sizes["params"] = c.plan.shift, bytes(params)
         prof.mem_errors = describe_errors(c, fn, log, sizes)
         prof.mem_error_count = log.total()
     if init is not None:
@@ -712,19 +739,20 @@ def compile_for_launch(module, fn, mode: str, level: int, memory: int = 0):
     return jit.compile_kernel(module, fn, mode, level)
 
 
-def compile_launches(module, launches, mode: str) -> dict:
+def compile_launches(module, launches, mode: str, faults: str | None = None) -> dict:
     """Compile the kernels of several launches ``[(fn, grid, block)]`` ahead of
     running them, in one LLVM module per optimisation level (the launches then
     find them compiled). Kernels that cannot be compiled are left for their
     launch to report. Returns the seconds spent: {"codegen", "llvm"}. A
     hybrid kernel is compiled with the slice its launch will select for
-    distinct buffers (launch_alias.guessed_classes), so the launch finds it."""
+    distinct buffers (launch_alias.guessed_classes), so the launch finds it;
+    ``faults`` is the slice option those launches will use (default: checked)."""
     from .backends.llvm import jit
     from .launch_alias import guessed_classes
     by_level: dict[int, list] = {}
     for fn, grid, block in launches:
         if mode == "hybrid":
-            ensure_launch_slice(module, fn, guessed_classes(fn))
+            ensure_launch_slice(module, fn, guessed_classes(fn), faults=faults)
         by_level.setdefault(jit.choose_level(fn, mode, count(grid) * count(block)), []).append(fn)
     if not by_level:
         return {"codegen": 0.0, "llvm": 0.0}
@@ -793,6 +821,9 @@ def run_error(c, fn, grid, block, e, max_steps, run_sizes=None, assertions=()) -
         text += f" at line {loc.line} ({ins.full_opcode})"
     if e.code in (Lo.ERR_OOB, Lo.ERR_MISALIGNED, Lo.ERR_BAD_FREE):
         text += f", address 0x{e.addr:x}{describe_address(e.addr, ins, run_sizes)}"
+    if e.code == Lo.ERR_OOB and inst.parent is None:
+        from .provenance import started_from
+        text += started_from(c.plan, ins, e.addr, run_sizes or {})
     if e.code == Lo.ERR_ASSERT and assertions:
         text += f": {assertions[0].strip()}"
     if inst.parent is not None:

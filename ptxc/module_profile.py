@@ -33,6 +33,10 @@ can address (2^32 bytes, 2^24 for 32-bit modules): an anonymous mapping
 (MAP_NORESERVE where Linux has it), so the OS provides only the pages the
 kernel touches; since no control input reads it, the counters do not depend
 on its contents.
+
+Hybrid rows run without fault checks (``check_faults=False``, docs/slice.md):
+the checks would need the buffers that arguments left out do not have. A
+full run (``--mode full``) checks every access.
 """
 from __future__ import annotations
 
@@ -43,6 +47,8 @@ from dataclasses import dataclass, field
 
 from .errors import PtxcError
 from .profile import TOTALS
+
+FAULTS = "unchecked"        # hybrid rows: no fault checks (module doc)
 
 EXPLICIT, FILE, INFERRED, ONE_CTA = "explicit", "file", "inferred", "one CTA: grid unknown"
 RAN, SKIPPED, FAILED = "ran", "not launched", "error"
@@ -135,7 +141,7 @@ def profile_module(module, launches: dict | None = None, args: dict | None = Non
     t0 = time.perf_counter()
     if chosen:      # slices every function of the module, as the launches will (distinct buffers)
         from .launch_alias import ensure_launch_slice, guessed_classes
-        ensure_launch_slice(module, chosen[0], guessed_classes(chosen[0]))
+        ensure_launch_slice(module, chosen[0], guessed_classes(chosen[0]), faults=FAULTS)
     t1 = time.perf_counter()
     rows = [plan_row(module, fn, launches.get(fn.name), args.get(fn.name), mode,
                      filed.get(fn.name), zero_fill, per_cta) for fn in chosen]
@@ -365,7 +371,7 @@ def precompile(module, rows: list, mode: str) -> dict:
     """Compile the kernels to run in one batch per optimisation level."""
     from .launcher import compile_launches, find_kernel
     return compile_launches(module, [(find_kernel(module, r.kernel), r.grid, r.block)
-                                     for r in rows], mode)
+                                     for r in rows], mode, faults=FAULTS)
 
 
 def run_row(module, row: KernelRow, mode: str, threads, max_steps,
@@ -374,7 +380,8 @@ def run_row(module, row: KernelRow, mode: str, threads, max_steps,
     t0 = time.perf_counter()
     try:
         row.profile = launch(module, row.kernel, row.grid, row.block, row.args, mode=mode,
-                             threads=threads, max_steps=max_steps, value_profile=value_profile)
+                             threads=threads, max_steps=max_steps, value_profile=value_profile,
+                             check_faults=False)
     except PtxcError as e:
         row.status, row.reason = FAILED, e.render().splitlines()[0]
     row.seconds = time.perf_counter() - t0

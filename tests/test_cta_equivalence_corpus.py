@@ -49,7 +49,7 @@ def both(module, kernel, grid, block, args, **kw):
     # 24576..25596 (split), CTAs 25.. start at 25600 (all out)
     (25, 2), (30, 3), (24, 1)])
 def test_xla_bounds_check(xla, grid, classes):
-    run, note = both(xla, "fusion_12", grid, None, [])
+    run, note = both(xla, "fusion_12", grid, None, [], check_faults=False)   # no buffers
     assert run == classes, note
 
 
@@ -60,7 +60,7 @@ def test_xla_unrolled_loop(xla):
     2359296. Over k = 0..3: k = 0, 1 always true (r1 <= 1703932); k = 2 true
     iff ctaid < 2048; k = 3 true iff ctaid < 768. Three classes: ctaid < 768,
     768 <= ctaid < 2048, ctaid >= 2048."""
-    run, note = both(xla, "copy_99", 3328, None, [])
+    run, note = both(xla, "copy_99", 3328, None, [], check_faults=False)
     assert run == 3, note
 
 

@@ -41,12 +41,20 @@ def test_missing_argument_full_mode_lists_parameters():
 
 
 def test_hybrid_mode_may_omit_non_control_inputs():
-    # the slice needs n (the branch) but neither the buffer nor the shift
-    prof = run_kernel(STORE, "k", 1, 32, {"n": 20}, mode="hybrid")
+    # the branch slice needs n (the branch) but neither the buffer nor the
+    # shift: without fault checks they may be left out
+    prof = run_kernel(STORE, "k", 1, 32, {"n": 20}, mode="hybrid", check_faults=False)
     full = run_kernel(STORE, "k", 1, 32, [np.zeros(32, np.int32), 20, 0], mode="full")
     assert prof.counters() == full.counters()
     with pytest.raises(ptxc.PtxcError, match="control input"):
-        run_kernel(STORE, "k", 1, 32, {"out": np.zeros(32, np.int32)}, mode="hybrid")
+        run_kernel(STORE, "k", 1, 32, {"out": np.zeros(32, np.int32)}, mode="hybrid",
+                   check_faults=False)
+    # checking the store it skips, the run needs the buffer and the shift
+    # (its address) too, and the message names every control input
+    with pytest.raises(ptxc.PtxcError) as e:
+        run_kernel(STORE, "k", 1, 32, {"n": 20}, mode="hybrid")
+    assert "missing argument for parameter 0 'out'" in str(e.value)
+    assert "needs every control input: 0 'out', 1 'n', 2 'shift'" in str(e.value)
 
 
 @pytest.mark.parametrize("bad,match", [("text", "expects a number"), (2.5, "expects an integer"),

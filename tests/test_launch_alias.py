@@ -270,6 +270,11 @@ EXAMPLE_KEPT = [
     "mov.u32 %r12", "add.s32 %r12", "setp.lt.u32 %p6", "bra", "ret",
 ]
 
+# what the default launch adds to check the accesses it skips (faults=checked)
+EXAMPLE_CHECKS = ["ld.param.u64 %rd3", "ld.param.u64 %rd4", "cvt.s64.s32 %rd1",
+                  "cvta.to.global.u64 %rd8", "add.s64 %rd9", "cvta.to.global.u64 %rd10",
+                  "shl.b64 %rd11", "add.s64 %rd12"]
+
 
 def instruction_text(ins) -> str:
     first = ins.results[0].reg if ins.results else ""
@@ -281,7 +286,7 @@ def test_readme_example_slice_is_small():
     a = np.arange(512, dtype=np.float32)
     b = np.random.default_rng(2).random(512).astype(np.float32)
     args = [a, b, np.zeros(512, np.float32), 500]
-    prof = launch(m, "vecadd_branchy", 4, 128, args)
+    prof = launch(m, "vecadd_branchy", 4, 128, args, check_faults=False)
     fn = m.function("vecadd_branchy")
     kept_text = [instruction_text(i) for i in fn.instructions()
                  if not i.is_phi and i.attrs["slice"]]
@@ -289,6 +294,16 @@ def test_readme_example_slice_is_small():
     assert prof.slice_fraction == pytest.approx(27 / 39)
     full = launch(m, "vecadd_branchy", 4, 128, args, mode="full")
     assert prof.counters() == full.counters()
+    # The default launch also checks the accesses it skips (faults=checked):
+    # the loads of b[i] and the store to c[i] keep their addresses: b's and
+    # c's pointers (2 ld.param), b's cvta and add, c's cvta, shl and add, and
+    # the cvt.s64 of the index that shl reads: 8 more, 35 of 39.
+    checked = launch(m, "vecadd_branchy", 4, 128, args)
+    kept_text = [instruction_text(i) for i in fn.instructions()
+                 if not i.is_phi and i.attrs["slice"]]
+    assert sorted(kept_text) == sorted(EXAMPLE_KEPT + EXAMPLE_CHECKS)
+    assert checked.slice_fraction == pytest.approx(35 / 39)
+    assert checked.counters() == full.counters()
 
 
 def test_readme_command_reports_the_launch_slice(tmp_path):
@@ -300,7 +315,9 @@ def test_readme_command_reports_the_launch_slice(tmp_path):
         "--arg", "2=zeros:f32:512", "--arg", "3=500", str(EXAMPLE)])
     assert res.exit_code == 0, res.output
     assert "slice kernel @vecadd_branchy: 27/39 instructions (69.2%), memory=launch" in res.output
-    assert "slice_fraction = 0.6923" in res.output
+    # the slice pass reports the branch slice; the run also checks the
+    # accesses it skips (35 of 39 instructions, test above)
+    assert "slice_fraction = 0.8974" in res.output
 
 
 # ------------------------------------------------------ variant caching
@@ -325,7 +342,8 @@ def test_cached_and_derived_variants_equal_fresh_slices():
     for kernel, args in launches:
         launch(m, kernel, 2, 128, args, cta_equivalence=False)
         fresh = ptxc.load(PTX)
-        select_slice(fresh, memory="launch", alias=m.attrs["slice"]["alias"])
+        select_slice(fresh, memory="launch", alias=m.attrs["slice"]["alias"],
+                     faults=m.attrs["slice"].get("faults", "unchecked"))
         assert marks(m) == marks(fresh), kernel
         for fn in m.functions:
             if not fn.is_decl:

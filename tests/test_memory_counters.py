@@ -392,7 +392,8 @@ def test_hybrid_equals_full_on_slice_kernels(memory):
         mark_slice(m, memory=memory)
         hybrid = ptxc.launch(m, kernel, grid, block, make_args(), mode="hybrid",
                              memory_counters=True)
-        assert m.attrs["slice"] == {"memory": memory, "criteria": "counters", "addresses": True}
+        assert m.attrs["slice"] == {"memory": memory, "criteria": "counters", "addresses": True,
+                                    "faults": "checked"}    # a launch checks faults by default
         assert hybrid.counters() == full.counters(), kernel
         assert full.memory["gld_requests"] + full.memory["shared_load_requests"] > 0, kernel
 

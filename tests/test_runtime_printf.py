@@ -14,6 +14,7 @@ import os
 import shutil
 import struct
 import subprocess
+import sys
 
 import pytest
 
@@ -125,6 +126,12 @@ def test_out_of_bounds_on_error(apps):
     stopped = run_ptxc(app, "oob")
     assert stopped.returncode == 1
     assert "out-of-bounds access" in stopped.proc.stderr
+    # the text summary says where the run stopped, not "no kernel was launched"
+    text = subprocess.run([sys.executable, "-m", "ptxc.cli", "run", "--", app, "oob"],
+                          capture_output=True, text=True, timeout=300).stderr
+    assert "no kernel was launched" not in text
+    assert "the run stopped in kernel oobKernel(int*, int) (the error above); " \
+        "no earlier launches completed" in text
     run = run_ptxc(app, "oob", options=("--on-error=cuda",))
     assert run.returncode == 0, run.proc.stderr
     assert run.proc.stdout.endswith("host after launch\n" + sticky("cudaErrorIllegalAddress", 700))

@@ -55,6 +55,13 @@ def test_summary_formats(launches):
     data = json.loads(report.summary_json(launches, meta))
     assert [r["id"] for r in data["launches"]] == [1, 2, 3] and data["meta"]["pid"] == 7
     assert "no kernel was launched" in report.summary_text([], meta)
+    stopped = {**meta, "launches": 0, "stopped": "k.ptx:3:1: error: kernel k1, CTA (0,0,0), ..."}
+    text = report.summary_text([], stopped)
+    assert "no kernel was launched" not in text
+    assert "==7== the run stopped in kernel k1 (the error above); no earlier launches completed" in text
+    text = report.summary_text(launches, {**stopped, "launches": 3})
+    assert "the run stopped in kernel k1 (the error above); 3 earlier launches completed, " \
+        "reported below" in text and "branch_efficiency" in text
 
 
 def test_sqlite_tables(launches, tmp_path):

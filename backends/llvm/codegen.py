@@ -23,16 +23,21 @@ until every lane has exited (returns ST_DONE), the warp reaches a CTA barrier
   off): every measured load/store/atomic counts its lanes' addresses
   (mem_count.py); in hybrid mode also those outside the slice, without
   accessing memory (the slice then keeps their address computations).
+* Fault checks: in hybrid mode with the slice option ``faults=checked``
+  (the default), every checked access outside the slice runs its bounds
+  and alignment checks without the access (fault_check.py).
 """
 from __future__ import annotations
 
 from ptxc import ir
 from ptxc.errors import PtxcError
+from ptxc.faultaccess import checked
 from ptxc.memaccess import access_kind
 
 from . import layout as Lo
 from .check_hooks import sync_hook
 from .irtext import Fn, LANE_IDS, splat, vt
+from .fault_check import check_only
 from .mem_count import count_only
 from .ops_mma import WHOLE_WARP_OPS
 from .plan import Plan
@@ -65,9 +70,19 @@ def check_address_slice(plan: Plan, mode: str, memory_counters: int) -> None:
     kernel = plan.kernel
     if not memory_counters or mode != "hybrid" or not kernel.attrs.get("sliced"):
         return
-    if not (kernel.attrs.get("slice_report") or {}).get("addresses"):
+    report = kernel.attrs.get("slice_report") or {}
+    if not report.get("addresses") and report.get("faults") != "checked":
         raise PtxcError(f"kernel {kernel.name}: a hybrid run with memory counters needs the slice "
                         f"with addresses=true (launcher.ensure_slice does this)")
+
+
+def checks_faults(plan: Plan, mode: str) -> bool:
+    """Does a hybrid run check the accesses its slice skips (the slice was
+    made with faults=checked, which keeps their addresses)?"""
+    kernel = plan.kernel
+    if mode != "hybrid" or not kernel.attrs.get("sliced"):
+        return False
+    return (kernel.attrs.get("slice_report") or {}).get("faults") == "checked"
 
 
 class KernelCodegen(SimtMixin, Values):
@@ -87,6 +102,7 @@ class KernelCodegen(SimtMixin, Values):
         check_address_slice(plan, mode, memory_counters)
         self.ops = OPS
         self.plan, self.mode = plan, mode
+        self.checks_faults = checks_faults(plan, mode)
         self.f = Fn(header(name))
         self.vcache: dict[int, str] = {}
         self.f.on_label = self.vcache.clear
@@ -313,6 +329,8 @@ class KernelCodegen(SimtMixin, Values):
                 self.lower(ins, handler, ins)
                 if self.value_profile:
                     vp.after()
+        elif self.checks_faults and checked(ins):
+            self.lower(ins, check_only, ins)
         elif self.memory_counters and access_kind(ins) is not None:
             self.lower(ins, count_only, ins)
         if is_spin_point(ins):

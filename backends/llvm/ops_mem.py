@@ -3,7 +3,9 @@
 Every access goes through :func:`resolve`, which turns 32 lane addresses into
 host pointers after checking, for the executing lanes, that the address lies
 inside its segment and is naturally aligned (layout.py has the address map).
-A failing lane ends the run with ERR_OOB / ERR_MISALIGNED, its lane and its
+An address derived from a kernel pointer parameter must also lie in that
+parameter's segment (provenance_ir.py: an offset never carries into another
+buffer). A failing lane ends the run with ERR_OOB / ERR_MISALIGNED, its lane and its
 address; in the memcheck variant (a compile of its own, memcheck.py)
 ld/st/atom/red/cp.async record the failing lanes and leave them out of the
 access instead. Loads and stores are then LLVM masked gathers/scatters; atomics run
@@ -24,6 +26,7 @@ from .ops_initcheck import track
 from .memcheck import KIND_ATOMIC, KIND_LOAD, KIND_STORE
 from .ops_common import intr, itype, types_of
 from .plan import DYNAMIC, decode_call
+from .provenance_ir import with_provenance
 from .values import bits_of, is_signed, lty, vname
 
 SPACES = ("global", "shared", "local", "const", "param", "generic")
@@ -149,6 +152,7 @@ def resolve_generic(cg, addr: str, nbytes: int, align: int, kind: int = 0, where
     r = f.call("i64", "ptxc_resolve", [("ptr", "%segs"), ("i32", cg.nsegs), ("ptr", a_tmp),
                                         ("i32", cg.emi), ("i64", str(nbytes)), ("ptr", p_tmp),
                                         ("i64", str(cg.plan.shift))])
+    r = with_provenance(cg, r, addr)
     em, emi = failed(cg, r, None, a_tmp, kind, where, nbytes, may_continue)
     if where == SPACES.index("generic") and may_continue:
         race_hook(cg, None, a_tmp, emi, kind, nbytes, generic=True)

@@ -239,13 +239,32 @@ def _num(v) -> str:
     return f"{v:.2f}" if isinstance(v, float) else str(v)
 
 
+def stop_line(meta: dict) -> str:
+    """'the run stopped in kernel K (...)' when ptxc stopped the application
+    in a kernel (``meta['stopped']``: the rendered error), else ''."""
+    import re
+    stopped = meta.get("stopped")
+    if not stopped:
+        return ""
+    found = re.search(r"error: kernel (\S+?),", stopped)
+    where = f"in kernel {demangle([found.group(1)])[found.group(1)]}" if found else ""
+    done = meta.get("launches")
+    return (f"the run stopped {where} (the error above); "
+            f"{'no' if not done else done} earlier launch{'es' if done != 1 else ''} completed"
+            f"{'' if not done else ', reported below'}").replace("stopped  (", "stopped (")
+
+
 def summary_text(launches, meta: dict) -> str:
     tag = f"=={meta.get('pid', 0)}=="
     lines = [f"{tag} ptxc profiling result: {meta.get('application', '?')} "
              f"(mode {meta.get('mode')}, GPU {meta.get('gpu')}, {len(launches)} launches)"]
     kernels = kernel_rows(launches)
+    stop = stop_line(meta)
+    if stop:
+        lines.append(f"{tag} {stop}")
     if not kernels:
-        lines.append(f"{tag} no kernel was launched")
+        if not stop:
+            lines.append(f"{tag} no kernel was launched")
         return "\n".join(lines) + "\n"
     total = sum(k["wall_s"] for k in kernels) or 1.0
     readable = demangle(k["kernel"] for k in kernels)

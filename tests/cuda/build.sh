@@ -15,6 +15,8 @@ ptx() {   # ptx <topic> <variant> <nvcc flags...>
 
 ptx textures      sm90          -arch=sm_90 -O3
 
+ptx hybrid_faults sm90          -arch=sm_90 -O3
+
 ptx divergence    sm90          -arch=sm_90 -O3
 ptx divergence    sm90.G        -arch=sm_90 -G
 ptx divergence    sm90.O0       -arch=sm_90 -Xcicc -O0
