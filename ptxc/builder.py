@@ -179,7 +179,8 @@ class Builder:
         _, attrs, decls, line = item
         space, type_, align, vec, linkage, other = self.split_attrs(attrs, line)
         if space is None:
-            raise self.error("declaration without a state space (.reg, .global, .shared ...)", line)
+            col = next((a[3] for a in attrs if a[2] == line and a[3]), 1)
+            raise self.error("declaration without a state space (.reg, .global, .shared ...)", line, col)
         out = []
         for d in decls:
             if d[0] == "range":

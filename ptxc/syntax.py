@@ -12,7 +12,7 @@ from lark import Token, Transformer, v_args
 
 from . import ir
 from .errors import PtxcError, SrcLoc
-from .ptx_numbers import parse_int, parse_number
+from .ptx_numbers import parse_int, parse_number, shown
 
 _ADDR_RE = re.compile(r"\[\s*([%$A-Za-z_][\w$.]*|-?[0-9][\w]*)?\s*((?:\+\s*-?|-)\s*[0-9][\w]*)?\s*\]$")
 
@@ -154,13 +154,18 @@ class ToTuples(Transformer):
         return [i for i in items if i is not None]
 
     def version(self, num):
+        if not re.fullmatch(r"[0-9]+\.[0-9]+", str(num)):     # PTX ISA 11.1.1: major.minor
+            raise PtxcSyntax(f".version takes major.minor, got {shown(str(num))}", num.line, num.column)
         return ("version", str(num), num.line)
 
     def target(self, *names):
         return ("target", [str(n) for n in names], names[0].line)
 
     def address_size(self, num):
-        return ("address_size", _int(num), num.line)
+        size = _int(num)
+        if size not in (32, 64):                            # PTX ISA 11.1.3
+            raise PtxcSyntax(f".address_size is 32 or 64, got {shown(str(num))}", num.line, num.column)
+        return ("address_size", size, num.line)
 
     def file_dir(self, tok):
         return ("file", str(tok), tok.line)
