@@ -56,6 +56,20 @@ class PtxcError(Exception):
         return text
 
 
+def nth_line(text: str, n: int) -> str | None:
+    """Line ``n`` (1-based) of ``text``, or None: found when an error needs
+    it, so that a parse keeps no list of the lines of a large file."""
+    if n < 1:
+        return None
+    start = 0
+    for _ in range(n - 1):
+        start = text.find("\n", start) + 1
+        if start == 0:
+            return None
+    end = text.find("\n", start)
+    return text[start:] if end < 0 else text[start:end]
+
+
 MAX_MESSAGE = 1000     # characters of a headline
 ECHO_WIDTH = 160       # characters of a source line echoed under a message
 

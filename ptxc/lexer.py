@@ -65,6 +65,10 @@ _INSTR_RE = re.compile(r"(?:@!?[%$A-Za-z_][\w$]*[ \t]+)?[a-z][\w]*(?:\.[\w$:]+)*
 _REGDECL_RE = re.compile(r"\.reg[ \t]+\.[a-z0-9]+[ \t]+[%$A-Za-z_][\w$]*(?:<\d+>)?"
                          r"(?:[ \t]*,[ \t]*[%$A-Za-z_][\w$]*(?:<\d+>)?)*[ \t]*;")
 
+# One element of a flat initializer list of numbers (``= {1, 2, 3}``, one
+# INITLIST token) and what follows it; parse_number validates the element.
+_INIT_ELEM = re.compile(r"[ \t\r\n]*(-?[0-9][\w.+-]*)[ \t\r\n]*([,}])")
+
 # A label at the start of a statement (the NAME of rule `label`, then ':').
 _LABEL_RE = re.compile(r"([%$A-Za-z_][\w$]*)[ \t]*:")
 _LOC_RE = re.compile(r"\.loc[ \t][^\n]*")
@@ -120,6 +124,7 @@ class PtxLexer(Lexer):
         at_start = True
         depth = 0                          # open braces: > 0 inside a function body
         parens = 0                         # open parentheses
+        prev = None                        # the kind of the last token yielded
         runs = RUNS
         while pos < end:
             if at_start:
@@ -154,6 +159,13 @@ class PtxLexer(Lexer):
                 kind = keywords.get(value, kind)
                 if kind == "PUNCT":
                     raise_bad_char(text, start, newlines)
+                if kind == "LBRACE" and prev == "EQUAL":
+                    found = init_list(text, start, newlines)
+                    if found is not None:      # a flat list of numbers: one INITLIST token
+                        tok, pos = found
+                        prev, at_start = "INITLIST", False
+                        yield tok
+                        continue
                 if kind == "LBRACE":
                     depth += 1
                     if depth > MAX_NESTING:
@@ -179,6 +191,7 @@ class PtxLexer(Lexer):
                     continue
             line, col = line_col(newlines, start)
             at_start = kind in STATEMENT_START
+            prev = kind
             yield Token(kind, value, start, line, col)
 
     def param_list(self, text: str, pos: int, newlines: list[int]):
@@ -198,6 +211,34 @@ class PtxLexer(Lexer):
             if sep is None:
                 return (parts, first, m.end()) if _PARAM_END.match(text, m.end()) else None
             p = sep.end()
+
+
+def init_list(text: str, pos: int, newlines: list[int]):
+    """A flat initializer list of numbers at ``pos`` (``{1, 2, 0f3F800000}``):
+    (an INITLIST token whose value is the list of ir.Imm, end), or None.
+    One regular-expression match per element, no backtracking state kept
+    (a single pattern for the whole list costs memory per element)."""
+    from .ir import Imm
+    elem = _INIT_ELEM.match
+    values = []
+    append = values.append
+    p = pos + 1
+    while True:
+        m = elem(text, p)
+        if m is None:
+            return None
+        t = m.group(1)
+        if t.isdigit() and (t[0] != "0" or len(t) == 1) and len(t) < 19:   # decimal: the common case
+            append(Imm(t, int(t), "int"))
+        else:
+            append(parse_number(t, *line_col(newlines, m.start(1))))
+        p = m.end()
+        if m.group(2) == "}":
+            break
+    line, col = line_col(newlines, pos)
+    tok = Token("INITLIST", text[pos:p], pos, line, col)
+    tok.value = values
+    return tok, p
 
 
 def statement_run(text: str, pos: int, newlines: list[int]) -> tuple[list, int]:

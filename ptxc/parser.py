@@ -11,7 +11,7 @@ import gc
 import os
 from functools import lru_cache
 
-from .errors import PtxcError, SrcLoc
+from .errors import PtxcError, SrcLoc, nth_line
 
 GRAMMAR = os.path.join(os.path.dirname(__file__), "ptx.lark")
 
@@ -41,24 +41,21 @@ def _cache_path():
 
 def parse_module(text: str, filename: str = "<string>"):
     """PTX text -> ir.Module (SSA). Raises PtxcError on bad input."""
-    lines = text.split("\n")
-
     def error(msg, line, col):
-        src = lines[line - 1] if 0 < line <= len(lines) else None
-        return PtxcError(msg, SrcLoc(filename, line, col), src)
+        return PtxcError(msg, SrcLoc(filename, line, col), nth_line(text, line))
 
     if not text.strip():
         raise error("empty file: no PTX module", 1, 1)
     paused = gc.isenabled()
     gc.disable()              # the parse allocates ~10 objects per token; GC passes cost ~30%
     try:
-        return _parse(text, filename, error, lines)
+        return _parse(text, filename, error)
     finally:
         if paused:
             gc.enable()
 
 
-def _parse(text, filename, error, lines):
+def _parse(text, filename, error):
     import lark
     from .builder import Builder
     from .lexer import LexError
@@ -71,11 +68,11 @@ def _parse(text, filename, error, lines):
     except PtxcSyntax as e:             # raised by a ptxc.syntax callback
         raise error(e.message, e.line, e.col) from None
     except lark.exceptions.UnexpectedEOF:
-        raise eof_error(error, lines) from None
+        raise eof_error(error, text.split("\n")) from None
     except lark.exceptions.UnexpectedToken as e:
         tok = e.token
         if tok.type == "$END":
-            raise eof_error(error, lines) from None
+            raise eof_error(error, text.split("\n")) from None
         raise error(f"syntax error: unexpected '{shown(str(tok))}'", tok.line, tok.column) from None
     except lark.exceptions.VisitError as e:
         orig = e.orig_exc

@@ -226,6 +226,10 @@ class ToTuples(Transformer):
     def init_num(self, num):
         return parse_number(num)
 
+    def init_token(self, tok):
+        """An INITLIST token (ptxc.lexer): its list of ir.Imm, as ``init_list`` gives."""
+        return tok.value
+
     def init_sym(self, name):
         return ir.Sym(str(name))
 

@@ -167,3 +167,54 @@ def test_seeded_mutation_fuzz():
         if time.monotonic() > deadline and n >= 200:
             break
     assert problems == [], problems[:5]
+
+
+# ------------------------------------------------------------ initializer lists
+def init_of(text: str):
+    return [(v.name, v.init) for v in ptxc.parse(text, "t.ptx").globals]
+
+
+def imms(init):
+    return [(i.text, i.value, i.kind) for i in init]
+
+
+def test_initializer_fast_path_equals_the_grammar():
+    # A comment inside the braces sends the list through the full grammar
+    # (the INITLIST token takes only numbers and blanks): both must agree.
+    values = "1, 0x10, 010, -3, 0f3F800000, 2.5, 0b11, 255U"
+    fast = init_of(HEADER + f".global .f32 g[8] = {{{values}}};\n")
+    slow = init_of(HEADER + f".global .f32 g[8] = {{/* c */ {values}}};\n")
+    assert imms(fast[0][1]) == imms(slow[0][1]) == [
+        ("1", 1, "int"), ("0x10", 16, "int"), ("010", 8, "int"), ("-3", -3, "int"),
+        ("0f3F800000", 0x3F800000, "f32"), ("2.5", 2.5, "float"), ("0b11", 3, "int"),
+        ("255U", 255, "int")]
+
+
+def test_initializer_lexed_as_one_token():
+    from ptxc.lexer import PtxLexer
+    from ptxc.parser import _parser
+    lexer = PtxLexer(_parser().lexer_conf)
+    kinds = [t.type for t in lexer.lex(HEADER + ".global .b8 g[3] = {1, 2,\n 3};\n")]
+    # NUMBERs: 8.0 and 64 of the header only ([3] is an ADDR token, the list one INITLIST)
+    assert "INITLIST" in kinds and kinds.count("NUMBER") == 2
+
+
+def test_malformed_number_in_an_initializer_is_located():
+    text = HEADER + ".global .b8 g[4] = {1, 2,\n    0fZZ, 4};\n"
+    located(text, "0fZZ", "malformed number")
+
+
+def test_initializer_parse_time_is_linear():
+    """Parse CPU time of 4N values over N values: 4 when linear (16 when
+    quadratic); the bound leaves room for a loaded machine."""
+    def cpu(n):
+        vals = ", ".join(str(i % 256) for i in range(n))
+        text = HEADER + f".global .b8 g[{n}] = {{{vals}}};\n"
+        best = float("inf")
+        for _ in range(2):
+            t = time.process_time()
+            ptxc.parse(text, "t.ptx")
+            best = min(best, time.process_time() - t)
+        return best
+    small, big = cpu(25_000), cpu(100_000)
+    assert big / small < 8, (small, big)
