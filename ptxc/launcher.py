@@ -170,7 +170,8 @@ def check_config(fn, grid, block, shared_bytes) -> None:
                         f"got {block}", fn.loc)
     check_dims(grid, block)
     if grid[0] * grid[1] * grid[2] > 2 ** 31:
-        raise PtxcError(f"grid {grid} too large")
+        raise PtxcError(f"grid {grid} too large: {grid[0] * grid[1] * grid[2]} CTAs, ptxc runs at most "
+                        f"2**31 = {2 ** 31} per launch")
     if shared_bytes < 0:
         raise PtxcError("dynamic shared memory size must be >= 0")
     check_shared(shared_bytes)

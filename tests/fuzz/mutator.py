@@ -8,8 +8,9 @@ line duplicated or deleted, or a byte inserted. The contract checked is the
 one the README promises: every outcome is success or a :class:`PtxcError`
 that names a location, never another exception.
 
-Run standalone for a longer campaign: ``python tests/fuzz/mutator.py N [seed]``
-prints every input that breaks the contract.
+Run standalone for a longer campaign: ``python tests/fuzz/mutator.py N [seed
+[folder]]`` prints one input per class that breaks the contract (``folder``:
+mutate the small PTX files under it instead, e.g. a corpus).
 """
 from __future__ import annotations
 
@@ -82,15 +83,13 @@ def outcome(text: str, name: str = "fuzz.ptx") -> str | None:
         return None
     except Exception as err:  # noqa: BLE001 - the contract under test
         return f"{type(err).__name__}: {str(err)[:200]}"
-    except RecursionError as err:
-        return f"RecursionError: {err}"
     return None
 
 
-def campaign(count: int, seed: int = 0):
+def campaign(count: int, seed: int = 0, files: list[str] | None = None):
     """Yield (index, source file, mutated text, problem) for each broken input."""
     rng = random.Random(seed)
-    seeds = [(p, open(p, encoding="utf-8").read()) for p in seed_files()]
+    seeds = [(p, open(p, encoding="utf-8", errors="replace").read()) for p in files or seed_files()]
     for i in range(count):
         path, text = rng.choice(seeds)
         bad = mutate(text, rng)
@@ -102,8 +101,12 @@ def campaign(count: int, seed: int = 0):
 if __name__ == "__main__":
     n = int(sys.argv[1]) if len(sys.argv) > 1 else 1000
     s = int(sys.argv[2]) if len(sys.argv) > 2 else 0
+    extra = None
+    if len(sys.argv) > 3:                       # a folder of other PTX to mutate (small files)
+        extra = [os.path.join(d, f) for d, _, fs in os.walk(sys.argv[3]) for f in sorted(fs)
+                 if f.endswith(".ptx") and os.path.getsize(os.path.join(d, f)) < 30000]
     seen = {}
-    for i, path, bad, problem in campaign(n, s):
+    for i, path, bad, problem in campaign(n, s, extra):
         key = re.sub(r"\d+", "N", problem)[:80]
         seen.setdefault(key, (i, path, problem))
     for key, (i, path, problem) in seen.items():
