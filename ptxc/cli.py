@@ -337,9 +337,14 @@ def _print_warnings(module, start: int = 0) -> int:
 @click.option("--check", type=click.Choice(["memcheck"]), default=None,
               help="Record out-of-bounds and misaligned accesses and go on (a full run; "
                    "docs/check.md); exit status 1 when there were any.")
+@click.option("--topdown", is_flag=True,
+              help="After the count pass's launch (with --memory-counters), print its TopDown "
+                   "Level 1 and 2 on the --gpu model (docs/predict.md).")
+@click.option("--gpu", "gpu_key", default="h100", show_default=True, metavar="MODEL",
+              help="GPU model of --topdown: h100, a100, v100, t4, rtx2060, gtx260.")
 def opt_command(file, pipeline, emit, fmt, output, verify_each, kernel, grid, block,
                 shared, args, mode, max_steps, threads, memory_counters, bank_bytes,
-                cta_equivalence, check):
+                cta_equivalence, check, topdown, gpu_key):
     """Parse FILE (or stdin for '-'), run a pass pipeline, print the reports
     and optionally the resulting module.
 
@@ -366,6 +371,9 @@ def opt_command(file, pipeline, emit, fmt, output, verify_each, kernel, grid, bl
     finally:
         seen = _print_warnings(module, seen)
     reports = render_reports(result, fmt)
+    if topdown:
+        from .cli_predict import opt_topdown
+        reports = opt_topdown(module, launch, gpu_key, fmt, reports)
     if reports:
         sys.stdout.write(_ensure_nl(reports))
         sys.stdout.flush()
@@ -435,8 +443,13 @@ def _kernel_arg_callback(ctx, param, values) -> dict:
               metavar="FILE.sqlite", help="Also write the rows to this SQLite file.")
 @click.option("--timings", is_flag=True,
               help="Add the times to the output of several modules (then not deterministic).")
+@click.option("--topdown", is_flag=True,
+              help="Also predict each launched kernel's time on the --gpu model and its TopDown "
+                   "(one module; reruns each launch with memory counters; docs/predict.md).")
+@click.option("--gpu", "gpu_key", default="h100", show_default=True, metavar="MODEL",
+              help="GPU model of --topdown: h100, a100, v100, t4, rtx2060, gtx260.")
 def profile_command(files, launches, args, launch_file, zero_fill, kernels, mode, fmt, max_steps,
-                    threads, jobs, dask_address, report_path, timings):
+                    threads, jobs, dask_address, report_path, timings, topdown, gpu_key):
     """Run every kernel of FILE and print one row per kernel and the module total;
     several files or a directory (its *.ptx, recursively) give a row per kernel
     of every module, each module's total and the grand total.
@@ -461,6 +474,8 @@ def profile_command(files, launches, args, launch_file, zero_fill, kernels, mode
     options = dict(launches=launches, args=args, kernels=list(kernels) or None, mode=mode,
                    threads=threads, max_steps=max_steps, launch_file=launch_file,
                    zero_fill=zero_fill)
+    if topdown and (len(files) > 1 or os.path.isdir(files[0]) or fmt == "csv"):
+        raise click.UsageError("--topdown profiles one module, in text or JSON")
     if len(files) > 1 or os.path.isdir(files[0]):
         if launch_file:                 # a malformed launch file is one error, not one per module
             from .launch_file import read_entries
@@ -479,11 +494,18 @@ def profile_command(files, launches, args, launch_file, zero_fill, kernels, mode
     finally:
         _print_warnings(module, seen)
     mp.timings = {"parse": parse_s, **mp.timings}
-    sys.stdout.write(render(mp, fmt))
+    text, predictions = render(mp, fmt), None
+    if topdown:
+        from .cli_predict import profile_topdown
+        text, predictions = profile_topdown(mp, gpu_key, fmt, text, threads, max_steps)
+    sys.stdout.write(text)
     sys.stdout.flush()
     if report_path:
         from .cli_profile_batch import write_report
         write_report(report_path, [mp], mode, timings)
+        if predictions is not None:
+            from .predict.render import write_sqlite
+            write_sqlite(report_path, predictions)
     failed = [r.kernel for r in mp.rows if r.status == FAILED]
     if failed:
         raise PtxcError(f"{len(failed)} kernel(s) failed: {', '.join(failed[:5])}"
@@ -541,6 +563,12 @@ cli.add_command(check_command)
 from .cli_occupancy import occupancy_command  # noqa: E402 - `ptxc occupancy` (docs/gpus.md)
 
 cli.add_command(occupancy_command)
+from .cli_predict import predict_command  # noqa: E402 - `ptxc predict` (docs/predict.md)
+
+cli.add_command(predict_command)
+from .cli_calibrate import calibrate_command  # noqa: E402 - `ptxc calibrate` (docs/predict.md)
+
+cli.add_command(calibrate_command)
 
 
 # ------------------------------------------------------------------ main

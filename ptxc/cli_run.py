@@ -49,9 +49,13 @@ FORMAT_CHOICES = ("text", "csv", "json")
                    "application as its CUDA error; 'stop' ends the run at any; 'continue' "
                    "records bad accesses and goes on (memcheck, a full run; docs/check.md). "
                    "Default: assert and trap are CUDA errors, bad accesses stop the run.")
+@click.option("--topdown", is_flag=True,
+              help="Also predict each launch's time on the --gpu model and its TopDown "
+                   "Level 1 and 2, per launch and per kernel (implies --memory-counters; "
+                   "docs/predict.md).")
 @click.argument("argv", nargs=-1, type=click.UNPROCESSED, required=True, metavar="-- APP [ARGS]...")
 def run_command(mode, gpu, report_path, fmt, output, ptx, keep_ptx, memory_counters, bank_bytes,
-                max_steps, threads, on_error, argv):
+                max_steps, threads, on_error, argv, topdown=False):
     """Run a CUDA application (built with `nvcc -cudart shared`) on the CPU
     and profile every kernel launch."""
     from .runtime import gpus, report
@@ -65,6 +69,9 @@ def run_command(mode, gpu, report_path, fmt, output, ptx, keep_ptx, memory_count
     if bank_bytes is not None and not memory_counters:
         raise click.UsageError("--bank-bytes only applies with --memory-counters")
     mode = run_mode(mode, on_error)
+    if topdown and fmt == "csv":
+        raise click.UsageError("--topdown prints text or JSON, not CSV")
+    memory_counters = memory_counters or topdown
     options = Options(mode=mode, gpu=gpus.model(gpu), max_steps=max_steps, threads=threads,
                       ptx=ptx, keep_ptx=keep_ptx, memory_counters=memory_counters,
                       bank_bytes=int(bank_bytes or 4), on_error=on_error)
@@ -73,6 +80,9 @@ def run_command(mode, gpu, report_path, fmt, output, ptx, keep_ptx, memory_count
     if report_path:
         report.write_sqlite(report_path, launches, result.meta)
     text = report.FORMATS[fmt](launches, result.meta)
+    if topdown:
+        from .cli_predict import run_topdown
+        text = run_topdown(launches, gpu, fmt, text, report_path)
     if output in (None, ""):
         sys.stderr.write(text)
     elif output == "-":

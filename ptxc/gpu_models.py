@@ -136,6 +136,43 @@ def _units(schedulers, fp32, fp64, int32, sfu, ldst, tensor, wp: str, cc: str) -
     }
 
 
+_PG_MP = ("CUDA C++ Programming Guide, 'Maximize Instruction Throughput / Multiprocessor "
+          "Level': back-to-back register dependency latency")
+_NOT_MEASURED = ("not measured (Luo & Suda obtain it by micro-benchmark; `ptxc calibrate` "
+                 "measures it on a GPU)")
+
+
+def _timing(cc_major: int) -> dict:
+    """Latencies and limits of the execution-time model (ptxc/predict, issue 15:
+    Luo & Suda's micro-benchmarked c, d, n, m), by compute capability."""
+    dep = {1: P(22, _PG_MP + ": 'about 22 clock cycles' for compute capability 1.x/2.x "
+                "(NVIDIA's 2009 optimisation webinar: ~24)"),
+           7: P(4, _PG_MP + ": 'typically 4 clock cycles' for compute capability 7.x"),
+           8: P(4, _PG_MP + " gives 7.x only; assumed the same for 8.x (Jia et al. report "
+                "4-cycle FFMA latency from Volta on); uncertain"),
+           9: P(4, _PG_MP + " gives 7.x only; assumed the same for 9.x (Luo et al. 2024, "
+                "arXiv:2402.13499: ~4-cycle FP32 on Hopper); uncertain")}[cc_major]
+    shared = {1: P(38, "uncertain: Wong et al., ISPASS 2010 ('Demystifying GPU "
+                   "Microarchitecture through Microbenchmarking'): ~38 cycles on GT200"),
+              7: P(19, "uncertain: Jia et al. 2018/2019 (Volta/Turing): ~19-22 cycles"),
+              8: P(23, "uncertain: Luo et al. 2024 (arXiv:2402.13499): ~23-30 cycles on A100"),
+              9: P(23, "uncertain: Luo et al. 2024 (arXiv:2402.13499): ~23-30 cycles on "
+                   "H100")}[cc_major]
+    return {
+        "dep_latency_cycles": dep,
+        "shared_latency_cycles": shared,
+        "max_inflight_requests": P(256, _NOT_MEASURED + "; 256 global requests in flight per "
+                                        "SM, the order of the L1 miss-status registers "
+                                        "GPGPU-Sim models"),
+        "launch_overhead_cycles": P(3000, _NOT_MEASURED + "; ~2-3 us per launch at 1.2-2 GHz "
+                                          "(CUDA Best Practices Guide: launches cost "
+                                          "microseconds)"),
+        "shared_cycles_per_transaction": P(1, "CUDA C++ Programming Guide, 'Shared Memory': "
+                                              "32 banks x 4 bytes per clock: one 128-byte "
+                                              "wavefront per cycle per SM"),
+    }
+
+
 def _gpu(key: str, name: str, *parts: dict) -> GpuArch:
     params: dict = {}
     for part in parts:
@@ -144,22 +181,22 @@ def _gpu(key: str, name: str, *parts: dict) -> GpuArch:
 
 
 H100 = _gpu("h100", "NVIDIA H100 SXM5 80GB", _from_runtime("h100", "H100 SXM5"), _modern(9),
-            _units(4, 128, 64, 64, 16, 32, 4, "H100WP", "9.0"),
+            _units(4, 128, 64, 64, 16, 32, 4, "H100WP", "9.0"), _timing(9),
             {"mem_latency_cycles": P(480, _LAT_NOTE)})
 A100 = _gpu("a100", "NVIDIA A100 SXM4 80GB", _from_runtime("a100", "A100 SXM4 80GB"), _modern(8),
-            _units(4, 64, 32, 64, 16, 32, 4, "A100WP", "8.0"),
+            _units(4, 64, 32, 64, 16, 32, 4, "A100WP", "8.0"), _timing(8),
             {"mem_latency_cycles": P(470, _LAT_NOTE)})
 V100 = _gpu("v100", "NVIDIA Tesla V100 SXM2 32GB", _from_runtime("v100", "V100 SXM2"), _modern(7),
-            _units(4, 64, 32, 64, 16, 32, 8, "V100WP", "7.0"),
+            _units(4, 64, 32, 64, 16, 32, 8, "V100WP", "7.0"), _timing(7),
             {"mem_latency_cycles": P(440, _LAT_NOTE)})
 T4 = _gpu("t4", "NVIDIA Tesla T4", _from_runtime("t4", "TU104, 40 SMs"), _modern(7),
-          _units(4, 64, 2, 64, 16, 16, 8, "TUWP (FP64: 2 per SM)", "7.5"),
+          _units(4, 64, 2, 64, 16, 16, 8, "TUWP (FP64: 2 per SM)", "7.5"), _timing(7),
           {"mem_latency_cycles": P(500, _LAT_NOTE)})
 
 _TU106 = "TUWP appendix, GeForce RTX 2060 (TU106, 30 SMs)"
 RTX2060 = _gpu(
     "rtx2060", "NVIDIA GeForce RTX 2060", _modern(7),
-    _units(4, 64, 2, 64, 16, 16, 8, "TUWP (same Turing SM as T4)", "7.5"),
+    _units(4, 64, 2, 64, 16, 16, 8, "TUWP (same Turing SM as T4)", "7.5"), _timing(7),
     {"major": P(7, "CCT"), "minor": P(5, "CCT"),
      "sm_count": P(30, _TU106 + ": 1920 CUDA cores / 64 per SM"),
      "clock_mhz": P(1680, _TU106 + ": boost clock 1680 MHz"),
@@ -179,7 +216,7 @@ RTX2060 = _gpu(
 _GT = "GT200 (GeForce GTX 260, 192-core version: 8 TPCs x 3 SMs)"
 _CC13 = "CUDA 2.x/3.x Programming Guide, Appendix A (compute capability 1.3)"
 GTX260 = _gpu(
-    "gtx260", "NVIDIA GeForce GTX 260 (GT200)",
+    "gtx260", "NVIDIA GeForce GTX 260 (GT200)", _timing(1),
     {"major": P(1, _CC13), "minor": P(3, _CC13),
      "sm_count": P(24, _GT + ": 192 SPs / 8 per SM (the later 'Core 216' has 27)"),
      "clock_mhz": P(1242, _GT + ": shader (SP) clock 1242 MHz"),

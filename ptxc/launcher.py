@@ -58,20 +58,27 @@ def launch(module, kernel=None, grid=(1, 1, 1), block=None, args=(), mode: str =
                    cta_equivalence=cta_equivalence, cooperative=cooperative, check=check)
 
 
-CHECKS = ("memcheck",)
+CHECKS = ("memcheck", "initcheck")
 
 
-def check_option(check: str | None, mode: str) -> None:
-    """Refuse an unknown check tool, or memcheck in a hybrid run (it skips
+def check_tools(check) -> tuple:
+    """The tools of a ``check`` argument: None, one name, or several
+    (a tuple, or names joined by '+': ``--tool all``)."""
+    if not check:
+        return ()
+    return tuple(check.split("+")) if isinstance(check, str) else tuple(check)
+
+
+def check_option(check, mode: str) -> None:
+    """Refuse an unknown check tool, or a check in a hybrid run (it skips
     accesses the slice does not keep, so it would miss their errors)."""
-    if check is None:
-        return
-    if check not in CHECKS:
-        raise PtxcError(f"unknown check '{check}' (use 'memcheck'; racecheck, initcheck and "
-                        f"synccheck are not supported yet)")
-    if mode != "full":
-        raise PtxcError("memcheck needs a full run (mode='full'): a hybrid run skips the "
-                        "accesses its slice does not keep")
+    for tool in check_tools(check):
+        if tool not in CHECKS:
+            raise PtxcError(f"unknown check '{tool}' (use {', '.join(CHECKS)}; racecheck and "
+                            f"synccheck are not supported yet)")
+        if mode != "full":
+            raise PtxcError(f"{tool} needs a full run (mode='full'): a hybrid run skips the "
+                            f"accesses its slice does not keep")
 
 
 def configure(module, kernel, grid, block, mode: str, shared_bytes: int,
@@ -103,8 +110,10 @@ def compile_timed(module, fn, mode: str, grid, block, memory: int, check: str | 
     from .backends.llvm import jit
     t0 = time.perf_counter()
     level = jit.choose_level(fn, mode, count(grid) * count(block))
-    if check == "memcheck":          # its own compiled variant (the default code is unchanged)
-        return jit.compile_kernel(module, fn, mode, level, memory=memory, memcheck=True), \
+    tools = check_tools(check)
+    if "memcheck" in tools or "initcheck" in tools:   # variants (the default code is unchanged)
+        return jit.compile_kernel(module, fn, mode, level, memory=memory,
+                                  memcheck="memcheck" in tools, initcheck="initcheck" in tools), \
             time.perf_counter() - t0
     return compile_for_launch(module, fn, mode, level, memory), time.perf_counter() - t0
 
@@ -470,7 +479,7 @@ def launch_segments(module, kernel, grid, block, params: bytes, segments: dict, 
                     memory=None, segment_names: dict | None = None, slice_options: dict | None = None,
                     memory_counters: bool = False, bank_bytes: int = 4,
                     cta_equivalence: bool = True, heap=None, cooperative: bool = False,
-                    check: str | None = None):
+                    check: str | None = None, shadow=None):
     """Run a launch on device memory the caller manages (the CUDA runtime):
     ``params`` are the kernel parameter bytes as the kernel sees them (pointer
     values are generic addresses ``segment << 32 | offset``), ``segments``
@@ -487,7 +496,9 @@ def launch_segments(module, kernel, grid, block, params: bytes, segments: dict, 
     (``criteria="effects"``: the outputs are needed). ``heap`` (a
     backends.llvm.heap.DeviceHeap) is the device heap that malloc/free use,
     kept by the caller between launches (default: a fresh one per launch);
-    ``cooperative`` and ``check`` are launch()'s."""
+    ``cooperative`` and ``check`` are launch()'s; ``shadow`` (an
+    initcheck.Shadow kept by the caller) records which bytes were written,
+    for ``check="initcheck"``."""
     check_max_steps(max_steps)
     fn, grid, block, mem = configure(module, kernel, grid, block, mode, shared_bytes,
                                      memory_counters, bank_bytes)
@@ -499,7 +510,7 @@ def launch_segments(module, kernel, grid, block, params: bytes, segments: dict, 
                         max_steps or DEFAULT_MAX_STEPS, threads,
                         memory=memory, segment_names=segment_names, compile_s=compile_s,
                         cta_equivalence=cta_equivalence and mode == "hybrid", heap=heap,
-                        cooperative=cooperative, check=check)
+                        cooperative=cooperative, check=check, shadow=shadow)
 
 
 def count(dims) -> int:
@@ -509,7 +520,7 @@ def count(dims) -> int:
 def run_compiled(c, fn, grid, block, params, segments, shared_bytes, max_steps, threads,
                  memory=None, segment_names=None, compile_s: float = 0.0,
                  cta_equivalence: bool = False, heap=None, cooperative: bool = False,
-                 check: str | None = None):
+                 check: str | None = None, shadow=None):
     """Run compiled kernel ``c`` on ``segments``; the Profile (raises PtxcError).
     With ``check="memcheck"`` invalid accesses are recorded, not raised:
     ``prof.mem_errors`` (memcheck_report.MemcheckError list, first
@@ -544,13 +555,17 @@ def run_compiled(c, fn, grid, block, params, segments, shared_bytes, max_steps, 
         classes, note = cta_classes(c, fn, grid, block, params)
     t_classes = time.perf_counter() - t1
     log = None
-    if check == "memcheck":
+    if "memcheck" in check_tools(check):
         from .backends.llvm.memcheck import MemcheckLog
         log = MemcheckLog()
+    init = initcheck_setup(check, shadow)
+    if init is not None:
+        threads = 1          # CTAs in linear order: one answer for racing CTAs (docs/check.md)
     run = Launch(c, grid, block, params, segments, shared_bytes, max_steps, threads, memory=memory,
                  grid_ws=grid_ws, memcheck=log, heap=heap if c.uses_heap else None)
     try:
-        counts = run.run(classes)
+        with initcheck_active(run, init):
+            counts = run.run(classes)
     except RunError as e:
         sizes = space_sizes(run, segment_names or {})
         sizes["shift"] = c.plan.shift
@@ -568,7 +583,36 @@ def run_compiled(c, fn, grid, block, params, segments, shared_bytes, max_steps, 
         sizes["shift"] = c.plan.shift
         prof.mem_errors = describe_errors(c, fn, log, sizes)
         prof.mem_error_count = log.total()
+    if init is not None:
+        from .initcheck_report import describe_uninit
+        sizes = space_sizes(run, segment_names or {})
+        sizes["shift"] = c.plan.shift
+        prof.init_errors = describe_uninit(c, fn, init[1], sizes)
+        prof.init_error_count = init[1].total()
     return prof
+
+
+def initcheck_setup(check, shadow):
+    """(Shadow, its log) of an initcheck launch (a fresh Shadow tracks
+    nothing: launch()'s arrays come from the host, so they are initialised),
+    else None."""
+    if "initcheck" not in check_tools(check):
+        return None
+    from .backends.llvm.initcheck import Shadow
+    from .backends.llvm.memcheck import MemcheckLog
+    return (shadow if shadow is not None else Shadow()), MemcheckLog()
+
+
+def initcheck_active(run, init):
+    """The context of an initcheck launch: its shadow in the segment table,
+    its log active for the callback."""
+    from contextlib import nullcontext
+    if init is None:
+        return nullcontext()
+    from .backends.llvm.initcheck import active, install
+    from .backends.llvm.runtime import ptr
+    install(run.seg_template, init[0])
+    return active(ptr(run.L), init[0], init[1])
 
 
 def private_buffers(c, mode: str, buffers: list, arrays: list) -> list:
@@ -693,7 +737,9 @@ ERR_TEXT = {1: "out-of-bounds access", 2: "misaligned access", 5: "trap",
             12: "free() of an address malloc did not return",
             13: "stopped: another CTA of the cooperative launch failed, or no CTA made progress "
                 "(a grid-wide wait that never ends)",
-            14: "device assertion failed"}
+            14: "device assertion failed",
+            20: "whole-warp matrix instruction (.aligned) executed by only part of the warp "
+                "(the PTX ISA requires all 32 lanes)"}
 
 
 def run_error(c, fn, grid, block, e, max_steps, run_sizes=None, assertions=()) -> PtxcError:
@@ -724,6 +770,8 @@ def run_error(c, fn, grid, block, e, max_steps, run_sizes=None, assertions=()) -
         from .backends.llvm.ops_tex import error_text
         what = error_text(e.cta)
     text = f"{where}thread ({tx},{ty},{tz}): {what}"
+    if e.code == Lo.ERR_PARTIAL_WARP:
+        text = f"{where}warp {e.warp}: {what} (lanes executing: 0x{e.addr:08x})"
     if e.code == Lo.ERR_UNSUPPORTED:
         text += f": {c.unsupported.get(e.instr_id, ins.full_opcode)} at line {loc.line}"
     else:

@@ -42,6 +42,7 @@ class MemcheckError:
     address: int
     where: str           # what the address is near ('' if nothing)
     file: str = ""       # the PTX file of ``line`` (as error messages name it)
+    source: str = ""     # CUDA source file:line of the instruction ('' without .loc)
 
     def as_dict(self) -> dict:
         return asdict(self)
@@ -49,6 +50,7 @@ class MemcheckError:
 
 def describe_errors(c, fn, log, sizes: dict) -> list[MemcheckError]:
     """The log's errors (memcheck.MemcheckLog), first occurrence first."""
+    from .initcheck_report import source_line
     from .launcher import describe_address
     out = []
     for e in log.errors():
@@ -62,7 +64,8 @@ def describe_errors(c, fn, log, sizes: dict) -> list[MemcheckError]:
             kernel=fn.name, line=ins.loc.line if ins.loc else 0, opcode=ins.full_opcode,
             kind=e.kind, space=space, error="out-of-bounds" if e.code == Lo.ERR_OOB else "misaligned",
             size=e.size, count=e.count, block=e.cta, thread=e.thread, address=e.address,
-            where=where, file=(ins.loc.file or "") if ins.loc else ""))
+            where=where, file=(ins.loc.file or "") if ins.loc else "",
+            source=source_line(c.plan.module, ins)))
     return out
 
 
@@ -72,8 +75,9 @@ def error_block(e: MemcheckError, file: str = "", name: str = "") -> list[str]:
     what = "is out of bounds" if e.error == "out-of-bounds" else "is misaligned"
     file = file or e.file
     at = f"{file}:{e.line}" if file else f"line {e.line}"
+    at = f"{e.source} ({at}, {e.opcode})" if e.source else f"{at} ({e.opcode})"
     lines = [f"Invalid __{e.space}__ {VERB[e.kind]} of size {e.size} bytes",
-             f"    at {name or e.kernel} in {at} ({e.opcode})",
+             f"    at {name or e.kernel} in {at}",
              f"    by thread ({fmt3(e.thread)}) in block ({fmt3(e.block)})",
              f"    Address 0x{e.address:x} {what}"]
     if e.where:
@@ -105,7 +109,7 @@ def as_json(errors: list[MemcheckError], total: int) -> dict:
 ERROR_TEMPLATE = {"launch": 0, "kernel": "", "module": "", "line": 0, "opcode": "", "kind": "",
                   "space": "", "error": "", "size": 0, "count": 0, "block_x": 0, "block_y": 0,
                   "block_z": 0, "thread_x": 0, "thread_y": 0, "thread_z": 0, "address": 0,
-                  "where": "", "file": ""}
+                  "where": "", "file": "", "source": ""}
 
 
 def checked(launches) -> bool:
@@ -129,7 +133,8 @@ def error_rows(launches) -> list[dict]:
                      "size": e.size, "count": e.count, "block_x": e.block[0],
                      "block_y": e.block[1], "block_z": e.block[2], "thread_x": e.thread[0],
                      "thread_y": e.thread[1], "thread_z": e.thread[2],
-                     "address": e.address, "where": e.where, "file": e.file})
+                     "address": e.address, "where": e.where, "file": e.file,
+                     "source": e.source})
     return rows
 
 

@@ -55,6 +55,8 @@ class Profile:
     printf: list = field(default_factory=list)   # device printf output, one str per call and lane (docs/launch.md)
     mem_errors: list | None = None      # memcheck launches: memcheck_report.MemcheckError list (docs/check.md)
     mem_error_count: int = 0            # their failing thread-accesses
+    init_errors: list | None = None     # initcheck launches: initcheck_report.UninitRead list
+    init_error_count: int = 0           # their uninitialised thread-reads
 
     @property
     def branch_efficiency(self) -> float:
@@ -99,6 +101,9 @@ class Profile:
         if self.mem_errors is not None:
             from .memcheck_report import as_json
             d["memcheck"] = as_json(self.mem_errors, self.mem_error_count)
+        if self.init_errors is not None:
+            from .initcheck_report import as_json as init_json
+            d["initcheck"] = init_json(self.init_errors, self.init_error_count)
         if self.memory_counters:
             from .memreport import memory_rows
             d["memory"] = self.memory

@@ -19,6 +19,7 @@ PASSES: dict[str, str] = {
     "count": "ptxc.passes.count:CountPass",
     "infer-launch": "ptxc.passes.launch_infer:InferLaunchPass",
     "cta-equivalence": "ptxc.passes.cta_equivalence:CtaEquivalencePass",
+    "predict": "ptxc.passes.predict:PredictPass",
 }
 
 

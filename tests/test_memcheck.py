@@ -117,7 +117,7 @@ def test_hybrid_memcheck_refused(module):
     with pytest.raises(ptxc.PtxcError, match="memcheck needs a full run"):
         launch(module, "north", grid=(2, 2, 1), block=(8, 4, 1), args=(J, np.zeros_like(J), 16),
                check="memcheck")
-    with pytest.raises(ptxc.PtxcError, match="racecheck, initcheck and synccheck are not supported"):
+    with pytest.raises(ptxc.PtxcError, match="unknown check .racecheck."):
         launch(module, "north", grid=(2, 2, 1), block=(8, 4, 1), args=(J, np.zeros_like(J), 16),
                mode="full", check="racecheck")
 
@@ -227,3 +227,20 @@ def test_opt_check_memcheck_cli():
     assert r.exit_code == 2 and "needs --mode full" in r.output
     r = CliRunner().invoke(cli, base + ["--mode", "full"])
     assert r.exit_code == 1 and "CTA (0,0,0), thread (5,0,0): misaligned access" in r.output
+
+
+def test_errors_name_the_cuda_source_line(module):
+    # The PTX has -lineinfo: each error names the memcheck.cu line of its
+    # access (read from the .cu, not from a run): in[i + 1] and the
+    # misaligned read are on the `float v = ...` / `v += ...` lines, the bad
+    # store is `out[i + 4] = v`.
+    src = (Path(__file__).parent / "cuda" / "memcheck.cu").read_text().splitlines()
+    line = {text: next(i + 1 for i, s in enumerate(src) if text in s)
+            for text in ("float v = in[i] + in[i + 1];", "v += *(const float *)", "out[i + 4] = v;")}
+    prof, _, _ = run_errors(module)
+    got = {(e.kind, e.error): e.source for e in prof.mem_errors}
+    assert got[("load", "out-of-bounds")].endswith(f"memcheck.cu:{line['float v = in[i] + in[i + 1];']}")
+    assert got[("load", "misaligned")].endswith(f"memcheck.cu:{line['v += *(const float *)']}")
+    assert got[("store", "out-of-bounds")].endswith(f"memcheck.cu:{line['out[i + 4] = v;']}")
+    text = sanitizer_text(prof.mem_errors, prof.mem_error_count)
+    assert f"memcheck.cu:{line['out[i + 4] = v;']} (" in text

@@ -25,8 +25,8 @@ def test_protocol_numbers_match():
     checked = 0
     for name, value in defs.items():
         py_name = name[len("PTXC_"):] if name.startswith("PTXC_") else name
-        if py_name == "FD_ENV":
-            assert protocol.FD_ENV == value.strip('"')
+        if py_name in ("FD_ENV", "CHECK_ENV"):
+            assert getattr(protocol, py_name) == value.strip('"'), name
         elif name.startswith("GPU_") and name != "GPU_COUNT":
             assert protocol.GPU_FIELDS[int(value)] == name[4:], name
         elif name == "GPU_COUNT":

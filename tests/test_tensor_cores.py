@@ -484,3 +484,39 @@ def test_zluda_mma_kernels(stem):
     out = np.zeros((32, 4), np.float32)
     launch(ptxc.load(str(path)), stem, [out])
     assert (out == zluda_mma_reference()).all()
+
+
+# --------------------------------------------------- partial warps (.aligned)
+@pytest.fixture(scope="module")
+def partial_mod():
+    return ptxc.load(HERE / "partial_warp_mma.sm90.ptx")
+
+
+@pytest.mark.parametrize("mode", ["full", "hybrid"])
+@pytest.mark.parametrize("active,block,lanes", [
+    (16, 32, 0x0000FFFF),   # `if (threadIdx.x < 16)`: lanes 0-15 reach the wmma.load
+    (5, 32, 0x0000001F),    # lanes 0-4
+    (64, 16, 0x0000FFFF),   # every thread, but the warp has only 16 threads
+    (48, 64, 0x0000FFFF),   # warp 0 complete; warp 1 has lanes 0-15 (threads 32-47)
+])
+def test_partial_warp_matrix_instruction_stops(partial_mod, mode, active, block, lanes):
+    """PTX ISA 9.7.14: wmma/mma/ldmatrix/stmatrix are .aligned, all 32 lanes
+    must execute them. The first wmma instruction (wmma.load.a, PTX line 38)
+    executed by part of a warp stops the launch, hybrid mode too (the check
+    stays where the slice drops the instruction)."""
+    a = np.ones((16, 16), np.float16)
+    d = np.zeros((16, 16), np.float32)
+    with pytest.raises(ptxc.PtxcError) as e:
+        ptxc.launch(partial_mod, "tile_if_lane_below", 1, block, [a, a.copy(), d, np.int32(active)], mode=mode)
+    msg = str(e.value)
+    warp = 1 if block == 64 else 0
+    assert f"warp {warp}: whole-warp matrix instruction (.aligned) executed by only part of the warp" in msg
+    assert f"lanes executing: 0x{lanes:08x}" in msg and "line 38 (wmma.load.a" in msg
+
+
+def test_whole_warp_matrix_instruction_runs(partial_mod):
+    """All 32 lanes active: D = ones(16x16) @ ones(16x16) = 16 everywhere."""
+    a = np.ones((16, 16), np.float16)
+    d = np.zeros((16, 16), np.float32)
+    launch(partial_mod, "tile_if_lane_below", [a, a.copy(), d, np.int32(32)])
+    assert (d == 16).all()

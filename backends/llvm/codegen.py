@@ -33,6 +33,7 @@ from ptxc.memaccess import access_kind
 from . import layout as Lo
 from .irtext import Fn, LANE_IDS, splat, vt
 from .mem_count import count_only
+from .ops_mma import WHOLE_WARP_OPS
 from .plan import Plan
 from .simt import SimtMixin
 
@@ -76,6 +77,7 @@ class KernelCodegen(SimtMixin, Values):
         self.name = name
         self.memory_counters = memory_counters   # shared bank bytes (4 or 8), 0 = off
         self.memcheck = False       # record invalid accesses and go on (memcheck.py)
+        self.initcheck = False      # track initialised global memory (initcheck.py)
         self.mem_ctr: dict[int, dict[str, int]] = {}   # instr id -> {space: counter base}
         check_address_slice(plan, mode, memory_counters)
         self.ops = OPS
@@ -286,6 +288,8 @@ class KernelCodegen(SimtMixin, Values):
         else:
             self.em, self.emi = self.mv, self.m
         op = ins.opcode
+        if op in WHOLE_WARP_OPS:          # checked even where the slice drops it
+            self.whole_warp_check()
         if op in ("bar", "barrier"):
             self.barrier(ins)
         elif self.keep(ins):
@@ -299,6 +303,15 @@ class KernelCodegen(SimtMixin, Values):
         if is_spin_point(ins):
             self.spin_point()
         self.em, self.emi = self.mv, self.m
+
+    def whole_warp_check(self) -> None:
+        """Stop unless all 32 lanes execute this instruction; the error's
+        address field carries the mask of the lanes that do."""
+        missing = self.f.val(f"xor i32 {self.emi}, -1")
+        lanes = self.f.cast("zext", "i32", self.emi, "i64")
+        one = self.f.val(f"insertelement <32 x i64> poison, i64 {lanes}, i32 0")
+        every = self.f.val(f"shufflevector <32 x i64> {one}, <32 x i64> poison, <32 x i32> zeroinitializer")
+        self.fail_if(missing, Lo.ERR_PARTIAL_WARP, every)
 
     def spin_point(self) -> None:
         """In a cooperative launch (L_COOP), hand the baton to the next CTA

@@ -70,10 +70,11 @@ def llvm():
         import llvmlite.binding as b
         b.initialize_native_target()
         b.initialize_native_asmprinter()
-        from . import coop, heap, memcheck
+        from . import coop, heap, initcheck, memcheck
         from .device_calls import register
         heap.register_symbols(b)
         memcheck.register_symbols(b)
+        initcheck.register_symbols(b)
         coop.register_symbols(b)
         register(b)                 # vprintf / __assertfail reach Python (device_calls.py)
         from . import ops_tex
@@ -137,27 +138,31 @@ def _cache(module) -> dict:
     return module.attrs.setdefault("llvm_jit_cache", {})
 
 
-def _key(kernel, mode: str, level: int, memory: int = 0, memcheck: bool = False):
+def _key(kernel, mode: str, level: int, memory: int = 0, memcheck: bool = False,
+         initcheck: bool = False):
     stamp = id(kernel.attrs.get("slice_report")) if mode == "hybrid" and kernel.attrs.get("sliced") else None
-    return (kernel.name, mode, level, stamp) + ((memory,) if memory else ()) + (("memcheck",) if memcheck else ())
+    return (kernel.name, mode, level, stamp) + ((memory,) if memory else ()) + \
+        (("memcheck",) if memcheck else ()) + (("initcheck",) if initcheck else ())
 
 
 def compile_kernel(module, kernel, mode: str, level: int = 0, keep_ir: bool = False,
-                   memory: int = 0, memcheck: bool = False) -> Compiled:
+                   memory: int = 0, memcheck: bool = False, initcheck: bool = False) -> Compiled:
     """The compiled kernel, from the cache when possible (``memory``: the
     shared bank width of the memory counters, 0 = no memory counters;
     ``memcheck``: the variant that records invalid accesses and goes on,
-    memcheck.py)."""
+    memcheck.py; ``initcheck``: the variant that tracks initialised global
+    memory, initcheck.py)."""
     with _lock:
-        hit = _cache(module).get(_key(kernel, mode, level, memory, memcheck))
+        hit = _cache(module).get(_key(kernel, mode, level, memory, memcheck, initcheck))
         if hit is None:
             hit = compile_many(module, [kernel], mode, level, keep_ir, memory=memory,
-                               memcheck=memcheck)[0]
+                               memcheck=memcheck, initcheck=initcheck)[0]
         return hit
 
 
 def compile_many(module, kernels, mode: str, level: int = 0, keep_ir: bool = False,
-                 skip_errors: bool = False, memory: int = 0, memcheck: bool = False) -> list:
+                 skip_errors: bool = False, memory: int = 0, memcheck: bool = False,
+                 initcheck: bool = False) -> list:
     """Compile several kernels of ``module`` into one LLVM module (cached).
     Kernels whose generated code is identical (XLA's many copies of one
     elementwise kernel) are compiled once; kernels found in the on-disk cache
@@ -165,18 +170,19 @@ def compile_many(module, kernels, mode: str, level: int = 0, keep_ir: bool = Fal
     cannot be compiled are left out (and None is returned for them)."""
     with _lock:
         cache = _cache(module)
-        todo = list({_key(k, mode, level, memory, memcheck): k for k in kernels
-                     if _key(k, mode, level, memory, memcheck) not in cache}.values())
+        todo = list({_key(k, mode, level, memory, memcheck, initcheck): k for k in kernels
+                     if _key(k, mode, level, memory, memcheck, initcheck) not in cache}.values())
         if todo:
-            _compile_into(cache, module, todo, mode, level, keep_ir, skip_errors, memory, memcheck)
-        return [cache.get(_key(k, mode, level, memory, memcheck)) for k in kernels]
+            _compile_into(cache, module, todo, mode, level, keep_ir, skip_errors, memory, memcheck,
+                          initcheck)
+        return [cache.get(_key(k, mode, level, memory, memcheck, initcheck)) for k in kernels]
 
 
 PLACEHOLDER = "run_warp"
 
 
 def _generate(module, kernels, mode: str, level: int, skip_errors: bool, memory: int,
-              memcheck: bool = False) -> list:
+              memcheck: bool = False, initcheck: bool = False) -> list:
     """[(kernel, generator, function text)] with each function named after
     its key (objcache.key): identical code gets the same name."""
     from .codegen import KernelCodegen
@@ -186,6 +192,7 @@ def _generate(module, kernels, mode: str, level: int, skip_errors: bool, memory:
         try:
             g = KernelCodegen(Plan(module, k), mode, name=PLACEHOLDER, memory_counters=memory)
             g.memcheck = memcheck
+            g.initcheck = initcheck
             g.generate_function()
             text = g.function_text()
         except PtxcError:
@@ -206,10 +213,10 @@ def _kernel_key(text: str, g, level: int) -> str:
 
 
 def _compile_into(cache, module, todo, mode, level, keep_ir, skip_errors, memory,
-                  memcheck=False) -> None:
+                  memcheck=False, initcheck=False) -> None:
     from .codegen import module_text_of
     t0 = time.perf_counter()
-    made = _generate(module, todo, mode, level, skip_errors, memory, memcheck)
+    made = _generate(module, todo, mode, level, skip_errors, memory, memcheck, initcheck)
     if not made:
         return
     unique = {g.name: (g, text) for _, g, text in made}
@@ -218,7 +225,7 @@ def _compile_into(cache, module, todo, mode, level, keep_ir, skip_errors, memory
     t2 = time.perf_counter()
     share = 1.0 / len(made)
     for k, g, text in made:
-        cache[_key(k, mode, level, memory, memcheck)] = Compiled(
+        cache[_key(k, mode, level, memory, memcheck, initcheck)] = Compiled(
             plan=g.plan, mode=mode, level=level, n_counters=g.next_ctr,
             branch_ctr=g.branch_ctr, guard_ctr=g.guard_ctr, ws_size=g.ws_size,
             uses_global_atomics=g.uses_global_atomics, writes_global=g.writes_global,

@@ -64,7 +64,7 @@ SEG_PARAM = 3       # the kernel parameter buffer
 SEG_CONST = 4       # module .const variables
 SEG_GLOBALS = 5     # module .global variables
 SEG_FIRST_BUFFER = 6  # user buffers: one segment each
-SEG_ENTRY_BYTES = 32  # {ptr base, i64 size, i64 lane_stride, i64 unused}
+SEG_ENTRY_BYTES = 32  # {ptr base, i64 size, i64 lane_stride, ptr initcheck shadow (0: none)}
 
 def spare_segment(segments) -> int:
     """The first segment number after the buffers of ``segments`` (a launch's
@@ -151,6 +151,7 @@ ERR_BAD_FREE = 12   # free() of an address malloc did not return (heap.py)
 ERR_COOP_ABORT = 13 # another CTA of a cooperative launch failed, or no CTA progressed (coop.py)
 ERR_ASSERT = 14     # a failed device assertion (__assertfail; device_calls.py)
 ERR_TEX = 15        # a texture/surface instruction failed (ops_tex.py: message in ERRORS)
+ERR_PARTIAL_WARP = 20  # a whole-warp (.aligned) matrix instruction run by part of a warp (ops_mma.py)
 
 # pc values: 0..n-1 nodes, then barrier resume points; EXIT_PC never runs
 EXIT_PC = 0x7FFFFFFF

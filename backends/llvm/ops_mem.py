@@ -19,6 +19,7 @@ from ptxc.errors import PtxcError
 from . import layout as Lo
 from .irtext import LANE_IDS, splat, vt
 from .mem_count import count_access
+from .ops_initcheck import track
 from .memcheck import KIND_ATOMIC, KIND_LOAD, KIND_STORE
 from .ops_common import intr, itype, types_of
 from .plan import DYNAMIC, decode_call
@@ -265,7 +266,8 @@ def op_ld(cg, ins):
     if static is not None and static[0].space == "param" and static[0].seg == Lo.SEG_PARAM:
         return load_kernel_param(cg, static, t, n, dsts)
     count_access(cg, ins, space, addr, static, es * n)
-    ptrs, em, _ = resolve_masked(cg, space, addr, static, es * n, es * n, KIND_LOAD)
+    ptrs, em, emi = resolve_masked(cg, space, addr, static, es * n, es * n, KIND_LOAD)
+    track(cg, space, static, addr, emi, KIND_LOAD, es * n)
     lt = lty(t)
     for i in range(n):
         v = gather(cg, lt, elem_ptrs(cg, ptrs, i * es), es, em)
@@ -304,7 +306,8 @@ def op_st(cg, ins):
     if space in ("global", "generic") and static is None:
         cg.writes_global = True
     count_access(cg, ins, space, addr, static, es * n)
-    ptrs, em, _ = resolve_masked(cg, space, addr, static, es * n, es * n, KIND_STORE)
+    ptrs, em, emi = resolve_masked(cg, space, addr, static, es * n, es * n, KIND_STORE)
+    track(cg, space, static, addr, emi, KIND_STORE, es * n)
     items = val_op.items if isinstance(val_op, ir.Vec) else [val_op]
     lt = lty(t)
     for i, item in enumerate(items[:n]):
@@ -343,6 +346,7 @@ def atomic(cg, ins, has_result: bool):
     addr, static = address(cg, ins.srcs[a_idx], space)
     count_access(cg, ins, space, addr, static, es)
     ptrs, _, emi = resolve_masked(cg, space, addr, static, es, es, KIND_ATOMIC)
+    track(cg, space, static, addr, emi, KIND_ATOMIC, es)
     lt = lty(t)
     b = cg.read(ins.srcs[a_idx + 1], t)
     c = cg.read(ins.srcs[a_idx + 2], t) if op == "cas" else None
@@ -476,7 +480,9 @@ def op_cp(cg, ins):
         cg.em = cg.f.val(f"and <32 x i1> {em}, {cg.f.val(f'icmp ne <32 x i32> {src_size}, zeroinitializer')}")
         cg.emi = cg.f.cast("bitcast", "<32 x i1>", cg.em, "i32")
     try:
-        sp, reads, _ = resolve_masked(cg, "global", saddr, sstatic, n, n, KIND_LOAD)
+        sp, reads, ri = resolve_masked(cg, "global", saddr, sstatic, n, n, KIND_LOAD)
+        if src_size is None:        # a partial src-size read is not checked (docs/check.md)
+            track(cg, "global", sstatic, saddr, ri, KIND_LOAD, n)
     finally:
         cg.em, cg.emi = em, emi
     chunk = 8 if n % 8 == 0 else n

@@ -23,13 +23,19 @@ from ptxc import ir
 from ptxc.errors import PtxcError
 
 from .irtext import lane_consts, splat
+from .memcheck import KIND_LOAD, KIND_STORE
 from .mma_frags import Frag, mma_frags, wmma_frag
 from .ops_common import intr, types_of
+from .ops_initcheck import track
 from .ops_mem import K64, address, elem_ptrs, gather, resolve, scatter, space_of, static_address
 
 CT = {"f16": "float", "bf16": "float", "tf32": "float", "f32": "float",
       "f64": "double", "s8": "i32", "u8": "i32", "s32": "i32"}
 MEM_LT = {8: "i8", 16: "i16", 32: "i32", 64: "i64"}
+# .aligned matrix instructions: every lane of the warp must execute them (PTX
+# ISA 9.7.14); codegen stops a launch where some lane does not (ERR_PARTIAL_WARP)
+# instead of reading the idle lanes' registers.
+WHOLE_WARP_OPS = frozenset({"mma", "wmma", "ldmatrix", "stmatrix"})
 
 
 def V(n: int, t: str) -> str:
@@ -237,8 +243,9 @@ def wmma_parts(ins):
     return matrix, layout, frag
 
 
-def element_addresses(cg, ins, frag: Frag, layout: str, stride_op):
-    """Per distinct element position: (elements holding it, <32 x ptr>)."""
+def element_addresses(cg, ins, frag: Frag, layout: str, stride_op, kind: int = KIND_LOAD):
+    """Per distinct element position: (elements holding it, <32 x ptr>);
+    ``kind`` (memcheck.KIND_*) for the initcheck variant (ops_initcheck)."""
     f = cg.f
     space = space_of(ins)
     base, sp = lane_addresses(cg, ins.srcs[0], space)
@@ -260,6 +267,7 @@ def element_addresses(cg, ins, frag: Frag, layout: str, stride_op):
             off = f.val(f"mul <32 x i64> {off}, {splat('i64', es)}")
         addr = f.val(f"add <32 x i64> {base}, {off}")
         out.append((elems, resolve(cg, sp, addr, None, es, es)))
+        track(cg, sp, None, addr, cg.emi, kind, es)
     return out
 
 
@@ -286,7 +294,7 @@ def wmma_store(cg, ins):
         cg.writes_global = True
     raw = raw_elements(cg, ins.srcs[1], frag, "wmma.store.d")
     lt = MEM_LT[frag.ebits]
-    for elems, ptrs in element_addresses(cg, ins, frag, layout, stride):
+    for elems, ptrs in element_addresses(cg, ins, frag, layout, stride, KIND_STORE):
         scatter(cg, lt, raw[elems[0]], ptrs, frag.ebits // 8, cg.em)
 
 

@@ -21,7 +21,7 @@ from dataclasses import dataclass
 from ptxc.errors import PtxcError
 
 from . import elfinfo, shim, workdir
-from .protocol import EXIT_UNSUPPORTED, FD_ENV, Channel
+from .protocol import CHECK_ENV, EXIT_UNSUPPORTED, FD_ENV, Channel
 from .server import Options, Session
 
 EXIT_STOPPED_BY_PTXC = 1
@@ -109,6 +109,8 @@ def run_app(argv: list[str], options: Options, err=None) -> Result:
         env["LD_LIBRARY_PATH"] = libdir + (":" + env["LD_LIBRARY_PATH"]
                                            if env.get("LD_LIBRARY_PATH") else "")
         env[FD_ENV] = str(child.fileno())
+        if options.checks:          # ptxc check: the shim reports host writes and API errors
+            env[CHECK_ENV] = "1"
         t0 = time.perf_counter()
         try:
             proc = subprocess.Popen([program] + list(argv[1:]), env=env, pass_fds=(child.fileno(),))

@@ -30,6 +30,9 @@ OP_FREE = 8
 OP_LAUNCH = 9              # reply: runtime/faults.launch_reply
 LAUNCH_COOPERATIVE = 1     # OP_LAUNCH flag: cudaLaunchCooperativeKernel
 OP_UNSUPPORTED = 10
+OP_HOST_WRITE = 11         # under ptxc check: device bytes a host copy or set wrote
+OP_API_ERROR = 12          # under ptxc check: a memory call that failed its checks
+CHECK_ENV = "PTXC_CHECK_HOST"
 OP_TEXTURE_CREATE = 40     # runtime/textures.py
 OP_TEXTURE_DESTROY = 41
 

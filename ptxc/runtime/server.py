@@ -20,7 +20,7 @@ from dataclasses import dataclass, field
 
 from ptxc.errors import PtxcError
 
-from . import faults
+from . import checks, faults
 from . import protocol as P
 from .devmem import DeviceMemory
 from .modules import Registry
@@ -41,6 +41,7 @@ class Options:
     bank_bytes: int = 4
     on_error: str | None = None      # device faults: 'stop', 'cuda', 'continue' (memcheck:
                                      # bad accesses recorded, docs/check.md), None = faults.DEFAULT
+    checks: tuple = ()               # ptxc check's tools (runtime/checks.py, docs/check.md)
 
 
 @dataclass
@@ -57,6 +58,7 @@ class LaunchRecord:
     profile: object
     wall_s: float
     compile_s: float
+    ptx_module: object = None         # the Module the launch ran (ptxc run --topdown)
 
 
 @dataclass
@@ -73,6 +75,8 @@ class Session:
     _pending: list = field(default_factory=list)
     heap: object = None               # the device heap of malloc/free (made at first use)
     faults: list = field(default_factory=list)   # device faults returned as CUDA errors (faults.py)
+    api_errors: list = field(default_factory=list)   # ptxc check: failed memory calls (checks.py)
+    shadow: object = None             # ptxc check --tool initcheck: written bytes (checks.py)
 
     def __post_init__(self):
         self.registry = Registry(self.devmem, self.options.gpu.sm, self.options.ptx,
@@ -84,6 +88,7 @@ class Session:
                          P.OP_LAUNCH: self.launch, P.OP_UNSUPPORTED: self.note_unsupported}
         from . import textures
         self.handlers.update(textures.handlers(self))
+        self.handlers.update(checks.handlers(self))
 
     # -------------------------------------------------------------- loop
     def serve(self) -> None:
@@ -172,6 +177,7 @@ class Session:
         except MemoryError:
             self.channel.reply(P.CUDA_ERROR_MEMORY_ALLOCATION)
             return
+        checks.on_malloc(self, a)
         self._mapping_reply([a])
 
     def remap(self, payload: bytes) -> None:
@@ -181,6 +187,7 @@ class Session:
             self.channel.reply(P.CUDA_ERROR_MEMORY_ALLOCATION)
             return
         self.devmem.remap(seg)
+        checks.on_remap(self, seg, a.seg)
         for lm in {id(f.module): f.module for f in self.registry.fatbins if f.module}.values():
             if seg in lm.mapped:
                 lm.mapped.discard(seg)
@@ -190,6 +197,7 @@ class Session:
     def free(self, payload: bytes) -> None:
         seg, = struct.unpack_from("<I", payload)
         ok = self.devmem.free(seg)
+        checks.on_free(self, seg)
         self.channel.reply(0 if ok else P.CUDA_ERROR_INVALID_VALUE)
 
     def note_unsupported(self, payload: bytes) -> None:
@@ -266,7 +274,8 @@ class Session:
                                slice_options=HYBRID_SLICE if opts.mode == "hybrid" else None,
                                memory_counters=opts.memory_counters, bank_bytes=opts.bank_bytes,
                                heap=self.device_heap, cooperative=cooperative,
-                               check="memcheck" if opts.on_error == "continue" else None)
+                               check=checks.launch_check(opts), shadow=checks.shadow_of(self))
         wall = time.perf_counter() - t0
         return LaunchRecord(len(self.launches) + 1, k.name, lm.label, grid, block, shared,
-                            stream, opts.mode, prof, wall, prof.timings.get("compile", 0.0))
+                            stream, opts.mode, prof, wall, prof.timings.get("compile", 0.0),
+                            ptx_module=lm.module)

@@ -80,7 +80,10 @@ ptx profile_rows  sm90          -arch=sm_90 -O3
 ptx device_calls  sm90          -arch=sm_90 -O3
 ptx wmma          sm90          -arch=sm_90 -O3
 ptx mma_sync      sm90          -arch=sm_90 -O3
+ptx partial_warp_mma sm90       -arch=sm_90 -O3
 ptx memcheck      sm90.lineinfo -arch=sm_90 -O3 -lineinfo
+ptx topdown       sm90          -arch=sm_90 -O3
+ptx initcheck     sm90.lineinfo -arch=sm_90 -O3 -lineinfo
 
 ptx inlined_loc   sm90.lineinfo -arch=sm_90 -O3 -lineinfo
 ptx inlined_loc   sm90.G        -arch=sm_90 -G

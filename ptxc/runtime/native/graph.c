@@ -225,6 +225,8 @@ cudaError_t set_host_params(cudaGraphNode_t n, const struct cudaHostNodeParams *
 
 /* ----------------------------------------------------------- running */
 cudaError_t shim_copy(void *dst, const void *src, size_t n, int kind);   /* memory.c */
+void shim_note_write(const void *dst, const void *src, size_t width, size_t rows, size_t dpitch,
+                     size_t spitch);                                     /* memory.c */
 
 static cudaError_t run_copy(const struct cudaMemcpy3DParms *p)
 {
@@ -261,6 +263,7 @@ static cudaError_t run_memset(const struct cudaMemsetParams *p)
         for (size_t x = 0; x < p->width; x++)
             memcpy(at + x * es, &p->value, es);   /* the low bytes (little-endian) */
     }
+    shim_note_write(p->dst, NULL, row, h, pitch, 0);
     return cudaSuccess;
 }
 

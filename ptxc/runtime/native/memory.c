@@ -66,6 +66,62 @@ int is_mapped_range(const void *p, size_t n)
     return g && off <= g->size && n <= g->size - off;
 }
 
+/* ------------------------------------------------ ptxc check (initcheck, API errors) */
+static int checking = -1;
+
+static int check_host(void)
+{
+    if (checking < 0) {
+        const char *s = getenv(PTXC_CHECK_ENV);
+        checking = s && s[0] == '1';
+    }
+    return checking;
+}
+
+/* Under ptxc check, tell ptxc which device bytes a host copy or set wrote:
+ * `rows` rows of `width` bytes, `dpitch` apart at dst; src is the device
+ * source of a copy (its rows `spitch` apart) or NULL (host data, a set). */
+void shim_note_write(const void *dst, const void *src, size_t width, size_t rows,
+                     size_t dpitch, size_t spitch)
+{
+    if (!check_host() || !in_device_space(dst) || !width || !rows)
+        return;
+    char req[48];
+    put64(req, (uint64_t)(uintptr_t)dst);
+    put64(req + 8, src && in_device_space(src) ? (uint64_t)(uintptr_t)src : 0);
+    put64(req + 16, width);
+    put64(req + 24, rows);
+    put64(req + 32, dpitch);
+    put64(req + 40, spitch);
+    struct reply r;
+    shim_call(OP_HOST_WRITE, req, sizeof req, NULL, 0, &r);
+    reply_free(&r);
+}
+
+/* Under ptxc check, report a memory call that failed its argument checks
+ * (compute-sanitizer's "Program hit cudaErrorInvalidValue ... on CUDA API
+ * call to cudaFree"); returns st. */
+static cudaError_t api_check(const char *call, cudaError_t st, const void *p, size_t n)
+{
+    if (!st || !check_host() || shim_dead())
+        return st;
+    char req[24];
+    put32(req, (uint32_t)st);
+    put32(req + 4, 0);
+    put64(req + 8, (uint64_t)(uintptr_t)p);
+    put64(req + 16, n);
+    struct reply r;
+    shim_call(OP_API_ERROR, req, sizeof req, call, strlen(call), &r);
+    reply_free(&r);
+    return st;
+}
+
+/* the side of a failed copy to report: a device destination out of range, else the source */
+static const void *bad_side(const void *dst, const void *src, size_t n)
+{
+    return in_device_space(dst) && !is_mapped_range(dst, n) ? dst : src;
+}
+
 static uint64_t page_round(uint64_t n)
 {
     uint64_t pg = (uint64_t)sysconf(_SC_PAGESIZE);
@@ -207,14 +263,17 @@ EXPORT cudaError_t cudaMallocAsync(void **p, size_t size, cudaStream_t s)
         return set_error(c < 0 ? capture_refuse(s) : c);
     return set_error(alloc(p, size, KIND_DEVICE, 0));
 }
-EXPORT cudaError_t cudaFree(void *p) { return set_error(release(p, 0)); }
-EXPORT cudaError_t cudaFreeHost(void *p) { return set_error(release(p, 1)); }
+EXPORT cudaError_t cudaFree(void *p) { return set_error(api_check("cudaFree", release(p, 0), p, 0)); }
+EXPORT cudaError_t cudaFreeHost(void *p)
+{
+    return set_error(api_check("cudaFreeHost", release(p, 1), p, 0));
+}
 EXPORT cudaError_t cudaFreeAsync(void *p, cudaStream_t s)
 {
     int c = capture_state(s);
     if (c)
         return set_error(c < 0 ? capture_refuse(s) : c);
-    return set_error(release(p, 0));
+    return set_error(api_check("cudaFreeAsync", release(p, 0), p, 0));
 }
 
 static size_t pitch_of(size_t width) { return (width + 511) / 512 * 512; }
@@ -282,8 +341,10 @@ cudaError_t shim_copy(void *dst, const void *src, size_t n, int kind)
 {
     LOCK();
     cudaError_t st = check_copy(dst, n, src, n, kind);
-    if (!st && n)
+    if (!st && n) {
         memmove(dst, src, n);
+        shim_note_write(dst, src, n, 1, n, n);
+    }
     UNLOCK();
     return st;
 }
@@ -294,14 +355,14 @@ EXPORT cudaError_t cudaMemcpy(void *dst, const void *src, size_t n, int kind)
     if (c > 0)
         return set_error(c);
     cudaError_t e = device_sync();      /* a blocking copy synchronises (devout.c) */
-    return set_error(e ? e : shim_copy(dst, src, n, kind));
+    return set_error(e ? e : api_check("cudaMemcpy", shim_copy(dst, src, n, kind), bad_side(dst, src, n), n));
 }
 EXPORT cudaError_t cudaMemcpyAsync(void *dst, const void *src, size_t n, int kind, cudaStream_t s)
 {
     int c = capture_state(s);     /* a capturing stream records a memcpy node (capture.c) */
     if (c)
         return set_error(c < 0 ? capture_copy(s, dst, n, src, n, n, 1, kind) : c);
-    return set_error(shim_copy(dst, src, n, kind));
+    return set_error(api_check("cudaMemcpyAsync", shim_copy(dst, src, n, kind), bad_side(dst, src, n), n));
 }
 
 static cudaError_t copy2d(void *dst, size_t dpitch, const void *src, size_t spitch,
@@ -314,9 +375,11 @@ static cudaError_t copy2d(void *dst, size_t dpitch, const void *src, size_t spit
     LOCK();
     cudaError_t st = check_copy(dst, dpitch * (height - 1) + width, src,
                                 spitch * (height - 1) + width, kind);
-    if (!st)
+    if (!st) {
         for (size_t y = 0; y < height; y++)
             memmove((char *)dst + y * dpitch, (const char *)src + y * spitch, width);
+        shim_note_write(dst, src, width, height, dpitch, spitch);
+    }
     UNLOCK();
     return st;
 }
@@ -328,7 +391,8 @@ EXPORT cudaError_t cudaMemcpy2D(void *dst, size_t dpitch, const void *src, size_
     if (c > 0)
         return set_error(c);
     cudaError_t e = device_sync();      /* blocking (devout.c) */
-    return set_error(e ? e : copy2d(dst, dpitch, src, spitch, width, height, kind));
+    return set_error(e ? e : api_check("cudaMemcpy2D", copy2d(dst, dpitch, src, spitch, width,
+                                                              height, kind), bad_side(dst, src, width), width * height));
 }
 EXPORT cudaError_t cudaMemcpy2DAsync(void *dst, size_t dpitch, const void *src, size_t spitch,
                                      size_t width, size_t height, int kind, cudaStream_t s)
@@ -336,7 +400,8 @@ EXPORT cudaError_t cudaMemcpy2DAsync(void *dst, size_t dpitch, const void *src, 
     int c = capture_state(s);
     if (c)
         return set_error(c < 0 ? capture_copy(s, dst, dpitch, src, spitch, width, height, kind) : c);
-    return set_error(copy2d(dst, dpitch, src, spitch, width, height, kind));
+    return set_error(api_check("cudaMemcpy2DAsync", copy2d(dst, dpitch, src, spitch, width, height,
+                                                           kind), bad_side(dst, src, width), width * height));
 }
 
 /* ------------------------------------------------------------- sets */
@@ -349,9 +414,11 @@ static cudaError_t set2d(void *p, size_t pitch, int value, size_t width, size_t 
     LOCK();
     cudaError_t st = is_mapped_range(p, pitch * (height - 1) + width) ? cudaSuccess
                                                                        : cudaErrorInvalidValue;
-    if (!st)
+    if (!st) {
         for (size_t y = 0; y < height; y++)
             memset((char *)p + y * pitch, value, width);
+        shim_note_write(p, NULL, width, height, pitch, 0);
+    }
     UNLOCK();
     return st;
 }
@@ -361,14 +428,14 @@ EXPORT cudaError_t cudaMemset(void *p, int value, size_t n)
     int c = capture_state(NULL);
     if (c > 0)
         return set_error(c);
-    return set_error(set2d(p, n, value, n, 1));
+    return set_error(api_check("cudaMemset", set2d(p, n, value, n, 1), p, n));
 }
 EXPORT cudaError_t cudaMemsetAsync(void *p, int value, size_t n, cudaStream_t s)
 {
     int c = capture_state(s);     /* a capturing stream records a memset node */
     if (c)
         return set_error(c < 0 ? capture_memset(s, p, n, value, n, 1) : c);
-    return set_error(set2d(p, n, value, n, 1));
+    return set_error(api_check("cudaMemsetAsync", set2d(p, n, value, n, 1), p, n));
 }
 EXPORT cudaError_t cudaMemset2D(void *p, size_t pitch, int value, size_t width, size_t height)
 {

@@ -37,6 +37,11 @@
                                  -> u32 device error, u32 stdout bytes, u32 stderr bytes, bytes (devout.c) */
 #define LAUNCH_COOPERATIVE 1  /* OP_LAUNCH flag: cudaLaunchCooperativeKernel */
 #define OP_UNSUPPORTED 10     /* name of the unsupported call */
+#define OP_HOST_WRITE 11      /* u64 dst, u64 src (0: host), u64 width, u64 rows, u64 dpitch, u64 spitch:
+                                 a host copy or set wrote device memory (sent under ptxc check only) */
+#define OP_API_ERROR 12       /* u32 cudaError_t, u32 0, u64 pointer, u64 bytes, call name: a memory call
+                                 failed its argument checks (sent under ptxc check only) */
+#define PTXC_CHECK_ENV "PTXC_CHECK_HOST"  /* "1": send OP_HOST_WRITE and OP_API_ERROR */
 #define OP_TEXTURE_CREATE 40  /* texture/surface description (runtime/textures.py) -> u64 handle */
 #define OP_TEXTURE_DESTROY 41 /* u64 handle */
 

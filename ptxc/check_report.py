@@ -1,0 +1,84 @@
+"""``ptxc check``'s report over a whole application run: every tool's
+errors in compute-sanitizer's shape, one header, one ``ERROR SUMMARY``
+(CUDA Compute Sanitizer documentation, "Understanding Memcheck Errors").
+
+The blocks come in this order: memcheck's invalid accesses (memcheck_report),
+initcheck's uninitialised reads (initcheck_report), failed CUDA API calls
+(runtime/checks.py), device faults the application got as CUDA errors
+(assert, trap: runtime/faults.py), and the error that stopped the run, if
+ptxc stopped it (``--stop-on-error``, or a fault no tool continues after).
+``ERROR SUMMARY`` counts every thread-access of the first two kinds, each
+thread whose assert failed, and each of the others once.
+"""
+from __future__ import annotations
+
+from . import initcheck_report, memcheck_report
+from .memcheck_report import PREFIX
+
+
+def fault_block(fault) -> list[str]:
+    """A device assert or trap the application got as a CUDA error."""
+    from .runtime.faults import CUDA_ERROR_ASSERT, NAMES
+    what = "Device-side assertion failed" if fault.code == CUDA_ERROR_ASSERT else "Device-side trap"
+    asserts = [a.strip() for a in fault.assertions if a.strip()]
+    message = fault.message
+    if asserts and message.endswith(": " + asserts[0]):     # the first assertion, once
+        message = message[:-len(asserts[0]) - 2]
+    return [f"{what} ({NAMES.get(fault.code, fault.code)}, error {fault.code})",
+            f"    {message}"] + [f"    {a}" for a in asserts]
+
+
+def fault_count(fault) -> int:
+    """A failed assert counts once per thread that failed it (each prints
+    its line), a trap once."""
+    return max(1, sum(1 for a in fault.assertions if a.strip()))
+
+
+def blocks(session) -> list[tuple[list[str], int]]:
+    """([lines], errors it counts) of every error of the run, in report order."""
+    from .runtime.checks import error_block as api_block
+    from .runtime.report import demangle
+    launches = session.launches
+    names = [e.kernel for _, e in memcheck_report.launch_errors(launches)] + \
+            [e.kernel for _, e in initcheck_report.launch_errors(launches)]
+    readable = demangle(names)
+    out = []
+    for r, e in memcheck_report.launch_errors(launches):
+        out.append((memcheck_report.error_block(e, e.file or r.module, readable[e.kernel]), e.count))
+    for r, e in initcheck_report.launch_errors(launches):
+        out.append((initcheck_report.error_block(e, e.file or r.module, readable[e.kernel]), e.count))
+    for e in session.api_errors:
+        out.append((api_block(e), 1))
+    for f in session.faults:
+        out.append((fault_block(f), fault_count(f)))
+    if session.stopped:
+        out.append((["ptxc stopped the application:",
+                     f"    {session.stopped.strip().splitlines()[0]}"], 1))
+    return out
+
+
+def text(session, tools) -> str:
+    out = [f"{PREFIX} COMPUTE-SANITIZER (ptxc {'+'.join(tools)})"]
+    total = 0
+    for lines, n in blocks(session):
+        out += [f"{PREFIX} {x}" for x in lines]
+        out.append(PREFIX)
+        total += n
+    out.append(f"{PREFIX} ERROR SUMMARY: {total} error{'' if total == 1 else 's'}")
+    return "\n".join(out) + "\n"
+
+
+def total(session) -> int:
+    return sum(n for _, n in blocks(session))
+
+
+def as_json(session, tools) -> dict:
+    launches = session.launches
+    errors = memcheck_report.error_rows(launches)
+    init = [{"launch": r.id, "module": r.module, **e.as_dict()}
+            for r, e in initcheck_report.launch_errors(launches)]
+    return {"tool": "+".join(tools), "error_count": total(session), "errors": errors,
+            "uninitialized": init, "api_errors": [e.as_dict() for e in session.api_errors],
+            "device_faults": [{"code": f.code, "message": f.message, "assertions": f.assertions}
+                              for f in session.faults],
+            "stopped": session.stopped}

@@ -1,0 +1,111 @@
+"""initcheck reports: the uninitialised global reads an initcheck launch
+recorded (backends/llvm/initcheck.py), in compute-sanitizer's shape
+(CUDA Compute Sanitizer documentation, "Initcheck Tool"):
+
+    ========= Uninitialized __global__ memory read of size 4 bytes
+    =========     at k(float const*, float*, int) in k.cu:3 (k.ptx:47, ld.global.f32)
+    =========     by thread (32,0,0) in block (0,0,0)
+    =========     Address 0x600000080
+    =========     in allocation #1 (cudaMalloc 400 bytes at 0x600000000) + 128
+    =========     68 times in this launch (first occurrence shown)
+
+one block per distinct (instruction, access kind) and launch, as memcheck's
+(memcheck_report.py); the CUDA source line comes from the PTX's ``.loc``.
+"""
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass
+
+from .memcheck_report import PREFIX, MemcheckError, fmt3
+
+TITLE = {"load": "read", "atomic": "atomic read"}
+
+
+@dataclass
+class UninitRead(MemcheckError):
+    """One distinct uninitialised read of a launch (``error`` is
+    'uninitialized'; ``where``: the allocation and offset)."""
+
+
+def describe_uninit(c, fn, log, sizes: dict) -> list[UninitRead]:
+    """The log's uninitialised reads, first occurrence first."""
+    out = []
+    for e in log.errors():
+        _, ins = c.plan.instr_table[e.instr_id]
+        out.append(UninitRead(
+            kernel=fn.name, line=ins.loc.line if ins.loc else 0, opcode=ins.full_opcode,
+            kind=e.kind, space="global", error="uninitialized", size=e.size, count=e.count,
+            block=e.cta, thread=e.thread, address=e.address,
+            where=inside(e.address, sizes), file=(ins.loc.file or "") if ins.loc else "",
+            source=source_line(c.plan.module, ins)))
+    return out
+
+
+def inside(addr: int, sizes: dict) -> str:
+    """'allocation #1 (cudaMalloc 400 bytes at 0x600000000) + 128'."""
+    from .launcher import with_base
+    shift = sizes.get("shift", 32)
+    seg, off = addr >> shift, addr & ((1 << shift) - 1)
+    name, n = sizes.get("buffers", {}).get(seg, (f"segment {seg}", 0))
+    return f"{with_base(name, seg << shift, n)} + {off}"
+
+
+_LOC = re.compile(r"\.loc\s+(\d+)\s+(\d+)")
+_FILE = re.compile(r'\.file\s+(\d+)\s+"([^"]*)"')
+
+
+def source_line(module, ins) -> str:
+    """'k.cu:3' from the instruction's last ``.loc`` and the module's
+    ``.file`` table ('' when the PTX has no line information)."""
+    if not ins.dbg:
+        return ""
+    m = _LOC.search(ins.dbg[-1])
+    if not m or m.group(2) == "0":
+        return ""
+    files = {}
+    for text in getattr(module, "files", None) or ():
+        f = _FILE.search(text)
+        if f:
+            files[f.group(1)] = f.group(2)
+    name = files.get(m.group(1))
+    return f"{name}:{m.group(2)}" if name else ""
+
+
+def error_block(e: UninitRead, file: str = "", name: str = "") -> list[str]:
+    """compute-sanitizer's lines for one uninitialised read (no prefix)."""
+    file = file or e.file
+    ptx = f"{file}:{e.line}" if file else f"line {e.line}"
+    at = f"{e.source} ({ptx}, {e.opcode})" if e.source else f"{ptx} ({e.opcode})"
+    return [f"Uninitialized __global__ memory {TITLE.get(e.kind, 'read')} of size {e.size} bytes",
+            f"    at {name or e.kernel} in {at}",
+            f"    by thread ({fmt3(e.thread)}) in block ({fmt3(e.block)})",
+            f"    Address 0x{e.address:x}",
+            f"    in {e.where}",
+            f"    {e.count} {'time' if e.count == 1 else 'times'} in this launch "
+            f"(first occurrence shown)"]
+
+
+def sanitizer_text(errors: list[UninitRead], total: int) -> str:
+    out = [f"{PREFIX} COMPUTE-SANITIZER (ptxc initcheck)"]
+    for e in errors:
+        out += [f"{PREFIX} {x}" for x in error_block(e)]
+        out.append(PREFIX)
+    out.append(f"{PREFIX} ERROR SUMMARY: {total} error{'' if total == 1 else 's'}")
+    return "\n".join(out) + "\n"
+
+
+def as_json(errors: list[UninitRead], total: int) -> dict:
+    return {"tool": "initcheck", "errors": [e.as_dict() for e in errors], "error_count": total}
+
+
+# ------------------------------------------------------------ ptxc check
+def launch_errors(launches):
+    """(launch record, UninitRead) of every launch, in launch order."""
+    for r in launches:
+        for e in getattr(r.profile, "init_errors", None) or []:
+            yield r, e
+
+
+def total_errors(launches) -> int:
+    return sum(getattr(r.profile, "init_error_count", 0) or 0 for r in launches)

@@ -1,0 +1,33 @@
+"""Where the time would go on a GPU: Luo & Suda's execution-time model and a
+TopDown breakdown, from a launch's exact counters (issue 15; docs/predict.md).
+
+    params     the model's parameters per GPU model, with their sources
+    mix        instruction mix, ILP and MLP of a launch (exact counts)
+    inputs     a Profile + module + GPU -> the model's Inputs
+    luo_suda   the execution-time model
+    topdown    TopDown Level 1 and 2
+    render     text, JSON rows and SQLite tables of the results
+
+Exports :func:`analyse` (one launch -> a result dict).
+"""
+from __future__ import annotations
+
+
+def analyse(module, prof: dict, gpu_key: str | None, regs, dynamic_shared: int = 0,
+            params_path: str | None = None) -> dict:
+    """Prediction and TopDown of one launch (``prof``: Profile.to_dict())."""
+    from ..gpu_models import gpu
+    from .inputs import launch_inputs
+    from .luo_suda import predict
+    from .params import load_params
+    from .topdown import replays, topdown
+    g = gpu(gpu_key)
+    p = load_params(g.key, params_path)
+    inp, occ = launch_inputs(module, prof, g, regs, dynamic_shared)
+    rep = replays(inp.mix, prof["memory"], g)
+    pred = predict(inp, g, p, sum(rep.values()))
+    td = topdown(pred, inp.inst_executed, inp.thread_inst_executed, rep)
+    return {"kernel": inp.kernel, "gpu": g.key, "grid": list(prof["grid"]),
+            "block": list(prof["block"]), "mode": prof.get("mode"), "inputs": inp,
+            "occupancy": occ, "registers": regs, "params": p, "prediction": pred,
+            "topdown": td}
