@@ -39,12 +39,15 @@ def check_dims(grid: tuple, block: tuple) -> None:
                                 f"of {most}")
 
 
-def check_shared(shared_bytes: int) -> None:
-    """Refuse more dynamic shared memory than any GPU gives one block."""
+def check_shared(shared_bytes: int, static: int = 0, kernel: str | None = None) -> None:
+    """Refuse more shared memory (``static`` .shared variables plus
+    ``shared_bytes`` dynamic) than any GPU gives one block."""
     most, gpu = largest_shared_per_block()
-    if shared_bytes > most:
-        raise PtxcError(f"{shared_bytes} bytes of dynamic shared memory per CTA: the largest "
-                        f"GPU limit is {most} bytes ({most // 1024} KiB, {gpu} opt-in)")
+    if shared_bytes + static > most:
+        what = f"{shared_bytes} bytes of dynamic shared memory per CTA" if not static else \
+            f"kernel {kernel}: {static} bytes of .shared variables + {shared_bytes} dynamic per CTA"
+        raise PtxcError(f"{what}: the largest GPU limit is {most} bytes "
+                        f"({most // 1024} KiB, {gpu} opt-in)")
 
 
 def check_max_steps(max_steps) -> None:

@@ -535,6 +535,7 @@ def run_compiled(c, fn, grid, block, params, segments, shared_bytes, max_steps, 
     from .backends.llvm.results import build_profile
     from .backends.llvm.runtime import Launch, RunError
     from .cta_launch import cta_classes
+    check_shared(shared_bytes, c.plan.shared_static, fn.name)
     t1 = time.perf_counter()
     if c.uses_heap:
         heap = heap() if callable(heap) else heap      # the CUDA runtime makes it on demand

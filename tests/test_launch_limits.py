@@ -100,3 +100,11 @@ def test_huge_generated_buffer_says_too_large():
     # 99999999999 f32 elements = 399999999996 bytes, over one 4 GiB segment
     assert r[0] == 1, r[1]
     assert "399999999996 bytes is too large" in r[1] and "internal error" not in r[1]
+
+
+def test_static_shared_memory_over_the_largest_gpu():
+    # tests/cuda/big_shared.cu: __shared__ int s[75000] = 300000 bytes > 232448
+    module = ptxc.load(os.path.join(ROOT, "tests", "cuda", "big_shared.sm90.ptx"))
+    with pytest.raises(PtxcError, match="300000 bytes of .shared variables \\+ 0 dynamic per CTA: "
+                                        "the largest GPU limit is 232448 bytes"):
+        ptxc.launch(module, "_Z10big_sharedPi", 1, 32, [np.zeros(32, np.int32)], mode="full")
