@@ -13,6 +13,7 @@ from __future__ import annotations
 
 import glob
 import os
+import re
 import signal
 import subprocess
 import sys
@@ -87,7 +88,8 @@ def test_progress_line_and_estimate(monkeypatch, capfd):
     a, b, c = np.arange(n, dtype=np.float32), np.ones(n, np.float32), np.zeros(n, np.float32)
     ptxc.launch(module, "vecadd_branchy", n // 128, 128, [a, b, c, n], mode="full", threads=1)
     err = capfd.readouterr().err
-    assert f"ptxc: kernel vecadd_branchy: 0/{n // 128} CTAs (0.0%)" in err
+    # when the first line comes depends on the machine: any count of the 16384 CTAs
+    assert re.search(rf"ptxc: kernel vecadd_branchy: \d+/{n // 128} CTAs \(\d+\.\d%\), ", err), err
     assert err.endswith("\r\033[K")              # the line is erased at the end
 
 
