@@ -28,7 +28,7 @@ from .count_memory import render_memory_csv
 from .count_render import render_csv, render_text
 from .count_static import FP_CLASSES, module_counts
 
-CSV_TABLES = ("kernels", "memory")
+CSV_TABLES = ("kernels", "memory", "values")
 STATIC_NOTE = "static counts only (no launch configuration: give --kernel/--grid/--block)"
 NO_JIT_NOTE = "static counts only: the JIT executor (ptxc.launcher) is not available"
 
@@ -142,9 +142,11 @@ class CountPass(Pass):
         report = count_report(module, am)
         fmt = am.options.get("format", "text")
         if fmt == "csv":
-            text = render_memory_csv(report) if self.csv == "memory" else render_csv(report)
+            text = render_memory_csv(report) if self.csv == "memory" else \
+                value_profile_csv(module) if self.csv == "values" else render_csv(report)
         else:
-            text = render_text(report) + memcheck_text(module)
+            text = render_text(report) + memcheck_text(module) + hazards_text(module) + \
+                value_profile_text(module)
         data = _strip_private(report)
         return PassResult(self.name, text, data, ALL)
 
@@ -158,6 +160,31 @@ def memcheck_text(module) -> str:
     errors = [MemcheckError(**{**e, "block": tuple(e["block"]), "thread": tuple(e["thread"])})
               for e in mc["errors"]]
     return "\n" + sanitizer_text(errors, mc["error_count"])
+
+
+def hazards_text(module) -> str:
+    """The racecheck / synccheck reports of a ``--check`` launch (docs/check.md)."""
+    from ptxc.hazard_report import profile_text
+    return profile_text(module.attrs.get("launch_profile"))
+
+
+def value_profile_text(module) -> str:
+    """The value profile of a ``--value-profile`` launch ('' otherwise;
+    docs/value-profile.md)."""
+    dyn = module.attrs.get("launch_profile") or {}
+    vp = dyn.get("value_profile")
+    if not vp:
+        return ""
+    from ptxc.value_profile import rows_text
+    return "\n" + rows_text(vp["instructions"], vp["summary"], dyn.get("kernel", ""))
+
+
+def value_profile_csv(module) -> str:
+    """``count{csv=values}``: one row per instruction and destination
+    register of a ``--value-profile`` launch (a header alone otherwise)."""
+    from ptxc.value_profile import csv_text
+    vp = (module.attrs.get("launch_profile") or {}).get("value_profile")
+    return csv_text(vp["instructions"] if vp else [])
 
 
 def _strip_private(report: dict) -> dict:

@@ -157,7 +157,7 @@ def _arg_callback(ctx, param, values):
 
 def build_launch(kernel, grid, block, shared, args, mode, max_steps, threads,
                  memory_counters=False, bank_bytes=None,
-                 cta_equivalence: bool = True, check=None) -> dict | None:
+                 cta_equivalence: bool = True, check=None, value_profile=False) -> dict | None:
     """The ``launch`` option dict for the pass pipeline, or None when no launch
     was asked for (none of --kernel, --grid, --block given)."""
     if kernel is None and grid is None and block is None:
@@ -167,7 +167,8 @@ def build_launch(kernel, grid, block, shared, args, mode, max_steps, threads,
                                       ("--memory-counters", memory_counters or None),
                                       ("--bank-bytes", bank_bytes),
                                       ("--no-cta-equivalence", not cta_equivalence or None),
-                                      ("--check", check))
+                                      ("--check", check),
+                                      ("--value-profile", value_profile or None))
                  if v not in (None, (), [])]
         if extra:
             raise click.UsageError(
@@ -191,9 +192,14 @@ def build_launch(kernel, grid, block, shared, args, mode, max_steps, threads,
         launch.update(memory_counters=True, bank_bytes=int(bank_bytes or 4))
     if check:
         if mode == "hybrid":
-            raise click.UsageError("--check memcheck needs --mode full: a hybrid run skips the "
+            raise click.UsageError(f"--check {check} needs --mode full: a hybrid run skips the "
                                    "accesses its slice does not keep")
         launch.update(check=check, mode="full")
+    if value_profile:
+        if mode == "hybrid":
+            raise click.UsageError("--value-profile needs --mode full: a hybrid run computes only "
+                                   "the branch slice")
+        launch.update(value_profile=True, mode="full")
     return launch
 
 
@@ -334,17 +340,22 @@ def _print_warnings(module, start: int = 0) -> int:
 @click.option("--cta-equivalence/--no-cta-equivalence", default=True, show_default=True,
               help="In a hybrid run, run one CTA per class of CTAs that provably give the "
                    "same counters (docs/cta-equivalence.md); --no-cta-equivalence runs every CTA.")
-@click.option("--check", type=click.Choice(["memcheck"]), default=None,
-              help="Record out-of-bounds and misaligned accesses and go on (a full run; "
-                   "docs/check.md); exit status 1 when there were any.")
+@click.option("--check", type=click.Choice(["memcheck", "racecheck", "synccheck", "all"]),
+              default=None,
+              help="memcheck: record out-of-bounds and misaligned accesses and go on; racecheck: "
+                   "shared-memory hazards; synccheck: divergent barriers and bad warp masks (a "
+                   "full run; docs/check.md); exit status 1 when there were errors.")
 @click.option("--topdown", is_flag=True,
               help="After the count pass's launch (with --memory-counters), print its TopDown "
                    "Level 1 and 2 on the --gpu model (docs/predict.md).")
 @click.option("--gpu", "gpu_key", default="h100", show_default=True, metavar="MODEL",
               help="GPU model of --topdown: h100, a100, v100, t4, rtx2060, gtx260.")
+@click.option("--value-profile", is_flag=True,
+              help="Profile every register write: constant bits and scalar writes per "
+                   "instruction (a full run; docs/value-profile.md).")
 def opt_command(file, pipeline, emit, fmt, output, verify_each, kernel, grid, block,
                 shared, args, mode, max_steps, threads, memory_counters, bank_bytes,
-                cta_equivalence, check, topdown, gpu_key):
+                cta_equivalence, check, topdown, gpu_key, value_profile):
     """Parse FILE (or stdin for '-'), run a pass pipeline, print the reports
     and optionally the resulting module.
 
@@ -356,7 +367,7 @@ def opt_command(file, pipeline, emit, fmt, output, verify_each, kernel, grid, bl
       ptxc opt --pass='slice,count' --kernel k --grid 4 --block 128 --arg n=500 kernel.ptx
     """
     launch = build_launch(kernel, grid, block, shared, args, mode, max_steps, threads,
-                          memory_counters, bank_bytes, cta_equivalence, check)
+                          memory_counters, bank_bytes, cta_equivalence, check, value_profile)
     from .passmanager import make_pass, parse_pipeline, run_pipeline
     # Build the passes first: a bad pass name or option is reported before
     # the (possibly long) parse of the file.
@@ -378,8 +389,10 @@ def opt_command(file, pipeline, emit, fmt, output, verify_each, kernel, grid, bl
         sys.stdout.write(_ensure_nl(reports))
         sys.stdout.flush()
     write_output(emit_text(module, emit), output)
-    if check and ((module.attrs.get("launch_profile") or {}).get("memcheck") or {}).get("error_count"):
-        sys.exit(1)
+    if check:
+        from .hazard_report import profile_errors
+        if profile_errors(module.attrs.get("launch_profile")):
+            sys.exit(1)
 
 
 # --------------------------------------------------------------- profile
@@ -427,8 +440,9 @@ def _kernel_arg_callback(ctx, param, values) -> dict:
                    "zero-filled buffers (the row says so).")
 @click.option("--kernel", "kernels", multiple=True, metavar="NAME",
               help="Profile only these kernels (repeatable; default: all).")
-@click.option("--mode", type=click.Choice(MODE_CHOICES), default="hybrid", show_default=True,
-              help="hybrid: run only the branch slice; full: run every instruction.")
+@click.option("--mode", type=click.Choice(MODE_CHOICES), default=None,
+              help="hybrid (default): run only the branch slice; full: run every instruction "
+                   "(the default with --value-profile).")
 @click.option("--format", "fmt", type=click.Choice(FORMAT_CHOICES), default="text",
               show_default=True, help="Report format.")
 @click.option("--max-steps", type=click.IntRange(min=1), default=None, metavar="N",
@@ -448,8 +462,12 @@ def _kernel_arg_callback(ctx, param, values) -> dict:
                    "(one module; reruns each launch with memory counters; docs/predict.md).")
 @click.option("--gpu", "gpu_key", default="h100", show_default=True, metavar="MODEL",
               help="GPU model of --topdown: h100, a100, v100, t4, rtx2060, gtx260.")
+@click.option("--value-profile", is_flag=True,
+              help="Profile every register write of one module's kernels: constant bits and "
+                   "scalar writes per kernel (a full run; docs/value-profile.md).")
 def profile_command(files, launches, args, launch_file, zero_fill, kernels, mode, fmt, max_steps,
-                    threads, jobs, dask_address, report_path, timings, topdown, gpu_key):
+                    threads, jobs, dask_address, report_path, timings, topdown, gpu_key,
+                    value_profile):
     """Run every kernel of FILE and print one row per kernel and the module total;
     several files or a directory (its *.ptx, recursively) give a row per kernel
     of every module, each module's total and the grand total.
@@ -471,9 +489,12 @@ def profile_command(files, launches, args, launch_file, zero_fill, kernels, mode
       ptxc profile --launches launches.json --zero-fill module.ptx
     """
     import time
+    mode = value_profile_mode(mode, files) if value_profile else mode or "hybrid"
     options = dict(launches=launches, args=args, kernels=list(kernels) or None, mode=mode,
                    threads=threads, max_steps=max_steps, launch_file=launch_file,
                    zero_fill=zero_fill)
+    if value_profile:
+        options["value_profile"] = True
     if topdown and (len(files) > 1 or os.path.isdir(files[0]) or fmt == "csv"):
         raise click.UsageError("--topdown profiles one module, in text or JSON")
     if len(files) > 1 or os.path.isdir(files[0]):
@@ -503,6 +524,9 @@ def profile_command(files, launches, args, launch_file, zero_fill, kernels, mode
     if report_path:
         from .cli_profile_batch import write_report
         write_report(report_path, [mp], mode, timings)
+        if value_profile:
+            from .value_profile_report import add_module_tables
+            add_module_tables(report_path, mp)
         if predictions is not None:
             from .predict.render import write_sqlite
             write_sqlite(report_path, predictions)
@@ -510,6 +534,16 @@ def profile_command(files, launches, args, launch_file, zero_fill, kernels, mode
     if failed:
         raise PtxcError(f"{len(failed)} kernel(s) failed: {', '.join(failed[:5])}"
                         + (" ..." if len(failed) > 5 else "") + " (see the report)")
+
+
+def value_profile_mode(mode: str | None, files) -> str:
+    """``ptxc profile --value-profile``: one module, a full run."""
+    if len(files) > 1 or os.path.isdir(files[0]):
+        raise click.UsageError("--value-profile profiles one module at a time")
+    if mode == "hybrid":
+        raise click.UsageError("--value-profile needs --mode full: a hybrid run computes only "
+                               "the branch slice")
+    return "full"
 
 
 # ---------------------------------------------------------------- passes
@@ -559,6 +593,8 @@ from .cli_run import run_command  # noqa: E402 - `ptxc run` (docs/runtime.md)
 cli.add_command(run_command)
 from .cli_check import check_command  # noqa: E402 - `ptxc check` (docs/check.md)
 cli.add_command(check_command)
+from .cli_inject import inject_command  # noqa: E402 - `ptxc inject` (docs/inject.md)
+cli.add_command(inject_command)
 
 from .cli_occupancy import occupancy_command  # noqa: E402 - `ptxc occupancy` (docs/gpus.md)
 

@@ -3,7 +3,7 @@
     ptxc run [--mode hybrid|full] [--gpu MODEL] [--report FILE.sqlite]
              [--format text|csv|json] [-o FILE] [--ptx FILE] [--keep-ptx DIR]
              [--memory-counters [--bank-bytes 4|8]] [--max-steps N] [--threads N]
-             [--on-error stop|cuda|continue] -- ./app args...
+             [--on-error stop|cuda|continue] [--value-profile] -- ./app args...
 
 The application's output is its own; ptxc's summary goes to stderr (or to
 ``-o FILE``). Exit status: the application's, or 1 when ptxc stopped it.
@@ -53,9 +53,12 @@ FORMAT_CHOICES = ("text", "csv", "json")
               help="Also predict each launch's time on the --gpu model and its TopDown "
                    "Level 1 and 2, per launch and per kernel (implies --memory-counters; "
                    "docs/predict.md).")
+@click.option("--value-profile", is_flag=True,
+              help="Profile every register write: constant bits and scalar writes per kernel "
+                   "(a full run; docs/value-profile.md).")
 @click.argument("argv", nargs=-1, type=click.UNPROCESSED, required=True, metavar="-- APP [ARGS]...")
 def run_command(mode, gpu, report_path, fmt, output, ptx, keep_ptx, memory_counters, bank_bytes,
-                max_steps, threads, on_error, argv, topdown=False):
+                max_steps, threads, on_error, value_profile, argv, topdown=False):
     """Run a CUDA application (built with `nvcc -cudart shared`) on the CPU
     and profile every kernel launch."""
     from .runtime import gpus, report
@@ -68,13 +71,14 @@ def run_command(mode, gpu, report_path, fmt, output, ptx, keep_ptx, memory_count
         raise click.UsageError("give the application to run: ptxc run [OPTIONS] -- ./app ARGS...")
     if bank_bytes is not None and not memory_counters:
         raise click.UsageError("--bank-bytes only applies with --memory-counters")
-    mode = run_mode(mode, on_error)
+    mode = run_mode(mode, on_error, value_profile)
     if topdown and fmt == "csv":
         raise click.UsageError("--topdown prints text or JSON, not CSV")
     memory_counters = memory_counters or topdown
     options = Options(mode=mode, gpu=gpus.model(gpu), max_steps=max_steps, threads=threads,
                       ptx=ptx, keep_ptx=keep_ptx, memory_counters=memory_counters,
-                      bank_bytes=int(bank_bytes or 4), on_error=on_error)
+                      bank_bytes=int(bank_bytes or 4), on_error=on_error,
+                      value_profile=value_profile)
     result = run_app(argv, options)
     launches = result.session.launches
     if report_path:
@@ -93,8 +97,14 @@ def run_command(mode, gpu, report_path, fmt, output, ptx, keep_ptx, memory_count
     sys.exit(result.status)
 
 
-def run_mode(mode: str | None, on_error: str | None) -> str:
-    """The execution mode: memcheck (--on-error=continue) needs a full run."""
+def run_mode(mode: str | None, on_error: str | None, value_profile: bool = False) -> str:
+    """The execution mode: memcheck (--on-error=continue) and the value
+    profile need a full run."""
+    if value_profile:
+        if mode == "hybrid":
+            raise click.UsageError("--value-profile needs --mode full: a hybrid run computes "
+                                   "only what branches and host-visible memory need")
+        return "full"
     if on_error == "continue":
         if mode == "hybrid":
             raise click.UsageError("--on-error=continue needs --mode full: a hybrid run skips "

@@ -17,6 +17,7 @@ import time
 
 import numpy as np
 
+from . import inject_session
 from .errors import PtxcError
 from .launch_alias import classes_for_segments, classes_for_values, ensure_launch_slice
 from .launch_limits import (check_buffer_size, check_dims, check_max_steps, check_shared,
@@ -32,8 +33,10 @@ GENERATORS = ("zeros", "ones", "arange", "random", "full")
 def launch(module, kernel=None, grid=(1, 1, 1), block=None, args=(), mode: str = "hybrid",
            shared_bytes: int = 0, max_steps: int | None = None, threads: int | None = None,
            memory_counters: bool = False, bank_bytes: int = 4, cta_equivalence: bool = True,
-           cooperative: bool = False, check: str | None = None):
+           cooperative: bool = False, check: str | None = None, value_profile: bool = False):
     """Run ``kernel`` of ``module`` and return its Profile (see module doc).
+    ``value_profile=True`` (a full run) also profiles every register write
+    (docs/value-profile.md): the Profile's ``value_profile``.
     ``check="memcheck"`` (a full run) records invalid accesses and goes on
     (docs/check.md): the Profile's ``mem_errors`` lists them.
     ``cooperative`` makes every CTA resident at once, as
@@ -50,23 +53,26 @@ def launch(module, kernel=None, grid=(1, 1, 1), block=None, args=(), mode: str =
     fn, grid, block, memory = configure(module, kernel, grid, block, mode, shared_bytes,
                                         memory_counters, bank_bytes)
     check_option(check, mode)
+    check_value_profile(value_profile, mode)
     threads = place_slice(module, fn, mode, classes_for_values(fn, normalise_args(fn, args)),
                           memory, threads)
     params, buffers, arrays = bind_args(fn, args, mode)
     return execute(module, fn, grid, block, params, buffers, arrays, mode, shared_bytes,
                    max_steps or DEFAULT_MAX_STEPS, threads, memory,
-                   cta_equivalence=cta_equivalence, cooperative=cooperative, check=check)
+                   cta_equivalence=cta_equivalence, cooperative=cooperative, check=check,
+                   value_profile=value_profile)
 
 
-CHECKS = ("memcheck", "initcheck")
+CHECKS = ("memcheck", "initcheck", "racecheck", "synccheck")
 
 
 def check_tools(check) -> tuple:
-    """The tools of a ``check`` argument: None, one name, or several
-    (a tuple, or names joined by '+': ``--tool all``)."""
+    """The tools of a ``check`` argument: None, one name, or several (a
+    tuple, or names joined by '+' or ','); ``"all"``: every tool of CHECKS."""
     if not check:
         return ()
-    return tuple(check.split("+")) if isinstance(check, str) else tuple(check)
+    tools = tuple(re.split(r"[+,]", check)) if isinstance(check, str) else tuple(check)
+    return CHECKS if "all" in tools else tools
 
 
 def check_option(check, mode: str) -> None:
@@ -74,11 +80,18 @@ def check_option(check, mode: str) -> None:
     accesses the slice does not keep, so it would miss their errors)."""
     for tool in check_tools(check):
         if tool not in CHECKS:
-            raise PtxcError(f"unknown check '{tool}' (use {', '.join(CHECKS)}; racecheck and "
-                            f"synccheck are not supported yet)")
+            raise PtxcError(f"unknown check '{tool}' (use {', '.join(CHECKS)} or all)")
         if mode != "full":
             raise PtxcError(f"{tool} needs a full run (mode='full'): a hybrid run skips the "
                             f"accesses its slice does not keep")
+
+
+def check_value_profile(value_profile: bool, mode: str) -> None:
+    """Refuse value profiling in a hybrid run: the slice computes only what
+    branches need, so most registers are never written (value_prof.py)."""
+    if value_profile and mode != "full":
+        raise PtxcError("value profiling needs a full run (mode='full'): a hybrid run computes "
+                        "only the branch slice, so the other registers' values are unknown")
 
 
 def configure(module, kernel, grid, block, mode: str, shared_bytes: int,
@@ -105,15 +118,24 @@ def place_slice(module, fn, mode: str, classes, memory: int, threads,
     return 1 if ctas_in_order(module, fn) else threads or os.cpu_count() or 1
 
 
-def compile_timed(module, fn, mode: str, grid, block, memory: int, check: str | None = None):
+def compile_timed(module, fn, mode: str, grid, block, memory: int, check: str | None = None,
+                  value_profile: bool = False):
     """(compiled kernel, seconds spent) for a launch of ``fn``."""
     from .backends.llvm import jit
     t0 = time.perf_counter()
     level = jit.choose_level(fn, mode, count(grid) * count(block))
+    if inject_session.wants(fn):     # ptxc inject: its own variant (inject_session.py)
+        if mode != "full":
+            raise PtxcError("error injection needs a full run (mode='full')")
+        return jit.compile_kernel(module, fn, mode, level, memory=memory, inject=True), \
+            time.perf_counter() - t0
     tools = check_tools(check)
-    if "memcheck" in tools or "initcheck" in tools:   # variants (the default code is unchanged)
+    # memcheck, initcheck, racecheck, synccheck, value profiling: variants (the
+    # default code is unchanged)
+    if tools or value_profile:
         return jit.compile_kernel(module, fn, mode, level, memory=memory,
-                                  memcheck="memcheck" in tools, initcheck="initcheck" in tools), \
+                                  value_profile=value_profile,
+                                  **{t: True for t in tools}), \
             time.perf_counter() - t0
     return compile_for_launch(module, fn, mode, level, memory), time.perf_counter() - t0
 
@@ -129,7 +151,8 @@ def launch_from_options(module, opts: dict, mode: str):
                   max_steps=opts.get("max_steps"), threads=opts.get("threads"),
                   memory_counters=bool(opts.get("memory_counters")),
                   bank_bytes=int(opts.get("bank_bytes") or 4),
-                  cta_equivalence=opts.get("cta_equivalence", True), check=opts.get("check"))
+                  cta_equivalence=opts.get("cta_equivalence", True), check=opts.get("check"),
+                  value_profile=bool(opts.get("value_profile")))
 
 
 # ------------------------------------------------------ configuration
@@ -451,11 +474,11 @@ def generate(fn, parts):
 # ------------------------------------------------------------- running
 def execute(module, fn, grid, block, params, buffers, arrays, mode, shared_bytes, max_steps, threads,
             memory: int = 0, cta_equivalence: bool = True, cooperative: bool = False,
-            check: str | None = None):
+            check: str | None = None, value_profile: bool = False):
     """Run a launch whose buffers came from ``bind_args (one segment each,
     named after the pointer parameter it was bound to); copy results back."""
     from .backends.llvm.layout import SEG_FIRST_BUFFER
-    c, compile_s = compile_timed(module, fn, mode, grid, block, memory, check)
+    c, compile_s = compile_timed(module, fn, mode, grid, block, memory, check, value_profile)
     buffers = private_buffers(c, mode, buffers, arrays)
     owners = [p.name for p in fn.params if is_pointer_param(p, addr_bits(fn))]
     segments, names = {}, {}
@@ -479,7 +502,7 @@ def launch_segments(module, kernel, grid, block, params: bytes, segments: dict, 
                     memory=None, segment_names: dict | None = None, slice_options: dict | None = None,
                     memory_counters: bool = False, bank_bytes: int = 4,
                     cta_equivalence: bool = True, heap=None, cooperative: bool = False,
-                    check: str | None = None, shadow=None):
+                    check: str | None = None, shadow=None, value_profile: bool = False):
     """Run a launch on device memory the caller manages (the CUDA runtime):
     ``params`` are the kernel parameter bytes as the kernel sees them (pointer
     values are generic addresses ``segment << 32 | offset``), ``segments``
@@ -496,16 +519,17 @@ def launch_segments(module, kernel, grid, block, params: bytes, segments: dict, 
     (``criteria="effects"``: the outputs are needed). ``heap`` (a
     backends.llvm.heap.DeviceHeap) is the device heap that malloc/free use,
     kept by the caller between launches (default: a fresh one per launch);
-    ``cooperative`` and ``check`` are launch()'s; ``shadow`` (an
-    initcheck.Shadow kept by the caller) records which bytes were written,
-    for ``check="initcheck"``."""
+    ``cooperative``, ``check`` and ``value_profile`` are launch()'s; ``shadow``
+    (an initcheck.Shadow kept by the caller) records which bytes were
+    written, for ``check="initcheck"``."""
     check_max_steps(max_steps)
     fn, grid, block, mem = configure(module, kernel, grid, block, mode, shared_bytes,
                                      memory_counters, bank_bytes)
     check_option(check, mode)
+    check_value_profile(value_profile, mode)
     classes = classes_for_segments(fn, bytes(params), segments, memory)
     threads = place_slice(module, fn, mode, classes, mem, threads, slice_options)
-    c, compile_s = compile_timed(module, fn, mode, grid, block, mem, check)
+    c, compile_s = compile_timed(module, fn, mode, grid, block, mem, check, value_profile)
     return run_compiled(c, fn, grid, block, bytes(params), segments, shared_bytes,
                         max_steps or DEFAULT_MAX_STEPS, threads,
                         memory=memory, segment_names=segment_names, compile_s=compile_s,
@@ -555,6 +579,7 @@ def run_compiled(c, fn, grid, block, params, segments, shared_bytes, max_steps, 
     else:
         classes, note = cta_classes(c, fn, grid, block, params)
     t_classes = time.perf_counter() - t1
+    from .check_tools import activate, make_checkers
     log = None
     if "memcheck" in check_tools(check):
         from .backends.llvm.memcheck import MemcheckLog
@@ -562,10 +587,12 @@ def run_compiled(c, fn, grid, block, params, segments, shared_bytes, max_steps, 
     init = initcheck_setup(check, shadow)
     if init is not None:
         threads = 1          # CTAs in linear order: one answer for racing CTAs (docs/check.md)
+    checkers = make_checkers(c, check_tools(check), cooperative)   # racecheck, synccheck
     run = Launch(c, grid, block, params, segments, shared_bytes, max_steps, threads, memory=memory,
                  grid_ws=grid_ws, memcheck=log, heap=heap if c.uses_heap else None)
     try:
-        with initcheck_active(run, init):
+        with initcheck_active(run, init), inject_session.launch(c, fn, grid, block), \
+                activate(run, checkers):
             counts = run.run(classes)
     except RunError as e:
         sizes = space_sizes(run, segment_names or {})
@@ -590,6 +617,13 @@ def run_compiled(c, fn, grid, block, params, segments, shared_bytes, max_steps, 
         sizes["shift"] = c.plan.shift
         prof.init_errors = describe_uninit(c, fn, init[1], sizes)
         prof.init_error_count = init[1].total()
+    if c.value_profile:
+        from .backends.llvm.results_value import value_entries
+        from .value_profile import make
+        prof.value_profile = make(value_entries(c, counts))
+    if checkers:
+        from .check_tools import attach
+        attach(prof, c, fn, block, checkers)
     return prof
 
 

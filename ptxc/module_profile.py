@@ -114,15 +114,17 @@ def _count(dims) -> int:
 def profile_module(module, launches: dict | None = None, args: dict | None = None,
                    mode: str = "hybrid", kernels=None, threads: int | None = None,
                    max_steps: int | None = None, *, launch_file=None, zero_fill: bool = False,
-                   per_cta: bool = True) -> ModuleProfile:
+                   per_cta: bool = True, value_profile: bool = False) -> ModuleProfile:
     """Run every kernel of ``module`` (or those named in ``kernels``).
     ``launch_file``: a path (ptxc/launch_file.py) or ``{kernel: FileLaunch}``;
     ``zero_fill``: run kernels whose control flow reads memory that has no
     argument on zero-filled buffers; ``per_cta``: one-CTA rows for kernels
-    with no launch (see the module doc)."""
+    with no launch (see the module doc); ``value_profile``: profile every
+    register write of each launch (a full run; docs/value-profile.md)."""
     from . import launcher
     if mode not in launcher.MODES:
         raise PtxcError(f"unknown mode '{mode}' (use 'hybrid' or 'full')")
+    launcher.check_value_profile(value_profile, mode)
     launches, args = dict(launches or {}), dict(args or {})
     filed = read_launch_file(module, launch_file)
     chosen = select_kernels(module, kernels, launches, args)
@@ -135,11 +137,11 @@ def profile_module(module, launches: dict | None = None, args: dict | None = Non
     rows = [plan_row(module, fn, launches.get(fn.name), args.get(fn.name), mode,
                      filed.get(fn.name), zero_fill, per_cta) for fn in chosen]
     t2 = time.perf_counter()
-    compile_s = precompile(module, [r for r in rows if r.status == RAN], mode)
+    compile_s = {} if value_profile else precompile(module, [r for r in rows if r.status == RAN], mode)
     t3 = time.perf_counter()
     for row in rows:
         if row.status == RAN:
-            run_row(module, row, mode, threads, max_steps)
+            run_row(module, row, mode, threads, max_steps, value_profile)
     result.rows = rows
     result.timings = {"slice": t1 - t0, "infer": t2 - t1, **compile_s,
                       "launches": time.perf_counter() - t3}
@@ -356,12 +358,13 @@ def precompile(module, rows: list, mode: str) -> dict:
                                      for r in rows], mode)
 
 
-def run_row(module, row: KernelRow, mode: str, threads, max_steps) -> None:
+def run_row(module, row: KernelRow, mode: str, threads, max_steps,
+            value_profile: bool = False) -> None:
     from .launcher import launch
     t0 = time.perf_counter()
     try:
         row.profile = launch(module, row.kernel, row.grid, row.block, row.args, mode=mode,
-                             threads=threads, max_steps=max_steps)
+                             threads=threads, max_steps=max_steps, value_profile=value_profile)
     except PtxcError as e:
         row.status, row.reason = FAILED, e.render().splitlines()[0]
     row.seconds = time.perf_counter() - t0

@@ -142,8 +142,22 @@ def render_text(mp) -> str:
         if rows:
             lines.append(f"{title} ({len(rows)}):")
             lines += [f"  {r.kernel}: {r.reason}" for r in rows]
+    lines += value_profile_lines(mp)
     lines.append("time: " + timings_text(mp.timings))
     return "\n".join(lines) + "\n"
+
+
+def value_profile_lines(mp) -> list[str]:
+    """--value-profile: SASSI's Table 2 per kernel (docs/value-profile.md)."""
+    from .value_profile import summary_lines
+    done = [r for r in mp.ran if r.profile.value_profile is not None]
+    if not done:
+        return []
+    lines = ["value profile (docs/value-profile.md):"]
+    for r in done:
+        lines.append(f"  {r.kernel}:")
+        lines += summary_lines(r.profile.value_profile["summary"], "    ")
+    return lines
 
 
 def notes_text(mp) -> list[str]:
@@ -216,7 +230,15 @@ def total_counts(mp, fcs: list) -> dict:
 
 def render_csv(mp) -> str:
     from .passes.count_render import CSV_COLUMNS, render_csv as count_csv
-    return count_csv(count_report(mp), CSV_COLUMNS + EXTRA_COLUMNS)
+    from .value_profile_report import PCTS
+    report = count_report(mp)
+    extra = ()
+    if any(r.profile.value_profile is not None for r in mp.ran):      # --value-profile
+        extra = tuple(f"vp_{k}" for k in PCTS)
+        for r in mp.ran:
+            s = r.profile.value_profile["summary"]
+            report["functions"][r.kernel].update({f"vp_{k}": s[k] for k in PCTS})
+    return count_csv(report, CSV_COLUMNS + EXTRA_COLUMNS + extra)
 
 
 # ------------------------------------------------------------------- json

@@ -31,6 +31,7 @@ from ptxc.errors import PtxcError
 from ptxc.memaccess import access_kind
 
 from . import layout as Lo
+from .check_hooks import sync_hook
 from .irtext import Fn, LANE_IDS, splat, vt
 from .mem_count import count_only
 from .ops_mma import WHOLE_WARP_OPS
@@ -77,7 +78,11 @@ class KernelCodegen(SimtMixin, Values):
         self.name = name
         self.memory_counters = memory_counters   # shared bank bytes (4 or 8), 0 = off
         self.memcheck = False       # record invalid accesses and go on (memcheck.py)
+        self.value_profile = False  # profile register values (value_prof.py)
+        self.value_ctr: dict[int, list] = {}   # instr id -> [(dst, register, bits, base)]
+        self.value_or: list[int] = []          # counters OR-reduced over workers
         self.initcheck = False      # track initialised global memory (initcheck.py)
+        self.checks: tuple = ()     # racecheck / synccheck hooks (check_hooks.py)
         self.mem_ctr: dict[int, dict[str, int]] = {}   # instr id -> {space: counter base}
         check_address_slice(plan, mode, memory_counters)
         self.ops = OPS
@@ -290,14 +295,24 @@ class KernelCodegen(SimtMixin, Values):
         op = ins.opcode
         if op in WHOLE_WARP_OPS:          # checked even where the slice drops it
             self.whole_warp_check()
+        if self.checks:
+            sync_hook(self, ins)        # racecheck / synccheck variants (check_hooks.py)
         if op in ("bar", "barrier"):
             self.barrier(ins)
+            if self.value_profile:
+                from .value_prof import profile_barrier
+                profile_barrier(self, ins)
         elif self.keep(ins):
             handler = self.ops.get(op)
             if handler is None:
                 self.unsupported(ins)
             else:
+                if self.value_profile:
+                    from .value_prof import WriteProfile
+                    vp = WriteProfile(self, ins)
                 self.lower(ins, handler, ins)
+                if self.value_profile:
+                    vp.after()
         elif self.memory_counters and access_kind(ins) is not None:
             self.lower(ins, count_only, ins)
         if is_spin_point(ins):

@@ -55,6 +55,10 @@ class Compiled:
     bank_bytes: int = 0             # their shared-memory bank width (4 or 8; 0 when off)
     mem_ctr: dict = field(default_factory=dict)   # instr id -> {space: counter base}
     uses_heap: bool = False         # calls device malloc / free (heap.py)
+    inject: bool = False            # the error-injection variant (inject_ir.py)
+    value_ctr: dict = field(default_factory=dict)   # value profile: instr id -> [(dst, reg, bits, base)]
+    value_or: list = field(default_factory=list)    # counters OR-reduced over workers (value_prof.py)
+    value_profile: bool = False     # the value-profiling variant (value_prof.py)
 
     @property
     def in_order(self) -> bool:
@@ -70,11 +74,13 @@ def llvm():
         import llvmlite.binding as b
         b.initialize_native_target()
         b.initialize_native_asmprinter()
-        from . import coop, heap, initcheck, memcheck
+        from . import check_hooks, coop, heap, initcheck, inject_ctl, memcheck
         from .device_calls import register
         heap.register_symbols(b)
+        inject_ctl.register_symbols(b)
         memcheck.register_symbols(b)
         initcheck.register_symbols(b)
+        check_hooks.register_symbols(b)
         coop.register_symbols(b)
         register(b)                 # vprintf / __assertfail reach Python (device_calls.py)
         from . import ops_tex
@@ -138,31 +144,38 @@ def _cache(module) -> dict:
     return module.attrs.setdefault("llvm_jit_cache", {})
 
 
-def _key(kernel, mode: str, level: int, memory: int = 0, memcheck: bool = False,
-         initcheck: bool = False):
+def _key(kernel, mode: str, level: int, memory: int = 0,
+         variants: frozenset = frozenset()):
     stamp = id(kernel.attrs.get("slice_report")) if mode == "hybrid" and kernel.attrs.get("sliced") else None
-    return (kernel.name, mode, level, stamp) + ((memory,) if memory else ()) + \
-        (("memcheck",) if memcheck else ()) + (("initcheck",) if initcheck else ())
+    return (kernel.name, mode, level, stamp) + ((memory,) if memory else ()) + tuple(sorted(variants))
+
+
+VARIANTS = ("memcheck", "initcheck", "inject", "value_profile",    # compiled variants; the default
+            "racecheck", "synccheck")                              # code is unchanged
 
 
 def compile_kernel(module, kernel, mode: str, level: int = 0, keep_ir: bool = False,
-                   memory: int = 0, memcheck: bool = False, initcheck: bool = False) -> Compiled:
+                   memory: int = 0, **variant_flags) -> Compiled:
     """The compiled kernel, from the cache when possible (``memory``: the
-    shared bank width of the memory counters, 0 = no memory counters;
-    ``memcheck``: the variant that records invalid accesses and goes on,
-    memcheck.py; ``initcheck``: the variant that tracks initialised global
-    memory, initcheck.py)."""
+    shared bank width of the memory counters, 0 = no memory counters).
+    ``variant_flags`` name compiled variants (VARIANTS), e.g. memcheck=True:
+    ``memcheck`` records invalid accesses and goes on (memcheck.py),
+    ``initcheck`` tracks initialised global memory (initcheck.py),
+    ``inject`` is the error-injection variant (inject_ir.py),
+    ``value_profile`` profiles register values (value_prof.py),
+    ``racecheck`` / ``synccheck`` call their checkers (check_hooks.py)."""
+    variants = variant_set(variant_flags)
     with _lock:
-        hit = _cache(module).get(_key(kernel, mode, level, memory, memcheck, initcheck))
+        hit = _cache(module).get(_key(kernel, mode, level, memory, variants))
         if hit is None:
             hit = compile_many(module, [kernel], mode, level, keep_ir, memory=memory,
-                               memcheck=memcheck, initcheck=initcheck)[0]
+                               variants=variants)[0]
         return hit
 
 
 def compile_many(module, kernels, mode: str, level: int = 0, keep_ir: bool = False,
-                 skip_errors: bool = False, memory: int = 0, memcheck: bool = False,
-                 initcheck: bool = False) -> list:
+                 skip_errors: bool = False, memory: int = 0,
+                 variants: frozenset = frozenset()) -> list:
     """Compile several kernels of ``module`` into one LLVM module (cached).
     Kernels whose generated code is identical (XLA's many copies of one
     elementwise kernel) are compiled once; kernels found in the on-disk cache
@@ -170,29 +183,32 @@ def compile_many(module, kernels, mode: str, level: int = 0, keep_ir: bool = Fal
     cannot be compiled are left out (and None is returned for them)."""
     with _lock:
         cache = _cache(module)
-        todo = list({_key(k, mode, level, memory, memcheck, initcheck): k for k in kernels
-                     if _key(k, mode, level, memory, memcheck, initcheck) not in cache}.values())
+        todo = list({_key(k, mode, level, memory, variants): k for k in kernels
+                     if _key(k, mode, level, memory, variants) not in cache}.values())
         if todo:
-            _compile_into(cache, module, todo, mode, level, keep_ir, skip_errors, memory, memcheck,
-                          initcheck)
-        return [cache.get(_key(k, mode, level, memory, memcheck, initcheck)) for k in kernels]
+            _compile_into(cache, module, todo, mode, level, keep_ir, skip_errors, memory, variants)
+        return [cache.get(_key(k, mode, level, memory, variants)) for k in kernels]
 
 
 PLACEHOLDER = "run_warp"
 
 
 def _generate(module, kernels, mode: str, level: int, skip_errors: bool, memory: int,
-              memcheck: bool = False, initcheck: bool = False) -> list:
+              variants: frozenset = frozenset()) -> list:
     """[(kernel, generator, function text)] with each function named after
     its key (objcache.key): identical code gets the same name."""
     from .codegen import KernelCodegen
     from .plan import Plan
+    if "inject" in variants:
+        from .inject_ir import InjectCodegen as KernelCodegen   # noqa: N814
     out = []
     for k in kernels:
         try:
             g = KernelCodegen(Plan(module, k), mode, name=PLACEHOLDER, memory_counters=memory)
-            g.memcheck = memcheck
-            g.initcheck = initcheck
+            g.memcheck = "memcheck" in variants
+            g.initcheck = "initcheck" in variants
+            g.value_profile = "value_profile" in variants
+            g.checks = tuple(v for v in ("racecheck", "synccheck") if v in variants)
             g.generate_function()
             text = g.function_text()
         except PtxcError:
@@ -213,10 +229,10 @@ def _kernel_key(text: str, g, level: int) -> str:
 
 
 def _compile_into(cache, module, todo, mode, level, keep_ir, skip_errors, memory,
-                  memcheck=False, initcheck=False) -> None:
+                  variants=frozenset()) -> None:
     from .codegen import module_text_of
     t0 = time.perf_counter()
-    made = _generate(module, todo, mode, level, skip_errors, memory, memcheck, initcheck)
+    made = _generate(module, todo, mode, level, skip_errors, memory, variants)
     if not made:
         return
     unique = {g.name: (g, text) for _, g, text in made}
@@ -225,7 +241,7 @@ def _compile_into(cache, module, todo, mode, level, keep_ir, skip_errors, memory
     t2 = time.perf_counter()
     share = 1.0 / len(made)
     for k, g, text in made:
-        cache[_key(k, mode, level, memory, memcheck, initcheck)] = Compiled(
+        cache[_key(k, mode, level, memory, variants)] = Compiled(
             plan=g.plan, mode=mode, level=level, n_counters=g.next_ctr,
             branch_ctr=g.branch_ctr, guard_ctr=g.guard_ctr, ws_size=g.ws_size,
             uses_global_atomics=g.uses_global_atomics, writes_global=g.writes_global,
@@ -235,7 +251,16 @@ def _compile_into(cache, module, todo, mode, level, keep_ir, skip_errors, memory
             timings={"codegen": (t1 - t0) * share, "llvm": (t2 - t1) * share,
                      "batch": len(made), "distinct": len(unique), "compiled": compiled},
             memory_counters=bool(memory), bank_bytes=memory, mem_ctr=g.mem_ctr,
-            uses_heap=g.uses_heap)
+            uses_heap=g.uses_heap, inject="inject" in variants, value_ctr=g.value_ctr,
+            value_or=g.value_or, value_profile="value_profile" in variants)
+
+
+def variant_set(flags: dict) -> frozenset:
+    """The compiled variants named by ``flags`` (name -> bool), checked."""
+    unknown = set(flags) - set(VARIANTS)
+    if unknown:
+        raise TypeError(f"unknown compiled variant(s) {sorted(unknown)} (known: {VARIANTS})")
+    return frozenset(name for name, on in flags.items() if on)
 
 
 def is_compiled(module, kernel, mode: str, level: int, memory: int = 0) -> bool:

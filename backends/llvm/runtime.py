@@ -166,9 +166,21 @@ class Launch:
         errors = [w.error for w in workers if w.error is not None]
         if errors:
             raise min(errors, key=lambda e: e.cta)
-        return sum(w.counters for w in workers)
+        return self.reduce([w.counters for w in workers])
+
+    def reduce(self, arrays: list) -> np.ndarray:
+        """The workers' counters summed, except the value profile's masks
+        (Compiled.value_or, value_prof.py), which are OR-ed: the same result
+        for any number of workers."""
+        total = sum(arrays)
+        if self.c.value_or:
+            idx = np.asarray(self.c.value_or, dtype=np.int64)
+            total[idx] = np.bitwise_or.reduce(np.stack([a[idx] for a in arrays]), axis=0)
+        return total
 
     def _run_classes(self, classes) -> np.ndarray:
+        if self.c.value_or:             # CTAs of a class share counters, not register values
+            raise ValueError("internal error: a value-profiled launch runs every CTA")
         reps, counts = classes.reps, classes.counts
         threads = 1 if self.c.in_order else min(self.threads, len(reps))
         workers = [Worker(self) for _ in range(threads)]
@@ -214,7 +226,7 @@ class Launch:
         real = [e for e in errors if e.code != Lo.ERR_COOP_ABORT]
         if real or errors:
             raise min(real or errors, key=lambda e: e.cta)
-        return sum(w.counters for w in workers)
+        return self.reduce([w.counters for w in workers])
 
     def _run_pool(self, loop, n: int, state: dict, total: int) -> None:
         from .launch_wait import run_threads

@@ -136,7 +136,8 @@ def run_app(argv: list[str], options: Options, err=None) -> Result:
             "device_error": session.faults[0].summary() if session.faults else None,
             "launches": len(session.launches),
             "memory_counters": options.memory_counters,
-            "bank_bytes": options.bank_bytes if options.memory_counters else None}
+            "bank_bytes": options.bank_bytes if options.memory_counters else None,
+            "value_profile": options.value_profile}
     explain(session, app_status, err)
     if session.stopped:
         status = EXIT_STOPPED_BY_PTXC

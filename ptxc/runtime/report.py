@@ -23,6 +23,7 @@ import sqlite3
 
 from ptxc import profile
 from ptxc import memcheck_report
+from ptxc import value_profile_report as vpr
 from ptxc.backends.llvm.results_memory import RATIOS, add_ratios, scalar_totals
 
 TIME_COLUMNS = ("wall_s", "compile_s", "run_s")
@@ -78,6 +79,7 @@ def kernel_rows(launches) -> list[dict]:
                     "wall_min_s": min(walls), "wall_max_s": max(walls),
                     "compile_s": sum(r.compile_s for r in rs)})
         row.update(memory_totals(rs))
+        row.update(vpr.kernel_columns(rs))          # --value-profile (docs/value-profile.md)
         rows.append(row)
     return rows
 
@@ -162,6 +164,7 @@ def _template_kernel(launches=()) -> dict:
     t.update({"wall_s": 0.0, "wall_avg_s": 0.0, "wall_min_s": 0.0, "wall_max_s": 0.0,
               "compile_s": 0.0})
     t.update(_memory_template(launches))
+    t.update(vpr.column_template(launches))
     return t
 
 
@@ -193,6 +196,10 @@ def write_sqlite(path: str, launches, meta: dict) -> None:
         if memcheck_report.checked(launches):          # --on-error=continue (docs/check.md)
             _table(db, "errors", memcheck_report.error_rows(launches),
                    memcheck_report.ERROR_TEMPLATE)
+        if vpr.profiled(launches):                     # --value-profile (docs/value-profile.md)
+            _table(db, "value_profile", vpr.summary_rows(launches), vpr.SUMMARY_TEMPLATE)
+            _table(db, "value_profile_instructions", vpr.instruction_rows(launches),
+                   vpr.INSTR_TEMPLATE)
         db.commit()
     finally:
         db.close()
@@ -254,6 +261,8 @@ def summary_text(launches, meta: dict) -> str:
     text = "\n".join(lines) + "\n"
     if memcheck_report.checked(launches):
         text += f"{tag} Memory errors (--on-error=continue):\n" + memcheck_report.launches_text(launches)
+    if vpr.profiled(launches):
+        text += f"{tag} " + vpr.summary_text(launches, readable)
     return text
 
 
@@ -297,6 +306,8 @@ def summary_json(launches, meta: dict) -> str:
            "launches": [launch_row(r) for r in launches]}
     if memcheck_report.checked(launches):
         doc["memcheck"] = memcheck_report.launches_json(launches)
+    if vpr.profiled(launches):
+        doc["value_profile"] = vpr.summary_json(launches)
     return json.dumps(doc, indent=2, default=list) + "\n"
 
 

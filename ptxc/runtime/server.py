@@ -39,6 +39,7 @@ class Options:
     keep_ptx: str | None = None
     memory_counters: bool = False    # coalescing / bank-conflict counters (docs/metrics.md)
     bank_bytes: int = 4
+    value_profile: bool = False      # profile register values (a full run; docs/value-profile.md)
     on_error: str | None = None      # device faults: 'stop', 'cuda', 'continue' (memcheck:
                                      # bad accesses recorded, docs/check.md), None = faults.DEFAULT
     checks: tuple = ()               # ptxc check's tools (runtime/checks.py, docs/check.md)
@@ -274,7 +275,8 @@ class Session:
                                slice_options=HYBRID_SLICE if opts.mode == "hybrid" else None,
                                memory_counters=opts.memory_counters, bank_bytes=opts.bank_bytes,
                                heap=self.device_heap, cooperative=cooperative,
-                               check=checks.launch_check(opts), shadow=checks.shadow_of(self))
+                               check=checks.launch_check(opts), shadow=checks.shadow_of(self),
+                               value_profile=opts.value_profile)
         wall = time.perf_counter() - t0
         return LaunchRecord(len(self.launches) + 1, k.name, lm.label, grid, block, shared,
                             stream, opts.mode, prof, wall, prof.timings.get("compile", 0.0),

@@ -82,6 +82,8 @@ ptx wmma          sm90          -arch=sm_90 -O3
 ptx mma_sync      sm90          -arch=sm_90 -O3
 ptx partial_warp_mma sm90       -arch=sm_90 -O3
 ptx memcheck      sm90.lineinfo -arch=sm_90 -O3 -lineinfo
+ptx racecheck     sm90.lineinfo -arch=sm_90 -O3 -lineinfo
+ptx synccheck     sm90.lineinfo -arch=sm_90 -O3 -lineinfo
 ptx topdown       sm90          -arch=sm_90 -O3
 ptx initcheck     sm90.lineinfo -arch=sm_90 -O3 -lineinfo
 
