@@ -8,7 +8,7 @@ are branch targets and after terminators; fall-through edges are explicit.
 from __future__ import annotations
 
 from . import ir
-from .errors import PtxcError, SrcLoc
+from .errors import PtxcError, SrcLoc, nth_line
 from .opcodes import ARITY, lookup
 from .syntax import Name
 
@@ -99,15 +99,14 @@ class Builder:
 
     def __init__(self, filename: str, text: str):
         self.filename = filename
-        self.lines = text.split("\n")
+        self.text = text
         self.module = ir.Module(filename)
         self.module.source = text
         self.module_scope = Scope(None)     # module-level .reg (PTX 1.x) live here
 
     # ------------------------------------------------------------ errors
     def error(self, msg: str, line: int, col: int = 1) -> PtxcError:
-        src = self.lines[line - 1] if 0 < line <= len(self.lines) else None
-        return PtxcError(msg, SrcLoc(self.filename, line, col), src)
+        return PtxcError(msg, SrcLoc(self.filename, line, col), nth_line(self.text, line))
 
     def loc(self, line: int, col: int = 1) -> SrcLoc:
         return SrcLoc(self.filename, line, col)
@@ -179,7 +178,8 @@ class Builder:
         _, attrs, decls, line = item
         space, type_, align, vec, linkage, other = self.split_attrs(attrs, line)
         if space is None:
-            raise self.error("declaration without a state space (.reg, .global, .shared ...)", line)
+            col = next((a[3] for a in attrs if a[2] == line and a[3]), 1)
+            raise self.error("declaration without a state space (.reg, .global, .shared ...)", line, col)
         out = []
         for d in decls:
             if d[0] == "range":

@@ -40,9 +40,53 @@ class PtxcError(Exception):
         return f"{where}error: {self.message}"
 
     def render(self) -> str:
-        """The headline plus, when known, the source line and a caret."""
+        """The headline plus, when known, the source line and a caret.
+
+        The echo is bounded: at most ``ECHO_WIDTH`` characters of the line
+        around the column (``...`` marks what is cut), with control
+        characters and invalid bytes escaped, so that an error on a 1 MB line
+        prints one screen, not the line.
+        """
         text = self.headline()
+        if len(text) > MAX_MESSAGE:
+            text = text[:MAX_MESSAGE] + f"... ({len(text) - MAX_MESSAGE} more characters)"
         if self.source_line is not None and self.loc is not None:
-            line = self.source_line.rstrip("\n").expandtabs(1)
-            text += "\n" + line + "\n" + " " * max(self.loc.col - 1, 0) + "^"
+            line, caret = echo_window(self.source_line.rstrip("\n").expandtabs(1), self.loc.col)
+            text += "\n" + line + "\n" + " " * caret + "^"
         return text
+
+
+def nth_line(text: str, n: int) -> str | None:
+    """Line ``n`` (1-based) of ``text``, or None: found when an error needs
+    it, so that a parse keeps no list of the lines of a large file."""
+    if n < 1:
+        return None
+    start = 0
+    for _ in range(n - 1):
+        start = text.find("\n", start) + 1
+        if start == 0:
+            return None
+    end = text.find("\n", start)
+    return text[start:] if end < 0 else text[start:end]
+
+
+MAX_MESSAGE = 1000     # characters of a headline
+ECHO_WIDTH = 160       # characters of a source line echoed under a message
+
+
+def echo_window(line: str, col: int) -> tuple[str, int]:
+    """(the part of ``line`` to print around 1-based ``col``, escaped; the caret's offset)."""
+    at = max(col - 1, 0)
+    start = 0 if len(line) <= ECHO_WIDTH else max(0, min(at - ECHO_WIDTH // 2, len(line) - ECHO_WIDTH))
+    head = "..." if start else ""
+    stop = start + ECHO_WIDTH
+    tail = "..." if stop < len(line) else ""
+    before = head + _escaped(line[start:at])
+    return before + _escaped(line[at:stop]) + tail, len(before)
+
+
+def _escaped(text: str) -> str:
+    if text.isprintable():
+        return text
+    return "".join(c if c.isprintable() or c == " " else c.encode("unicode_escape").decode("ascii")
+                   for c in text)

@@ -31,6 +31,7 @@ class FunctionBuilder:
         self.btargets: dict[str, list[Name]] = {}
         self.dbg = None                     # the .loc run in effect (tuple of texts)
         self.pending_dbg: list[str] = []    # .loc lines since the last instruction
+        self.where = (1, 1)                 # (line, col) of the instruction being built
 
     # ------------------------------------------------------------- walk
     def build(self, body) -> None:
@@ -130,9 +131,13 @@ class FunctionBuilder:
             raise self.b.error(f"'{text}' needs {ndst} destination operand(s)", line, col)
         ins = ir.Instr(opcode, mods, info=info, loc=SrcLoc(self.b.filename, line, col))
         srcs = operands[ndst:]
+        self.where = (line, col)
         ins.dsts = [self.dst(o, scope) for o in operands[:ndst]]
         if opcode in BRANCHES:    # the last operand of bra / brx.idx names a label (or a branch table)
             ins.srcs = [self.src(o, scope, i == len(srcs) - 1) for i, o in enumerate(srcs)]
+            if opcode == "bra" and not (ins.srcs and isinstance(ins.srcs[-1], ir.LabelRef)):
+                raise self.b.error(f"'{text}' needs a label as its target (PTX ISA bra: "
+                                   "an indirect branch is brx.idx)", line, col)
         else:
             ins.srcs = [self.src(o, scope) for o in srcs]
         if guard is not None:
@@ -186,6 +191,9 @@ class FunctionBuilder:
         return any(v.name == name for v in self.b.module.globals)
 
     def dst(self, op, scope: Scope):
+        if isinstance(op, ir.Imm):
+            raise self.b.error(f"the constant {op.text[:40]} cannot be a destination operand",
+                               *self.where)
         if isinstance(op, Name):
             if op.text == "_":
                 return ir.SINK
@@ -202,7 +210,7 @@ class FunctionBuilder:
             return ir.ParenList([self.src(o, scope) for o in op[1]])
         if kind == "mem":                     # e.g. st writes through an address operand
             return self.src(op, scope)
-        raise self.b.error("invalid destination operand", getattr(op, "line", 1))
+        raise self.b.error("invalid destination operand", *self.where)
 
     def src(self, op, scope: Scope, label: bool = False):
         if isinstance(op, Name):
@@ -229,7 +237,7 @@ class FunctionBuilder:
                 return ir.Addr(ir.Bracket([self.src(o, scope) for o in addr[1]]), 0)
             base, off = addr
             return ir.Addr(None if base is None else self.name(base, scope, False), off)
-        raise self.b.error(f"invalid operand {op!r}", 1)
+        raise self.b.error(f"invalid operand {op!r:.60}", *self.where)
 
     # ------------------------------------------------------------ blocks
     def branch_targets(self) -> set[tuple]:

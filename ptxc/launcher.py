@@ -20,6 +20,8 @@ import numpy as np
 from . import inject_session
 from .errors import PtxcError
 from .launch_alias import classes_for_segments, classes_for_values, ensure_launch_slice
+from .launch_limits import (check_buffer_size, check_dims, check_max_steps, check_shared,
+                            read_only_writes)
 from .types import TYPE_SIZES
 
 DEFAULT_MAX_STEPS = 100_000_000     # block executions per warp
@@ -50,6 +52,7 @@ def launch(module, kernel=None, grid=(1, 1, 1), block=None, args=(), mode: str =
     (docs/metrics.md), with shared-memory banks of ``bank_bytes`` (4 or 8).
     A hybrid run executes one CTA per equivalence class when the slice
     allows it (docs/cta-equivalence.md); ``cta_equivalence=False`` runs every CTA."""
+    check_max_steps(max_steps)
     if isinstance(module, (str, os.PathLike)):
         from . import load
         module = load(module)
@@ -205,10 +208,13 @@ def check_config(fn, grid, block, shared_bytes) -> None:
     if fn.reqntid and tuple(fn.reqntid) + (1,) * (3 - len(fn.reqntid)) != block:
         raise PtxcError(f"kernel {fn.name}: .reqntid {tuple(fn.reqntid)} requires block {tuple(fn.reqntid)}, "
                         f"got {block}", fn.loc)
+    check_dims(grid, block)
     if grid[0] * grid[1] * grid[2] > 2 ** 31:
-        raise PtxcError(f"grid {grid} too large")
+        raise PtxcError(f"grid {grid} too large: {grid[0] * grid[1] * grid[2]} CTAs, ptxc runs at most "
+                        f"2**31 = {2 ** 31} per launch")
     if shared_bytes < 0:
         raise PtxcError("dynamic shared memory size must be >= 0")
+    check_shared(shared_bytes)
 
 
 def memory_setting(memory_counters: bool, bank_bytes: int) -> int:
@@ -325,7 +331,10 @@ def normalise_args(fn, args) -> dict:
     if isinstance(args, dict):
         out = {}
         for k, v in args.items():
-            out[param_index(fn, k)] = v
+            i = param_index(fn, k)
+            if i in out:
+                raise arg_error(fn, f"parameter {i} '{fn.params[i].name}' is given twice")
+            out[i] = v
         return out
     args = list(args)
     if len(args) > len(params):
@@ -404,7 +413,7 @@ def pack_scalar(fn, p, where: str, v) -> bytes:
     n = TYPE_SIZES.get(t, 4) * 8
     if p.dims:
         raise arg_error(fn, f"{where}: expects {p.size} bytes (bytes or an array)")
-    lo = -(1 << (n - 1)) if t.startswith("s") or t.startswith("b") else 0
+    lo = -(1 << (n - 1))          # unsigned too: two's complement, as C++ converts int -1 to .u32
     if not lo <= v < (1 << n):
         raise arg_error(fn, f"{where}: {v} does not fit in .{t}")
     return (v & ((1 << n) - 1)).to_bytes(n // 8, "little")
@@ -425,6 +434,9 @@ def parse_arg_strings(fn, items) -> dict:
             raise arg_error(fn, f"argument '{item}' is not NAME=VALUE")
         name, text = item.split("=", 1)
         idx = param_index(fn, name.strip())
+        if idx in out:
+            raise arg_error(fn, f"parameter {idx} '{fn.params[idx].name}' is given twice "
+                                f"(--arg {item})")
         out[idx] = parse_value(fn, text.strip())
     return out
 
@@ -456,7 +468,10 @@ def generate(fn, parts):
         shape = tuple(int(x) for x in parts[2].lower().split("x"))
         extra = parts[3] if len(parts) > 3 else None
         dtype = DTYPES[dt]
-        n = int(np.prod(shape))
+        n = int(np.prod(shape, dtype=object))
+        from .backends.llvm.layout import seg_shift
+        check_buffer_size(n * np.dtype(dtype).itemsize, 1 << (seg_shift(fn.module) if fn else 32),
+                          f"{'kernel ' + fn.name + ': ' if fn else ''}buffer '{':'.join(parts)}'")
         if kind == "zeros":
             return np.zeros(shape, dtype)
         if kind == "ones":
@@ -472,6 +487,8 @@ def generate(fn, parts):
         return rng.integers(info.min, info.max, size=n, dtype=dtype, endpoint=True).reshape(shape)
     except (ValueError, TypeError) as e:
         raise arg_error(fn, f"bad generator '{':'.join(parts)}': {e}")
+    except MemoryError:
+        raise arg_error(fn, f"buffer '{':'.join(parts)}' is too large for this host's memory") from None
 
 
 # ------------------------------------------------------------- running
@@ -493,6 +510,7 @@ def execute(module, fn, grid, block, params, buffers, arrays, mode, shared_bytes
                         cta_equivalence=cta_equivalence and mode == "hybrid",
                         cooperative=cooperative, check=check)
     if mode == "full":
+        read_only_writes(fn, buffers, arrays, owners)
         for buf, orig in zip(buffers, (o for _, o in arrays)):
             if not np.shares_memory(buf, orig) and orig.flags.writeable:
                 np.copyto(orig, buf.view(orig.dtype).reshape(orig.shape), casting="no")
@@ -524,6 +542,7 @@ def launch_segments(module, kernel, grid, block, params: bytes, segments: dict, 
     ``cooperative``, ``check`` and ``value_profile`` are launch()'s; ``shadow``
     (an initcheck.Shadow kept by the caller) records which bytes were
     written, for ``check="initcheck"``."""
+    check_max_steps(max_steps)
     fn, grid, block, mem = configure(module, kernel, grid, block, mode, shared_bytes,
                                      memory_counters, bank_bytes)
     check_option(check, mode)
@@ -567,6 +586,7 @@ def run_compiled(c, fn, grid, block, params, segments, shared_bytes, max_steps, 
     from .backends.llvm.results import build_profile
     from .backends.llvm.runtime import Launch, RunError
     from .cta_launch import cta_classes
+    check_shared(shared_bytes, c.plan.shared_static, fn.name)
     t1 = time.perf_counter()
     if c.uses_heap:
         heap = heap() if callable(heap) else heap      # the CUDA runtime makes it on demand

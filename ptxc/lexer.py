@@ -45,6 +45,8 @@ from bisect import bisect_right
 
 from lark.lexer import Lexer, Token
 
+from .ptx_numbers import parse_number
+
 # A simple operand: register/symbol (maybe negated), number, bracketed address,
 # or a vector of registers/symbols/numbers (`{%f1, %f2, _, 0}`).
 _NUMBER = (r"-?(?:0[fF][0-9a-fA-F]{8}(?![\w.])|0[dD][0-9a-fA-F]{16}(?![\w.])|0[xX][0-9a-fA-F]+U?"
@@ -63,11 +65,16 @@ _INSTR_RE = re.compile(r"(?:@!?[%$A-Za-z_][\w$]*[ \t]+)?[a-z][\w]*(?:\.[\w$:]+)*
 _REGDECL_RE = re.compile(r"\.reg[ \t]+\.[a-z0-9]+[ \t]+[%$A-Za-z_][\w$]*(?:<\d+>)?"
                          r"(?:[ \t]*,[ \t]*[%$A-Za-z_][\w$]*(?:<\d+>)?)*[ \t]*;")
 
+# One element of a flat initializer list of numbers (``= {1, 2, 3}``, one
+# INITLIST token) and what follows it; parse_number validates the element.
+_INIT_ELEM = re.compile(r"[ \t\r\n]*(-?[0-9][\w.+-]*)[ \t\r\n]*([,}])")
+
 # A label at the start of a statement (the NAME of rule `label`, then ':').
 _LABEL_RE = re.compile(r"([%$A-Za-z_][\w$]*)[ \t]*:")
 _LOC_RE = re.compile(r"\.loc[ \t][^\n]*")
 # Blanks and comments between the statements of a run.
 _SKIP_RE = re.compile(r"(?:[ \t\r\n]+|//[^\n]*|/\*.*?\*/)*", re.DOTALL)
+MAX_NESTING = 100  # braces or parentheses deeper than this are refused (Python recursion)
 RUNS = True        # tests turn runs off to compare with one token per statement
 
 # A simple kernel parameter (`.param .u64 .ptr .align 16 p`, `.param .b8 a[16]`)
@@ -87,7 +94,8 @@ _TOKEN_RE = re.compile(r"""
 | (?P<SECTION>\.section[^{]*\{[^}]*\})
 | (?P<LOC>\.loc[ \t][^\n]*)
 | (?P<FILE_DIR>\.file[ \t][^\n]*)
-| (?P<NUMBER>-?(?:0[fF][0-9a-fA-F]{8}(?![\w.])|0[dD][0-9a-fA-F]{16}(?![\w.])|0[xX][0-9a-fA-F]+U?|0[bB][01]+U?|\d+\.\d*(?:[eE][+-]?\d+)?|\d+[eE][+-]?\d+|\d+U?))
+| (?P<NUMBER>-?(?:0[fF][0-9a-fA-F]{8}|0[dD][0-9a-fA-F]{16}|0[xX][0-9a-fA-F]+U?|0[bB][01]+U?|\d+\.\d*(?:[eE][+-]?\d+)?|\d+[eE][+-]?\d+|\d+U?)(?![\w.$]))
+| (?P<BADNUM>-?\d[\w.$]*)
 | (?P<ADDR>\[[^\[\]{},;\n]*\])
 | (?P<GUARD>@!?[%$A-Za-z_][\w$]*)
 | (?P<NAME>[%$A-Za-z_][\w$]*(?:\.[\w$:]+)*)
@@ -115,6 +123,8 @@ class PtxLexer(Lexer):
         pos, end = 0, len(text)
         at_start = True
         depth = 0                          # open braces: > 0 inside a function body
+        parens = 0                         # open parentheses
+        prev = None                        # the kind of the last token yielded
         runs = RUNS
         while pos < end:
             if at_start:
@@ -142,15 +152,33 @@ class PtxLexer(Lexer):
             start, pos = pos, m.end()
             if kind == "WS":
                 continue
+            if kind == "BADNUM":             # raises a located PtxcSyntax
+                parse_number(value, *line_col(newlines, start))
+                kind = "NUMBER"
             if kind == "PUNCT" or kind == "DOTWORD":
                 kind = keywords.get(value, kind)
                 if kind == "PUNCT":
                     raise_bad_char(text, start, newlines)
+                if kind == "LBRACE" and prev == "EQUAL":
+                    found = init_list(text, start, newlines)
+                    if found is not None:      # a flat list of numbers: one INITLIST token
+                        tok, pos = found
+                        prev, at_start = "INITLIST", False
+                        yield tok
+                        continue
                 if kind == "LBRACE":
                     depth += 1
+                    if depth > MAX_NESTING:
+                        too_deep(text, start, newlines, "braces")
                 elif kind == "RBRACE":
                     depth -= 1
-                elif kind == "LPAR" and not depth and runs:
+                elif kind == "RPAR":
+                    parens -= 1
+                elif kind == "LPAR":
+                    parens += 1
+                    if parens > MAX_NESTING:
+                        too_deep(text, start, newlines, "parentheses")
+                if kind == "LPAR" and not depth and runs:
                     line, col = line_col(newlines, start)
                     yield Token(kind, value, start, line, col)
                     at_start = False
@@ -163,6 +191,7 @@ class PtxLexer(Lexer):
                     continue
             line, col = line_col(newlines, start)
             at_start = kind in STATEMENT_START
+            prev = kind
             yield Token(kind, value, start, line, col)
 
     def param_list(self, text: str, pos: int, newlines: list[int]):
@@ -182,6 +211,34 @@ class PtxLexer(Lexer):
             if sep is None:
                 return (parts, first, m.end()) if _PARAM_END.match(text, m.end()) else None
             p = sep.end()
+
+
+def init_list(text: str, pos: int, newlines: list[int]):
+    """A flat initializer list of numbers at ``pos`` (``{1, 2, 0f3F800000}``):
+    (an INITLIST token whose value is the list of ir.Imm, end), or None.
+    One regular-expression match per element, no backtracking state kept
+    (a single pattern for the whole list costs memory per element)."""
+    from .ir import Imm
+    elem = _INIT_ELEM.match
+    values = []
+    append = values.append
+    p = pos + 1
+    while True:
+        m = elem(text, p)
+        if m is None:
+            return None
+        t = m.group(1)
+        if t.isdigit() and (t[0] != "0" or len(t) == 1) and len(t) < 19:   # decimal: the common case
+            append(Imm(t, int(t), "int"))
+        else:
+            append(parse_number(t, *line_col(newlines, m.start(1))))
+        p = m.end()
+        if m.group(2) == "}":
+            break
+    line, col = line_col(newlines, pos)
+    tok = Token("INITLIST", text[pos:p], pos, line, col)
+    tok.value = values
+    return tok, p
 
 
 def statement_run(text: str, pos: int, newlines: list[int]) -> tuple[list, int]:
@@ -210,16 +267,29 @@ def statement_run(text: str, pos: int, newlines: list[int]) -> tuple[list, int]:
     return parts, stop
 
 
-class BadCharacter(Exception):
+class LexError(Exception):
+    """Bad input found by the lexer, at (line, column); ptxc.parser locates it."""
+
+    def __init__(self, message: str, pos: int, line: int, col: int):
+        super().__init__(message)
+        self.message, self.pos, self.line, self.column = message, pos, line, col
+
+
+class BadCharacter(LexError):
     def __init__(self, pos: int, line: int, col: int, char: str):
-        super().__init__(f"unexpected character {char!r}")
-        self.pos, self.line, self.column, self.char = pos, line, col, char
+        super().__init__(f"unexpected character {char!r}", pos, line, col)
+        self.char = char
 
 
 def line_col(newlines: list[int], pos: int) -> tuple[int, int]:
     """1-based (line, column) of offset ``pos``, from the sorted newline offsets."""
     line = bisect_right(newlines, pos - 1) + 1
     return line, pos - (newlines[line - 2] + 1 if line > 1 else 0) + 1
+
+
+def too_deep(text: str, pos: int, newlines: list[int], what: str):
+    line, col = line_col(newlines, pos)
+    raise LexError(f"{what} nested more than {MAX_NESTING} levels deep", pos, line, col)
 
 
 def raise_bad_char(text: str, pos: int, newlines: list[int]):

@@ -11,7 +11,7 @@ import gc
 import os
 from functools import lru_cache
 
-from .errors import PtxcError, SrcLoc
+from .errors import PtxcError, SrcLoc, nth_line
 
 GRAMMAR = os.path.join(os.path.dirname(__file__), "ptx.lark")
 
@@ -41,51 +41,51 @@ def _cache_path():
 
 def parse_module(text: str, filename: str = "<string>"):
     """PTX text -> ir.Module (SSA). Raises PtxcError on bad input."""
-    lines = text.split("\n")
-
     def error(msg, line, col):
-        src = lines[line - 1] if 0 < line <= len(lines) else None
-        return PtxcError(msg, SrcLoc(filename, line, col), src)
+        return PtxcError(msg, SrcLoc(filename, line, col), nth_line(text, line))
 
     if not text.strip():
         raise error("empty file: no PTX module", 1, 1)
     paused = gc.isenabled()
     gc.disable()              # the parse allocates ~10 objects per token; GC passes cost ~30%
     try:
-        return _parse(text, filename, error, lines)
+        return _parse(text, filename, error)
     finally:
         if paused:
             gc.enable()
 
 
-def _parse(text, filename, error, lines):
+def _parse(text, filename, error):
     import lark
     from .builder import Builder
-    from .lexer import BadCharacter
+    from .lexer import LexError
+    from .ptx_numbers import shown
     from .syntax import PtxcSyntax
     try:
         items = _parser().parse(text)
-    except BadCharacter as e:
-        raise error(f"unexpected character {e.char!r}", e.line, e.column) from None
+    except LexError as e:
+        raise error(e.message, e.line, e.column) from None
     except PtxcSyntax as e:             # raised by a ptxc.syntax callback
-        raise error(str(e), e.line, e.col) from None
+        raise error(e.message, e.line, e.col) from None
     except lark.exceptions.UnexpectedEOF:
-        raise eof_error(error, lines) from None
+        raise eof_error(error, text.split("\n")) from None
     except lark.exceptions.UnexpectedToken as e:
         tok = e.token
         if tok.type == "$END":
-            raise eof_error(error, lines) from None
-        raise error(f"syntax error: unexpected '{tok}'", tok.line, tok.column) from None
+            raise eof_error(error, text.split("\n")) from None
+        raise error(f"syntax error: unexpected '{shown(str(tok))}'", tok.line, tok.column) from None
     except lark.exceptions.VisitError as e:
-        from .syntax import PtxcSyntax
         orig = e.orig_exc
+        if isinstance(orig, PtxcSyntax):
+            raise error(orig.message, orig.line, orig.col) from None
         if isinstance(orig, PtxcError):
             raise orig from None
-        if isinstance(orig, PtxcSyntax):
-            raise error(str(orig), orig.line, orig.col) from None
         line = getattr(getattr(e, "obj", None), "line", 1) or 1
         raise error(f"malformed input: {orig}", line, 1) from None
-    return Builder(filename, text).build(items)
+    try:
+        return Builder(filename, text).build(items)
+    except PtxcSyntax as e:             # a literal the builder parsed
+        raise error(e.message, e.line, e.col) from None
 
 
 def eof_error(error, lines: list[str]) -> PtxcError:

@@ -182,7 +182,14 @@ def run_pool(paths, options, jobs: int, timings: bool, progress, worker) -> list
 def _pool(jobs: int):
     import multiprocessing
     from concurrent.futures import ProcessPoolExecutor
-    return ProcessPoolExecutor(jobs, mp_context=multiprocessing.get_context("spawn"))
+    return ProcessPoolExecutor(jobs, mp_context=multiprocessing.get_context("spawn"),
+                               initializer=_no_launch_progress)
+
+
+def _no_launch_progress() -> None:
+    """Worker processes draw no per-launch progress line (backends/llvm/launch_wait.py):
+    several would overwrite each other on the terminal they share."""
+    os.environ["PTXC_PROGRESS"] = "0"
 
 
 def _pool_round(paths, options, jobs, timings, progress, worker, todo, results) -> list[int]:

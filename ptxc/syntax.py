@@ -11,44 +11,27 @@ import re
 from lark import Token, Transformer, v_args
 
 from . import ir
+from .errors import PtxcError, SrcLoc
+from .ptx_numbers import parse_int, parse_number, shown
 
 _ADDR_RE = re.compile(r"\[\s*([%$A-Za-z_][\w$.]*|-?[0-9][\w]*)?\s*((?:\+\s*-?|-)\s*[0-9][\w]*)?\s*\]$")
 
 
-class PtxcSyntax(Exception):
-    """A malformed token found by the transformer (turned into a PtxcError)."""
+class PtxcSyntax(PtxcError):
+    """A malformed token found by the transformer or the number parser.
+
+    A PtxcError at ``<input>:line:col``; ptxc.parser re-raises it with the
+    file name and the source line.
+    """
 
     def __init__(self, message, line, col):
-        super().__init__(message)
+        line, col = line or 1, col or 1
+        super().__init__(message, SrcLoc("<input>", line, col))
         self.line, self.col = line, col
 
 
-def parse_number(tok) -> ir.Imm:
-    text = str(tok)
-    body = text[1:] if text.startswith("-") else text
-    sign = -1 if text.startswith("-") else 1
-    c = body[1:2]
-    if body[:1] == "0" and c in ("f", "F") and len(body) == 10:
-        return ir.Imm(text, int(body[2:], 16) ^ (0x80000000 if sign < 0 else 0), "f32")
-    if body[:1] == "0" and c in ("d", "D") and len(body) == 18:
-        return ir.Imm(text, int(body[2:], 16) ^ (1 << 63 if sign < 0 else 0), "f64")
-    digits = body.rstrip("U")
-    if c in ("x", "X"):
-        return ir.Imm(text, sign * int(digits[2:], 16), "int")
-    if c in ("b", "B"):
-        return ir.Imm(text, sign * int(digits[2:], 2), "int")
-    if "." in body or "e" in body or "E" in body:
-        return ir.Imm(text, sign * float(body), "float")
-    if len(digits) > 1 and digits[0] == "0":          # octal, as in C
-        return ir.Imm(text, sign * int(digits, 8), "int")
-    return ir.Imm(text, sign * int(digits), "int")
-
-
-def _int(tok) -> int:
-    imm = parse_number(tok)
-    if imm.kind != "int":
-        raise ValueError(f"expected an integer, got {tok}")
-    return imm.value
+def _int(tok, line: int | None = None, col: int | None = None) -> int:
+    return parse_int(tok, line, col)
 
 
 class Name:
@@ -84,11 +67,12 @@ def address(text: str, line: int, col: int):
     if m is None:
         raise PtxcSyntax(f"malformed address {text}", line, col)
     base, off = m.group(1), m.group(2)
-    offset = _int(off.replace(" ", "").replace("\t", "").replace("+", "")) if off else 0
+    offset = _int(off.replace(" ", "").replace("\t", "").replace("+", ""), line,
+                  col + m.start(2)) if off else 0
     if base is None:
         return ("mem", (None, offset))
     if base[0].isdigit() or base[0] == "-":
-        return ("mem", (None, _int(base)))
+        return ("mem", (None, _int(base, line, col + m.start(1))))
     return ("mem", (Name.at(base, line, col + 1), offset))
 
 
@@ -102,10 +86,7 @@ def simple_operand(text: str, line: int, col: int):
     if c == "!":
         return ("not", Name.at(text[1:], line, col + 1))
     if c.isdigit() or c == "-":
-        try:
-            return parse_number(text)
-        except ValueError:
-            raise PtxcSyntax(f"malformed number {text}", line, col) from None
+        return parse_number(text, line, col)
     return Name.at(text, line, col)
 
 
@@ -140,7 +121,8 @@ def regdecl_tuple(text: str, line: int, col: int) -> tuple:
     decls = []
     for d in _REGDECL_NAME.finditer(text, m.end()):
         name = Name.at(d.group(1), line, col + d.start(1))
-        decls.append(("range", name, int(d.group(2))) if d.group(2) else ("var", name, None, None))
+        decls.append(("range", name, _int(d.group(2), line, col + d.start(2))) if d.group(2)
+                     else ("var", name, None, None))
     return ("decl", [(".reg", None, line, col), (m.group(1), None, line, col + m.start(1))],
             decls, line)
 
@@ -156,11 +138,12 @@ def param_tuple(text: str, line: int, col: int) -> tuple:
         if word == ".param":
             attrs.append((".param", None, 0, 0))
         elif word is not None:
-            attrs.append((word, None if num is None else _int(num), line, col + m.start()))
+            attrs.append((word, None if num is None else _int(num, line, col + m.start(2)),
+                          line, col + m.start()))
         elif ident is not None:
             name = Name.at(ident, line, col + m.start())
         else:
-            dims.append(_int(dim) if dim else None)
+            dims.append(_int(dim, line, col + m.start(4)) if dim else None)
     return (attrs, name, dims or None)
 
 
@@ -171,13 +154,18 @@ class ToTuples(Transformer):
         return [i for i in items if i is not None]
 
     def version(self, num):
+        if not re.fullmatch(r"[0-9]+\.[0-9]+", str(num)):     # PTX ISA 11.1.1: major.minor
+            raise PtxcSyntax(f".version takes major.minor, got {shown(str(num))}", num.line, num.column)
         return ("version", str(num), num.line)
 
     def target(self, *names):
         return ("target", [str(n) for n in names], names[0].line)
 
     def address_size(self, num):
-        return ("address_size", _int(num), num.line)
+        size = _int(num)
+        if size not in (32, 64):                            # PTX ISA 11.1.3
+            raise PtxcSyntax(f".address_size is 32 or 64, got {shown(str(num))}", num.line, num.column)
+        return ("address_size", size, num.line)
 
     def file_dir(self, tok):
         return ("file", str(tok), tok.line)
@@ -227,7 +215,7 @@ class ToTuples(Transformer):
 
     def dim_token(self, tok):
         inner = str(tok)[1:-1].strip()
-        return _int(inner) if inner else None
+        return _int(inner, tok.line, tok.column + 1) if inner else None
 
     def initializer(self, init):
         return ("init", init)
@@ -237,6 +225,10 @@ class ToTuples(Transformer):
 
     def init_num(self, num):
         return parse_number(num)
+
+    def init_token(self, tok):
+        """An INITLIST token (ptxc.lexer): its list of ir.Imm, as ``init_list`` gives."""
+        return tok.value
 
     def init_sym(self, name):
         return ir.Sym(str(name))

@@ -162,10 +162,7 @@ class Launch:
             return self._run_cooperative()
         threads = 1 if self.c.in_order else min(self.threads, self.nctas)
         workers = [Worker(self) for _ in range(threads)]
-        if threads == 1:
-            workers[0].run_range(0, self.nctas)
-        else:
-            self._run_parallel(workers)
+        self._run_parallel(workers)          # in threads, also one: Ctrl-C stops it (launch_wait)
         errors = [w.error for w in workers if w.error is not None]
         if errors:
             raise min(errors, key=lambda e: e.cta)
@@ -188,7 +185,7 @@ class Launch:
         threads = 1 if self.c.in_order else min(self.threads, len(reps))
         workers = [Worker(self) for _ in range(threads)]
         totals = [np.zeros_like(w.counters) for w in workers]
-        state = {"next": 0, "stop": len(reps)}
+        state = {"next": 0, "stop": len(reps), "done": 0}
         lock = threading.Lock()
 
         def loop(k_worker):
@@ -206,8 +203,9 @@ class Launch:
                         state["stop"] = min(state["stop"], k)
                     return
                 total += int(counts[k]) * w.counters
+                state["done"] += 1
 
-        self._run_pool(loop, len(workers))
+        self._run_pool(loop, len(workers), state, len(reps))
         errors = [w.error for w in workers if w.error is not None]
         if errors:
             raise min(errors, key=lambda e: e.cta)
@@ -230,20 +228,14 @@ class Launch:
             raise min(real or errors, key=lambda e: e.cta)
         return self.reduce([w.counters for w in workers])
 
-    @staticmethod
-    def _run_pool(loop, n: int) -> None:
-        if n == 1:
-            loop(0)
-            return
-        pool = [threading.Thread(target=loop, args=(k,), daemon=True) for k in range(n)]
-        for t in pool:
-            t.start()
-        for t in pool:
-            t.join()
+    def _run_pool(self, loop, n: int, state: dict, total: int) -> None:
+        from .launch_wait import run_threads
+        run_threads(loop, n, state, total, f"kernel {self.c.plan.kernel.name}")
 
     def _run_parallel(self, workers) -> None:
-        chunk = max(1, self.nctas // (len(workers) * 16))
-        state = {"next": 0, "stop": self.nctas}
+        # chunks of at most 4096 CTAs: a progress line and Ctrl-C between them
+        chunk = max(1, min(4096, self.nctas // (len(workers) * 16)))
+        state = {"next": 0, "stop": self.nctas, "done": 0}
         lock = threading.Lock()
 
         def loop(k_worker):
@@ -259,8 +251,10 @@ class Launch:
                     with lock:
                         state["stop"] = min(state["stop"], w.error.cta)
                     return
+                with lock:
+                    state["done"] += min(chunk, self.nctas - begin)
 
-        self._run_pool(loop, len(workers))
+        self._run_pool(loop, len(workers), state, self.nctas)
 
 
 class Worker:

@@ -15,13 +15,12 @@ import shutil
 import socket
 import subprocess
 import sys
-import tempfile
 import time
 from dataclasses import dataclass
 
 from ptxc.errors import PtxcError
 
-from . import elfinfo, shim
+from . import elfinfo, shim, workdir
 from .protocol import CHECK_ENV, EXIT_UNSUPPORTED, FD_ENV, Channel
 from .server import Options, Session
 
@@ -100,7 +99,7 @@ def run_app(argv: list[str], options: Options, err=None) -> Result:
     err = err or sys.stderr
     program = find_program(argv[0])
     check_linkage(program)
-    work = tempfile.mkdtemp(prefix="ptxc-run-")
+    work = workdir.make()              # removes those a killed ptxc left behind
     progress = Progress(err)
     parent, child = socket.socketpair(socket.AF_UNIX, socket.SOCK_STREAM)
     try:
