@@ -85,7 +85,8 @@ def rows(vp: dict) -> list[dict]:
         out.append({"function": e["function"], "index": e["index"], "line": e["line"],
                     "opcode": e["opcode"], "register": e["register"], "bits": e["bits"],
                     "mask": bit_string(e), "constant_bits": constant_bits(e),
-                    "scalar_writes": e["scalar_writes"], "writes": e["writes"], "lanes": e["lanes"]})
+                    "scalar_writes": e["scalar_writes"], "writes": e["writes"], "lanes": e["lanes"],
+                    "source": e.get("source") or ""})
     return out
 
 
@@ -114,13 +115,13 @@ def rows_text(table: list, summary: dict, kernel: str = "") -> str:
     for r in table:
         lines.append(f"  {r['function'][:20]:20s} {str(r['line'] or '-'):>5}  {r['opcode'][:18]:18s} "
                      f"{r['register'][:9]:9s} {str(r['scalar_writes']) + '/' + str(r['writes']):>15}  "
-                     f"{r['mask']}")
+                     f"{r['mask']}" + (f"  {r['source']}" if r.get("source") else ""))
     lines += summary_lines(summary)
     return "\n".join(lines) + "\n"
 
 
 CSV_COLUMNS = ("function", "index", "line", "opcode", "register", "bits", "mask",
-               "constant_bits", "scalar_writes", "writes", "lanes")
+               "constant_bits", "scalar_writes", "writes", "lanes", "source")
 
 
 def csv_text(table: list) -> str:

@@ -18,7 +18,7 @@ PCTS = ("static_const_bits_pct", "dynamic_const_bits_pct", "static_scalar_pct",
 SUMMARY_TEMPLATE = {"kernel": "", "module": "", "launches": 0, **{k: 0.0 for k in PCTS},
                     "registers": 0, "register_bits": 0, "writes": 0, "scalar_writes": 0}
 INSTR_TEMPLATE = {"kernel": "", "module": "", **{c: ("" if c in ("function", "opcode", "register",
-                                                                  "mask") else 0)
+                                                                  "mask", "source") else 0)
                                                 for c in V.CSV_COLUMNS}}
 
 

@@ -304,3 +304,30 @@ def test_nested_inlining_chain():
     assert cmp["line"] == line_of("if (v > hi) return hi;")
     assert [s["line"] for s in cmp["inlined_at"]] == [
         line_of("n = clampf(n, 0.0f, sq(b));"), line_of("return shade(b, a, i) - clampf")]
+
+
+# ------------------------------------------------------- value profiles
+def test_value_profile_records_carry_the_source_line():
+    """Every value-profile record of the -lineinfo kernel names its CUDA line
+    (docs/value-profile.md): the `mad` computing i is on @index, the
+    inlined helper's `fma` (`v * (float)k + 0.5f`) on @scale of the header
+    (innermost line of the inlining chain), and the loaded value on
+    @strided_load; the PTX line of each record keeps its own column."""
+    module = ptxc.load(str(LINEINFO))
+    a = np.arange(N_THREADS, dtype=np.float32)
+    out = np.zeros(N_THREADS, np.float32)
+    prof = launch(module, "srcline", grid=(1, 1, 1), block=(N_THREADS, 1, 1),
+                  args=[a, out, N, STRIDE], mode="full", value_profile=True)
+    rows = ptxc.value_profile.rows(prof.value_profile)
+    # the only record without a line: the `mov` after `.loc 1 0 5` (line 0: none)
+    ptx = LINEINFO.read_text().splitlines()
+    assert [r["line"] for r in rows if not r["source"]] == \
+        [k + 2 for k, t in enumerate(ptx) if t.split() == [".loc", "1", "0", "5"]]
+
+    def sources(opcode_prefix):
+        return {r["source"].rsplit("/", 1)[-1] for r in rows if r["opcode"].startswith(opcode_prefix)}
+    assert sources("mad.lo") == {f"srcline.cu:{marker(CU, 'index')}"}
+    assert sources("ld.global") == {f"srcline.cu:{marker(CU, 'strided_load')}"}
+    assert sources("fma.rn") == {f"srcline_helper.cuh:{marker(HELPER, 'scale')}"}
+    csv = ptxc.value_profile.csv_text(rows).splitlines()
+    assert csv[0].endswith(",lanes,source")

@@ -5,7 +5,9 @@ destination register) (value_prof.py). Here the blocks of the inlined
 copies of one instruction of the text are combined (masks OR-ed, counts
 summed) into one entry per (function, instruction, destination), keyed
 ``"function:index:dst"`` with ``index`` the instruction's 1-based position
-among the function's instructions (as ``per_memory_instr``).
+among the function's instructions (as ``per_memory_instr``), and
+``source`` the CUDA "file:line" of the instruction where the PTX has
+``.loc`` (ptxc.source_lines; the innermost line of an inlined call).
 """
 from __future__ import annotations
 
@@ -20,7 +22,19 @@ def value_entries(c, counts) -> dict:
         for dst, reg, bits, base in blocks:
             e = entry(per, indices, inst.fn, ins, dst, reg, bits)
             add_block(e, counts, base, bits)
+    add_sources(per, c.plan.module)
     return per
+
+
+def add_sources(per: dict, module) -> None:
+    """Set each entry's ``source`` ("file:line" or None) from the module's .loc."""
+    from ptxc.source_lines import SourceMap
+    smap = SourceMap(module)
+    for e in per.values():
+        fn = smap.by_name.get(e["function"]) if smap.has_lines else None
+        locs = smap.instr(fn) if fn is not None else []
+        loc = locs[e["index"] - 1] if 0 < e["index"] <= len(locs) else None
+        e["source"] = f"{loc['file']}:{loc['line']}" if loc else None
 
 
 def entry(per: dict, indices: dict, fn, ins, dst: int, reg: str, bits: int) -> dict:
