@@ -35,15 +35,15 @@ import struct
 import threading
 from dataclasses import dataclass, field
 
+from . import callbacks
 from . import layout as Lo
 
 KIND_VPRINTF, KIND_ASSERTFAIL, KIND_ASSERT_FAIL = 0, 1, 2
 KINDS = {"vprintf": KIND_VPRINTF, "__assertfail": KIND_ASSERTFAIL,
          "__assert_fail": KIND_ASSERT_FAIL}
 STRING_LIMIT = 1 << 20          # longest device string read (bytes)
-CALLBACK = ctypes.CFUNCTYPE(ctypes.c_int32, ctypes.c_int32, ctypes.c_void_p, ctypes.c_void_p,
-                            ctypes.c_void_p, ctypes.c_void_p, ctypes.c_uint32, ctypes.c_void_p,
-                            ctypes.c_int32, ctypes.c_void_p)
+ARGTYPES = (ctypes.c_int32, ctypes.c_void_p, ctypes.c_void_p, ctypes.c_void_p, ctypes.c_void_p,
+            ctypes.c_uint32, ctypes.c_void_p, ctypes.c_int32, ctypes.c_void_p)  # returns i32
 
 
 @dataclass
@@ -227,9 +227,9 @@ def _safe_call(*a) -> int:
         return 1
 
 
-_callback = CALLBACK(_safe_call)
+_callback = callbacks.c_function(_safe_call, ctypes.c_int32, *ARGTYPES)
 
 
-def register(binding) -> None:
+def register_symbols(binding) -> None:
     """Make ``ptxc_device_call`` resolvable by the JIT (llvmlite.binding)."""
-    binding.add_symbol("ptxc_device_call", ctypes.cast(_callback, ctypes.c_void_p).value)
+    callbacks.add_symbols(binding, {"ptxc_device_call": _callback})

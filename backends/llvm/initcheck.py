@@ -30,14 +30,14 @@ import struct
 
 import numpy as np
 
+from . import callbacks
 from . import layout as Lo
 from .memcheck import KIND_NAMES, MemcheckLog, MemError
 
 ERR_UNINIT = 100            # the MemError code of an uninitialised read
 
-CALLBACK = ctypes.CFUNCTYPE(None, ctypes.c_void_p, ctypes.c_void_p, ctypes.c_void_p,
-                            ctypes.c_int32, ctypes.c_void_p, ctypes.c_uint32,
-                            ctypes.c_int32, ctypes.c_int32)
+ARGTYPES = (ctypes.c_void_p, ctypes.c_void_p, ctypes.c_void_p, ctypes.c_int32, ctypes.c_void_p,
+            ctypes.c_uint32, ctypes.c_int32, ctypes.c_int32)      # ptxc_initcheck's, returns void
 
 
 class Shadow:
@@ -136,9 +136,9 @@ def _safe_access(*a) -> None:
         traceback.print_exc()
 
 
-_callback = CALLBACK(_safe_access)
+_callback = callbacks.c_function(_safe_access, None, *ARGTYPES)
 
 
 def register_symbols(binding) -> None:
     """Make ``ptxc_initcheck`` resolvable by the JIT (llvmlite.binding)."""
-    binding.add_symbol("ptxc_initcheck", ctypes.cast(_callback, ctypes.c_void_p).value)
+    callbacks.add_symbols(binding, {"ptxc_initcheck": _callback})

@@ -33,6 +33,7 @@ import struct
 import threading
 from dataclasses import dataclass
 
+from . import callbacks
 from . import layout as Lo
 
 KIND_LOAD, KIND_STORE, KIND_ATOMIC = 0, 1, 2
@@ -40,9 +41,8 @@ KIND_NAMES = ("load", "store", "atomic")
 SPACE_NAMES = ("global", "shared", "local", "const", "param", "generic")
 CODE_NAMES = {Lo.ERR_OOB: "out-of-bounds", Lo.ERR_MISALIGNED: "misaligned"}
 
-CALLBACK = ctypes.CFUNCTYPE(None, ctypes.c_void_p, ctypes.c_void_p, ctypes.c_void_p,
-                            ctypes.c_uint64, ctypes.c_int32, ctypes.c_void_p,
-                            ctypes.c_int32, ctypes.c_int32, ctypes.c_int32)
+ARGTYPES = (ctypes.c_void_p, ctypes.c_void_p, ctypes.c_void_p, ctypes.c_uint64, ctypes.c_int32,
+            ctypes.c_void_p, ctypes.c_int32, ctypes.c_int32, ctypes.c_int32)   # ptxc_memcheck's, void
 
 
 @dataclass
@@ -133,9 +133,9 @@ def _safe_record(*a) -> None:
         traceback.print_exc()
 
 
-_callback = CALLBACK(_safe_record)
+_callback = callbacks.c_function(_safe_record, None, *ARGTYPES)
 
 
 def register_symbols(binding) -> None:
     """Make ``ptxc_memcheck`` resolvable by the JIT (llvmlite.binding)."""
-    binding.add_symbol("ptxc_memcheck", ctypes.cast(_callback, ctypes.c_void_p).value)
+    callbacks.add_symbols(binding, {"ptxc_memcheck": _callback})
