@@ -28,6 +28,19 @@ def c_function(fn, restype, *argtypes):
     return cb
 
 
+def guarded(fn, failed=None):
+    """``fn`` that never lets an exception cross the native frames that
+    call it: the traceback is printed and ``failed`` returned instead."""
+    def call(*a):
+        try:
+            return fn(*a)
+        except Exception:
+            import traceback
+            traceback.print_exc()
+            return failed
+    return call
+
+
 def address(obj) -> int:
     """The address of a ctypes callback (its code) or data object."""
     if isinstance(obj, ctypes._CFuncPtr):

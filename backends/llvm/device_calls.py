@@ -218,16 +218,7 @@ def assertion_line(file: bytes, line: int, function: bytes, ctaid, tid, message:
             % (file, line, function, *ctaid, *tid, message))
 
 
-def _safe_call(*a) -> int:
-    try:
-        return _call(*a)
-    except Exception:               # never let an exception cross the native frames
-        import traceback
-        traceback.print_exc()
-        return 1
-
-
-_callback = callbacks.c_function(_safe_call, ctypes.c_int32, *ARGTYPES)
+_callback = callbacks.c_function(callbacks.guarded(_call, failed=1), ctypes.c_int32, *ARGTYPES)
 
 
 def register_symbols(binding) -> None:
