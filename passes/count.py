@@ -23,6 +23,7 @@ import time
 from dataclasses import dataclass
 
 from ptxc.passmanager import ALL, Pass, PassResult
+from ptxc.source_profile import with_source
 
 from .count_memory import render_memory_csv
 from .count_render import render_csv, render_text
@@ -123,7 +124,7 @@ def count_report(module, am) -> dict:
     module.attrs["launch_profile"] = dyn
     fc = report["functions"].get(name)
     if fc is not None:
-        fc["dynamic"] = {"mode": mode, **dyn}
+        fc["dynamic"] = with_source({"mode": mode, **dyn}, module)
         fc["csv_dynamic"] = csv_dynamic(name, fc, dyn, seconds)
     return report
 
@@ -139,13 +140,21 @@ class CountPass(Pass):
             raise ValueError(f"option 'csv' must be one of {', '.join(CSV_TABLES)}; got '{self.csv}'")
 
     def run(self, module, am) -> PassResult:
+        if am.options.get("by") == "source":           # refuse before the launch runs
+            from ptxc.source_views import require_lines
+            require_lines(module)
         report = count_report(module, am)
         fmt = am.options.get("format", "text")
         if fmt == "csv":
             text = render_memory_csv(report) if self.csv == "memory" else \
                 value_profile_csv(module) if self.csv == "values" else render_csv(report)
         else:
-            text = render_text(report) + memcheck_text(module) + value_profile_text(module)
+            text = render_text(report) + memcheck_text(module) + hazards_text(module) + \
+                value_profile_text(module)
+        if am.options.get("by") == "source":           # docs/report.md
+            from ptxc.source_views import count_view
+            view = count_view(report, module, fmt)
+            text = view if fmt == "csv" else text + view
         data = _strip_private(report)
         return PassResult(self.name, text, data, ALL)
 
@@ -159,6 +168,12 @@ def memcheck_text(module) -> str:
     errors = [MemcheckError(**{**e, "block": tuple(e["block"]), "thread": tuple(e["thread"])})
               for e in mc["errors"]]
     return "\n" + sanitizer_text(errors, mc["error_count"])
+
+
+def hazards_text(module) -> str:
+    """The racecheck / synccheck reports of a ``--check`` launch (docs/check.md)."""
+    from ptxc.hazard_report import profile_text
+    return profile_text(module.attrs.get("launch_profile"))
 
 
 def value_profile_text(module) -> str:

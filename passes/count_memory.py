@@ -11,7 +11,8 @@ import io
 
 from ptxc.memreport import ROW_KEYS
 
-CSV_MEMORY_COLUMNS = ("file", "kernel", "mode") + ROW_KEYS
+CSV_MEMORY_COLUMNS = ("file", "kernel", "mode") + ROW_KEYS + ("source_file", "source_line")
+SOURCE_KEYS = ("source_file", "source_line")    # CUDA location (docs/report.md); empty without .loc
 TABLE = (("rank", "rank"), ("line", "line"), ("instr", None), ("opcode", "opcode"),
          ("space", "space"), ("requests", "requests"), ("transactions", "transactions"),
          ("tx/req", "transactions_per_request"), ("eff%", "efficiency"),
@@ -71,5 +72,5 @@ def render_memory_csv(report: dict) -> str:
         dyn = fc.get("dynamic") or {}
         for r in dyn.get("memory_ranking") or []:
             w.writerow([report["file"], name, dyn.get("mode")]
-                       + ["" if r[k] is None else r[k] for k in ROW_KEYS])
+                       + ["" if r.get(k) is None else r[k] for k in ROW_KEYS + SOURCE_KEYS])
     return buf.getvalue()

@@ -3,16 +3,19 @@ errors in compute-sanitizer's shape, one header, one ``ERROR SUMMARY``
 (CUDA Compute Sanitizer documentation, "Understanding Memcheck Errors").
 
 The blocks come in this order: memcheck's invalid accesses (memcheck_report),
-initcheck's uninitialised reads (initcheck_report), failed CUDA API calls
+initcheck's uninitialised reads (initcheck_report), racecheck's hazards and
+synccheck's barrier and mask errors (hazard_report), failed CUDA API calls
 (runtime/checks.py), device faults the application got as CUDA errors
 (assert, trap: runtime/faults.py), and the error that stopped the run, if
 ptxc stopped it (``--stop-on-error``, or a fault no tool continues after).
-``ERROR SUMMARY`` counts every thread-access of the first two kinds, each
-thread whose assert failed, and each of the others once.
+``ERROR SUMMARY`` counts every thread-access of the first two kinds, the
+error-severity hazards (warnings are shown, not counted), synccheck's
+threads or lanes, each thread whose assert failed, and each of the others
+once.
 """
 from __future__ import annotations
 
-from . import initcheck_report, memcheck_report
+from . import hazard_report, initcheck_report, memcheck_report
 from .memcheck_report import PREFIX
 
 
@@ -40,13 +43,19 @@ def blocks(session) -> list[tuple[list[str], int]]:
     from .runtime.report import demangle
     launches = session.launches
     names = [e.kernel for _, e in memcheck_report.launch_errors(launches)] + \
-            [e.kernel for _, e in initcheck_report.launch_errors(launches)]
+            [e.kernel for _, e in initcheck_report.launch_errors(launches)] + \
+            [e.kernel for t in hazard_report.ATTR for _, e in hazard_report.launch_reports(launches, t)]
     readable = demangle(names)
     out = []
     for r, e in memcheck_report.launch_errors(launches):
         out.append((memcheck_report.error_block(e, e.file or r.module, readable[e.kernel]), e.count))
     for r, e in initcheck_report.launch_errors(launches):
         out.append((initcheck_report.error_block(e, e.file or r.module, readable[e.kernel]), e.count))
+    for r, e in hazard_report.launch_reports(launches, "racecheck"):
+        out.append((hazard_report.race_lines(e, e.file or r.module, readable[e.kernel]),
+                    e.count if e.severity == "error" else 0))
+    for r, e in hazard_report.launch_reports(launches, "synccheck"):
+        out.append((hazard_report.sync_lines(e, e.file or r.module, readable[e.kernel]), e.count))
     for e in session.api_errors:
         out.append((api_block(e), 1))
     for f in session.faults:
@@ -64,6 +73,9 @@ def text(session, tools) -> str:
         out += [f"{PREFIX} {x}" for x in lines]
         out.append(PREFIX)
         total += n
+    if "racecheck" in tools:
+        races = [e for _, e in hazard_report.launch_reports(session.launches, "racecheck")]
+        out.append(f"{PREFIX} {hazard_report.race_summary(races)}")
     out.append(f"{PREFIX} ERROR SUMMARY: {total} error{'' if total == 1 else 's'}")
     return "\n".join(out) + "\n"
 
@@ -78,7 +90,11 @@ def as_json(session, tools) -> dict:
     init = [{"launch": r.id, "module": r.module, **e.as_dict()}
             for r, e in initcheck_report.launch_errors(launches)]
     return {"tool": "+".join(tools), "error_count": total(session), "errors": errors,
-            "uninitialized": init, "api_errors": [e.as_dict() for e in session.api_errors],
+            "uninitialized": init,
+            "hazards": hazard_report.launches_json(launches, "racecheck")["errors"],
+            "hazard_warnings": hazard_report.launches_json(launches, "racecheck")["warning_count"],
+            "sync_errors": hazard_report.launches_json(launches, "synccheck")["errors"],
+            "api_errors": [e.as_dict() for e in session.api_errors],
             "device_faults": [{"code": f.code, "message": f.message, "assertions": f.assertions}
                               for f in session.faults],
             "stopped": session.stopped}

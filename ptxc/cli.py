@@ -192,7 +192,7 @@ def build_launch(kernel, grid, block, shared, args, mode, max_steps, threads,
         launch.update(memory_counters=True, bank_bytes=int(bank_bytes or 4))
     if check:
         if mode == "hybrid":
-            raise click.UsageError("--check memcheck needs --mode full: a hybrid run skips the "
+            raise click.UsageError(f"--check {check} needs --mode full: a hybrid run skips the "
                                    "accesses its slice does not keep")
         launch.update(check=check, mode="full")
     if value_profile:
@@ -340,9 +340,15 @@ def _print_warnings(module, start: int = 0) -> int:
 @click.option("--cta-equivalence/--no-cta-equivalence", default=True, show_default=True,
               help="In a hybrid run, run one CTA per class of CTAs that provably give the "
                    "same counters (docs/cta-equivalence.md); --no-cta-equivalence runs every CTA.")
-@click.option("--check", type=click.Choice(["memcheck"]), default=None,
-              help="Record out-of-bounds and misaligned accesses and go on (a full run; "
-                   "docs/check.md); exit status 1 when there were any.")
+@click.option("--by", "by", type=click.Choice(["ptx", "source"]), default="ptx", show_default=True,
+              help="source: also report per CUDA source line (needs .loc: nvcc -lineinfo/-G).")
+@click.option("--html", "html_path", type=click.Path(dir_okay=False), default=None, metavar="FILE",
+              help="Also write the self-contained HTML report (docs/report.md).")
+@click.option("--check", type=click.Choice(["memcheck", "racecheck", "synccheck", "all"]),
+              default=None,
+              help="memcheck: record out-of-bounds and misaligned accesses and go on; racecheck: "
+                   "shared-memory hazards; synccheck: divergent barriers and bad warp masks (a "
+                   "full run; docs/check.md); exit status 1 when there were errors.")
 @click.option("--topdown", is_flag=True,
               help="After the count pass's launch (with --memory-counters), print its TopDown "
                    "Level 1 and 2 on the --gpu model (docs/predict.md).")
@@ -353,7 +359,8 @@ def _print_warnings(module, start: int = 0) -> int:
                    "instruction (a full run; docs/value-profile.md).")
 def opt_command(file, pipeline, emit, fmt, output, verify_each, kernel, grid, block,
                 shared, args, mode, max_steps, threads, memory_counters, bank_bytes,
-                cta_equivalence, check, topdown, gpu_key, value_profile):
+                cta_equivalence, check, topdown, gpu_key, value_profile, by="ptx",
+                html_path=None):
     """Parse FILE (or stdin for '-'), run a pass pipeline, print the reports
     and optionally the resulting module.
 
@@ -370,9 +377,12 @@ def opt_command(file, pipeline, emit, fmt, output, verify_each, kernel, grid, bl
     # Build the passes first: a bad pass name or option is reported before
     # the (possibly long) parse of the file.
     passes = [make_pass(name, opts) for name, opts in parse_pipeline(pipeline)]
+    if (by == "source" or html_path) and (launch is None or "count" not in [p.name for p in passes]):
+        raise click.UsageError("--by source and --html need the count pass and a launch "
+                               "(--pass=count --kernel ... --grid ... --block ...)")
     module = read_module(file)
     seen = _print_warnings(module)
-    options = {"format": fmt}
+    options = {"format": fmt, "by": by}
     if launch is not None:
         options["launch"] = launch
     try:
@@ -387,8 +397,13 @@ def opt_command(file, pipeline, emit, fmt, output, verify_each, kernel, grid, bl
         sys.stdout.write(_ensure_nl(reports))
         sys.stdout.flush()
     write_output(emit_text(module, emit), output)
-    if check and ((module.attrs.get("launch_profile") or {}).get("memcheck") or {}).get("error_count"):
-        sys.exit(1)
+    if html_path:                                     # docs/report.md
+        from .html_commands import opt_html
+        opt_html(html_path, result, module)
+    if check:
+        from .hazard_report import profile_errors
+        if profile_errors(module.attrs.get("launch_profile")):
+            sys.exit(1)
 
 
 # --------------------------------------------------------------- profile
@@ -446,11 +461,16 @@ def _kernel_arg_callback(ctx, param, values) -> dict:
 @click.option("--threads", type=click.IntRange(min=1), default=None, metavar="N",
               help="Host threads that run CTAs in parallel.")
 @click.option("--jobs", "-j", type=click.IntRange(min=1), default=None, metavar="N",
-              help="Modules profiled in parallel processes (default: every core).")
+              help="Modules profiled in parallel processes, or for one file the kernels "
+                   "compiled and run in parallel processes (default: every core).")
 @click.option("--dask", "dask_address", default=None, metavar="ADDRESS",
               help="Profile the modules on this Dask distributed scheduler (tcp://host:8786).")
 @click.option("--report", "report_path", type=click.Path(dir_okay=False), default=None,
               metavar="FILE.sqlite", help="Also write the rows to this SQLite file.")
+@click.option("--by", "by", type=click.Choice(["ptx", "source"]), default="ptx", show_default=True,
+              help="source: also report per CUDA source line (one module; needs .loc).")
+@click.option("--html", "html_path", type=click.Path(dir_okay=False), default=None, metavar="FILE",
+              help="Also write the self-contained HTML report (one module; docs/report.md).")
 @click.option("--timings", is_flag=True,
               help="Add the times to the output of several modules (then not deterministic).")
 @click.option("--topdown", is_flag=True,
@@ -463,7 +483,7 @@ def _kernel_arg_callback(ctx, param, values) -> dict:
                    "scalar writes per kernel (a full run; docs/value-profile.md).")
 def profile_command(files, launches, args, launch_file, zero_fill, kernels, mode, fmt, max_steps,
                     threads, jobs, dask_address, report_path, timings, topdown, gpu_key,
-                    value_profile):
+                    value_profile, by="ptx", html_path=None):
     """Run every kernel of FILE and print one row per kernel and the module total;
     several files or a directory (its *.ptx, recursively) give a row per kernel
     of every module, each module's total and the grand total.
@@ -494,6 +514,8 @@ def profile_command(files, launches, args, launch_file, zero_fill, kernels, mode
     if topdown and (len(files) > 1 or os.path.isdir(files[0]) or fmt == "csv"):
         raise click.UsageError("--topdown profiles one module, in text or JSON")
     if len(files) > 1 or os.path.isdir(files[0]):
+        if by == "source" or html_path:
+            raise click.UsageError("--by source and --html take one module")
         if launch_file:                 # a malformed launch file is one error, not one per module
             from .launch_file import read_entries
             read_entries(launch_file)
@@ -502,12 +524,13 @@ def profile_command(files, launches, args, launch_file, zero_fill, kernels, mode
                                      timings)
     from .module_profile import FAILED, profile_module
     from .module_profile_render import render
+    pause_gc()
     t0 = time.perf_counter()
     module = read_module(files[0])
     parse_s = time.perf_counter() - t0
     seen = _print_warnings(module)
     try:
-        mp = profile_module(module, **options)
+        mp = profile_module(module, **options, jobs=1 if topdown else kernel_jobs(jobs))
     finally:
         _print_warnings(module, seen)
     mp.timings = {"parse": parse_s, **mp.timings}
@@ -515,8 +538,15 @@ def profile_command(files, launches, args, launch_file, zero_fill, kernels, mode
     if topdown:
         from .cli_predict import profile_topdown
         text, predictions = profile_topdown(mp, gpu_key, fmt, text, threads, max_steps)
+    if by == "source":                                 # docs/report.md
+        from .source_views import profile_view
+        view = profile_view(mp, fmt)
+        text = view if fmt == "csv" else text + view
     sys.stdout.write(text)
     sys.stdout.flush()
+    if html_path:
+        from .html_commands import profile_html
+        profile_html(html_path, mp)
     if report_path:
         from .cli_profile_batch import write_report
         write_report(report_path, [mp], mode, timings)
@@ -608,6 +638,8 @@ cli.add_command(calibrate_command)
 def main(argv: list[str] | None = None) -> int:
     """Console-script entry point (``ptxc``). Run as the program (no
     ``argv``), it ends with :func:`fast_exit`."""
+    global _AS_PROGRAM
+    _AS_PROGRAM = argv is None
     try:
         code = cli.main(args=argv, prog_name="ptxc", standalone_mode=True) or 0
     except SystemExit as e:
@@ -620,6 +652,34 @@ def main(argv: list[str] | None = None) -> int:
     if argv is None:
         fast_exit(code)
     return code
+
+
+_AS_PROGRAM = False       # main() runs as the program and ends with fast_exit
+
+
+def kernel_jobs(jobs: int | None) -> int:
+    """Processes for the kernels of one module (ptxc/profile_fork.py): --jobs,
+    else every core; 1 (no fork) when the CLI runs in-process (main(argv))."""
+    if not _AS_PROGRAM:
+        return 1
+    if jobs:
+        return jobs
+    if hasattr(os, "sched_getaffinity"):
+        return len(os.sched_getaffinity(0))
+    return os.cpu_count() or 1
+
+
+def pause_gc() -> None:
+    """No cyclic garbage collection for the rest of a command that builds a
+    large IR and then ends (``ptxc profile``), when the CLI runs as the
+    program. The parser pauses the collector (parser.py); the first
+    allocation after it resumes sets off a pass over every object the parse
+    made (~0.03 s of CPU for the XLA module of the corpus), and the later
+    ones find nothing to free either: the IR lives until the process ends
+    and the rest is freed by reference counting. Called in-process
+    (``main(argv)``, the tests) it does nothing."""
+    if _AS_PROGRAM:
+        gc.disable()
 
 
 def fast_exit(code: int) -> None:

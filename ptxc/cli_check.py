@@ -1,7 +1,7 @@
 """``ptxc check``: compute-sanitizer's tools for an unmodified CUDA
 application, without a GPU (docs/check.md).
 
-    ptxc check [--tool memcheck|initcheck|all] [--stop-on-error]
+    ptxc check [--tool memcheck|initcheck|racecheck|synccheck|all] [--stop-on-error]
                [--format text|json] [-o FILE] [--gpu MODEL]
                [--ptx FILE] [--keep-ptx DIR] [--max-steps N] [--threads N]
                -- ./app args...
@@ -11,7 +11,8 @@ memcheck: the application runs as under ``ptxc run --mode full
 and skipped (a bad load reads 0, a bad store is dropped) and the
 application goes on (``--stop-on-error``: the first one stops it).
 initcheck: reads of cudaMalloc bytes nothing wrote are recorded
-(runtime/checks.py). Every tool also reports failed cudaFree / cudaMemcpy /
+(runtime/checks.py). racecheck: shared-memory hazards; synccheck: divergent
+barriers and bad warp masks (check_tools.py, hazard_report.py). Every tool also reports failed cudaFree / cudaMemcpy /
 cudaMemset calls and device asserts and traps. At the end the errors are
 printed in compute-sanitizer's shape (check_report.py), one block per
 distinct error, then ``========= ERROR SUMMARY: N errors``. Exit status: 1

@@ -5,6 +5,14 @@ application (docs/inject.md; SASSI section 8, NVBitFI).
                 [--jobs N] [--dask ADDR] [--output FILE]... [--ignore REGEX]... [--timeout S]
                 [--report x.sqlite] [--replay SITE] [--gpu MODEL] [--ptx FILE]
                 [--max-steps N] -- ./app args...
+    ptxc inject [--runs N] [--seed S] [--target T] [--jobs N] [--dask ADDR] [--report F]
+                [--replay SITE] [--max-steps N] --kernel K [--grid G] [--block B]
+                [--arg NAME=VALUE]... [--shared BYTES] FILE.ptx
+
+The second form (one kernel launch from a PTX file, given as for ``ptxc
+opt``) is chosen when the only argument is a ``.ptx`` file or any of
+``--grid``, ``--block``, ``--arg``, ``--shared`` is given
+(cli_inject_launch.py).
 
 Prints the injection space, then the outcome table (masked / SDC / DUE with
 95% Wilson intervals, per kernel and overall) on stdout; timings on stderr.
@@ -27,7 +35,8 @@ from .backends.llvm.inject_ctl import TARGETS
               help="Injected runs (sites drawn uniformly, with replacement).")
 @click.option("--seed", type=click.IntRange(min=0), default=0, show_default=True,
               help="Seed of the site draw (numpy PCG64).")
-@click.option("--kernel", default=None, metavar="K", help="Inject only into launches of kernel K.")
+@click.option("--kernel", default=None, metavar="K",
+              help="Inject only into launches of kernel K (FILE.ptx: the kernel to launch).")
 @click.option("--target", type=click.Choice(TARGETS), default="register", show_default=True,
               help="What a fault flips: a destination register bit, a stored bit, a predicate.")
 @click.option("--jobs", type=click.IntRange(min=1), default=None, metavar="N",
@@ -52,16 +61,39 @@ from .backends.llvm.inject_ctl import TARGETS
               help="Use this PTX module instead of the PTX in the application's fat binary.")
 @click.option("--max-steps", type=click.IntRange(min=1), default=None, metavar="N",
               help="Step budget per warp and launch: a run that exceeds it is a DUE (hang).")
-@click.argument("argv", nargs=-1, type=click.UNPROCESSED, required=True, metavar="-- APP [ARGS]...")
-def inject_command(runs, seed, kernel, target, jobs, dask_address, outputs, ignore, timeout,
+@click.option("--grid", default=None, metavar="X[,Y,Z]",
+              callback=lambda c, p, v: _cli()._dim_callback(c, p, v),
+              help="Kernel launch from FILE.ptx: grid size in CTAs (default 1).")
+@click.option("--block", default=None, metavar="X[,Y,Z]",
+              callback=lambda c, p, v: _cli()._dim_callback(c, p, v),
+              help="Kernel launch from FILE.ptx: CTA size (default .reqntid).")
+@click.option("--arg", "args", multiple=True, metavar="NAME=VALUE",
+              callback=lambda c, p, v: _cli()._arg_callback(c, p, v),
+              help="Kernel launch from FILE.ptx: an argument (repeatable), as 'ptxc opt --arg'.")
+@click.option("--shared", type=click.IntRange(min=0), default=None, metavar="BYTES",
+              help="Kernel launch from FILE.ptx: dynamic shared memory per CTA.")
+@click.argument("argv", nargs=-1, type=click.UNPROCESSED, required=True,
+                metavar="-- APP [ARGS]... | FILE.ptx")
+@click.pass_context
+def inject_command(ctx, runs, seed, kernel, target, jobs, dask_address, outputs, ignore, timeout,
                    report_path,
-                   replay, gpu, ptx, max_steps, argv):
+                   replay, gpu, ptx, max_steps, grid, block, args, shared, argv):
     """Inject single-bit faults into a CUDA application's kernels (built with
-    `nvcc -cudart shared`) and classify the outcomes: masked, SDC, DUE."""
+    `nvcc -cudart shared`), or into one kernel launch of FILE.ptx, and
+    classify the outcomes: masked, SDC, DUE."""
     from . import inject_app, inject_db, inject_sites, inject_stats
     argv = list(argv)
     if argv and argv[0] == "--":
         argv = argv[1:]
+    if grid or block or args or shared is not None or \
+            (len(argv) == 1 and argv[0].endswith(".ptx")):
+        from .cli_inject_launch import launch_campaign, refuse_app_options
+        if len(argv) != 1:
+            raise click.UsageError("a kernel launch (--grid, --block, --arg, --shared) takes one "
+                                   "FILE.ptx: ptxc inject --kernel K --grid G --block B FILE.ptx")
+        refuse_app_options(ctx)
+        return launch_campaign(argv[0], kernel, grid, block, shared, args, runs, seed, target,
+                               jobs, dask_address, max_steps, report_path, replay)
     if not argv:
         raise click.UsageError("give the application: ptxc inject [OPTIONS] -- ./app ARGS...")
     if any(o.startswith("/") or o.startswith("..") for o in outputs):
@@ -104,6 +136,11 @@ def inject_command(runs, seed, kernel, target, jobs, dask_address, outputs, igno
                 "ignore": " ".join(ignore), "time_limit_s": result["time_limit"],
                 "replay": replay}
         inject_db.write(report_path, result, meta)
+
+
+def _cli():
+    from . import cli
+    return cli
 
 
 def timing(result: dict, jobs) -> None:

@@ -49,6 +49,10 @@ FORMAT_CHOICES = ("text", "csv", "json")
                    "application as its CUDA error; 'stop' ends the run at any; 'continue' "
                    "records bad accesses and goes on (memcheck, a full run; docs/check.md). "
                    "Default: assert and trap are CUDA errors, bad accesses stop the run.")
+@click.option("--by", "by", type=click.Choice(("ptx", "source")), default="ptx", show_default=True,
+              help="source: also report per CUDA source line (needs .loc: nvcc -lineinfo/-G).")
+@click.option("--html", "html_path", type=click.Path(dir_okay=False), default=None, metavar="FILE",
+              help="Also write the self-contained HTML report (docs/report.md).")
 @click.option("--topdown", is_flag=True,
               help="Also predict each launch's time on the --gpu model and its TopDown "
                    "Level 1 and 2, per launch and per kernel (implies --memory-counters; "
@@ -58,7 +62,8 @@ FORMAT_CHOICES = ("text", "csv", "json")
                    "(a full run; docs/value-profile.md).")
 @click.argument("argv", nargs=-1, type=click.UNPROCESSED, required=True, metavar="-- APP [ARGS]...")
 def run_command(mode, gpu, report_path, fmt, output, ptx, keep_ptx, memory_counters, bank_bytes,
-                max_steps, threads, on_error, value_profile, argv, topdown=False):
+                max_steps, threads, on_error, value_profile, argv, topdown=False, by="ptx",
+                html_path=None):
     """Run a CUDA application (built with `nvcc -cudart shared`) on the CPU
     and profile every kernel launch."""
     from .runtime import gpus, report
@@ -87,6 +92,13 @@ def run_command(mode, gpu, report_path, fmt, output, ptx, keep_ptx, memory_count
     if topdown:
         from .cli_predict import run_topdown
         text = run_topdown(launches, gpu, fmt, text, report_path)
+    if by == "source":                                  # docs/report.md
+        from .source_views import run_json, run_view
+        text = (run_json(text, launches) if fmt == "json" else
+                run_view(launches, "csv") if fmt == "csv" else text + run_view(launches, "text"))
+    if html_path:
+        from .html_commands import run_html
+        run_html(html_path, launches, result.meta)
     if output in (None, ""):
         sys.stderr.write(text)
     elif output == "-":

@@ -13,7 +13,9 @@ copies of the arguments with that one bit flipped, and classifies it against
 the golden run (inject_stats.py): a PtxcError (bad access, trap, step
 budget) is a DUE; otherwise output arrays equal to the golden ones are
 masked, different ones an SDC. ``check(arrays)`` (optional) is the app's
-own verdict: True for PASS.
+own verdict: True for PASS. The injected launches run in ``jobs`` worker
+processes (default: all cores) or on a Dask cluster (``dask``): see
+inject_pool.py; the outcomes are the same for any ``jobs`` or ``dask``.
 """
 from __future__ import annotations
 
@@ -21,7 +23,9 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
-from . import inject_session, inject_sites, inject_stats
+import time
+
+from . import inject_pool, inject_session, inject_sites, inject_stats
 from .errors import PtxcError
 
 
@@ -32,6 +36,8 @@ class Campaign:
     space: int                   # eligible dynamic instances (step 1)
     golden: list                 # LaunchRecord of the fault-free run
     outcomes: list = field(default_factory=list)   # one dict per run
+    golden_s: float = 0.0        # wall time of the fault-free launch
+    injected_s: float = 0.0      # wall time of all the injected launches
 
     def summary(self) -> list[dict]:
         return inject_stats.summarise(self.outcomes)
@@ -77,7 +83,7 @@ def run_site(module, kernel, grid, block, args, site, golden_arrays, max_steps=N
         except PtxcError as e:
             error = e.message.splitlines()[0]
     rec = s.launches[0] if s.launches else None
-    out = {"site": site.text(), "kernel": rec.kernel if rec else str(kernel),
+    out = {"site": site.text(), "launch": site.launch, "kernel": rec.kernel if rec else str(kernel),
            "flipped": rec.hit is not None if rec else False, "error": error,
            "line": rec.where.get("line") if rec and rec.hit else None,
            "opcode": rec.where.get("opcode") if rec and rec.hit else None,
@@ -96,10 +102,12 @@ def run_site(module, kernel, grid, block, args, site, golden_arrays, max_steps=N
 
 def campaign(module, kernel, grid, block, args, runs: int = 100, seed: int = 0,
              target: str = "register", check=None, max_steps: int | None = None,
-             shared_bytes: int = 0, sites=None) -> Campaign:
+             shared_bytes: int = 0, sites=None, jobs: int | None = None,
+             dask=None) -> Campaign:
     """An injection campaign on one launch (see the module doc); ``sites``
     replaces the draw (a list of inject_sites.Site, e.g. every site of a
-    tiny kernel)."""
+    tiny kernel); ``jobs``: worker processes (default: all cores);
+    ``dask``: a scheduler address or a distributed Client."""
     if isinstance(module, str):
         from . import load
         module = load(module)
@@ -109,12 +117,21 @@ def campaign(module, kernel, grid, block, args, runs: int = 100, seed: int = 0,
         target = sites[0].target
         if any(s.target != target for s in sites):
             raise PtxcError("the sites of one campaign have one target")
+    if jobs is not None and jobs < 1:
+        raise PtxcError(f"jobs must be at least 1, got {jobs}")
+    t0 = time.perf_counter()
     launches, gold = golden_run(module, kernel, grid, block, args, max_steps, shared_bytes)
+    golden_s = time.perf_counter() - t0
     size = inject_sites.space_size(launches, target)
     if sites is None:
         sites = inject_sites.draw(launches, target, runs, seed)
-    result = Campaign(target, seed, size, launches)
-    for site in sites:
-        result.outcomes.append(run_site(module, kernel, grid, block, args, site, gold, max_steps,
-                                        shared_bytes, check))
+    elif any(s.launch >= len(launches) for s in sites):
+        raise PtxcError(f"site {next(s for s in sites if s.launch >= len(launches)).text()}: "
+                        f"a campaign on one launch has launch 0 only")
+    result = Campaign(target, seed, size, launches, golden_s=golden_s)
+    payload = inject_pool.Payload(module, kernel, grid, block, args, gold, max_steps,
+                                  shared_bytes, check)
+    t0 = time.perf_counter()
+    result.outcomes = inject_pool.run(payload, list(sites), jobs, dask)
+    result.injected_s = time.perf_counter() - t0
     return result

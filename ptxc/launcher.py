@@ -60,15 +60,16 @@ def launch(module, kernel=None, grid=(1, 1, 1), block=None, args=(), mode: str =
                    value_profile=value_profile)
 
 
-CHECKS = ("memcheck", "initcheck")
+CHECKS = ("memcheck", "initcheck", "racecheck", "synccheck")
 
 
 def check_tools(check) -> tuple:
-    """The tools of a ``check`` argument: None, one name, or several
-    (a tuple, or names joined by '+': ``--tool all``)."""
+    """The tools of a ``check`` argument: None, one name, or several (a
+    tuple, or names joined by '+' or ','); ``"all"``: every tool of CHECKS."""
     if not check:
         return ()
-    return tuple(check.split("+")) if isinstance(check, str) else tuple(check)
+    tools = tuple(re.split(r"[+,]", check)) if isinstance(check, str) else tuple(check)
+    return CHECKS if "all" in tools else tools
 
 
 def check_option(check, mode: str) -> None:
@@ -76,8 +77,7 @@ def check_option(check, mode: str) -> None:
     accesses the slice does not keep, so it would miss their errors)."""
     for tool in check_tools(check):
         if tool not in CHECKS:
-            raise PtxcError(f"unknown check '{tool}' (use {', '.join(CHECKS)}; racecheck and "
-                            f"synccheck are not supported yet)")
+            raise PtxcError(f"unknown check '{tool}' (use {', '.join(CHECKS)} or all)")
         if mode != "full":
             raise PtxcError(f"{tool} needs a full run (mode='full'): a hybrid run skips the "
                             f"accesses its slice does not keep")
@@ -127,11 +127,12 @@ def compile_timed(module, fn, mode: str, grid, block, memory: int, check: str | 
         return jit.compile_kernel(module, fn, mode, level, memory=memory, inject=True), \
             time.perf_counter() - t0
     tools = check_tools(check)
-    # memcheck, initcheck, value profiling: variants (the default code is unchanged)
-    if "memcheck" in tools or "initcheck" in tools or value_profile:
+    # memcheck, initcheck, racecheck, synccheck, value profiling: variants (the
+    # default code is unchanged)
+    if tools or value_profile:
         return jit.compile_kernel(module, fn, mode, level, memory=memory,
-                                  memcheck="memcheck" in tools, initcheck="initcheck" in tools,
-                                  value_profile=value_profile), \
+                                  value_profile=value_profile,
+                                  **{t: True for t in tools}), \
             time.perf_counter() - t0
     return compile_for_launch(module, fn, mode, level, memory), time.perf_counter() - t0
 
@@ -558,6 +559,7 @@ def run_compiled(c, fn, grid, block, params, segments, shared_bytes, max_steps, 
     else:
         classes, note = cta_classes(c, fn, grid, block, params)
     t_classes = time.perf_counter() - t1
+    from .check_tools import activate, make_checkers
     log = None
     if "memcheck" in check_tools(check):
         from .backends.llvm.memcheck import MemcheckLog
@@ -565,10 +567,12 @@ def run_compiled(c, fn, grid, block, params, segments, shared_bytes, max_steps, 
     init = initcheck_setup(check, shadow)
     if init is not None:
         threads = 1          # CTAs in linear order: one answer for racing CTAs (docs/check.md)
+    checkers = make_checkers(c, check_tools(check), cooperative)   # racecheck, synccheck
     run = Launch(c, grid, block, params, segments, shared_bytes, max_steps, threads, memory=memory,
                  grid_ws=grid_ws, memcheck=log, heap=heap if c.uses_heap else None)
     try:
-        with initcheck_active(run, init), inject_session.launch(c, fn, grid, block):
+        with initcheck_active(run, init), inject_session.launch(c, fn, grid, block), \
+                activate(run, checkers):
             counts = run.run(classes)
     except RunError as e:
         sizes = space_sizes(run, segment_names or {})
@@ -597,6 +601,9 @@ def run_compiled(c, fn, grid, block, params, segments, shared_bytes, max_steps, 
         from .backends.llvm.results_value import value_entries
         from .value_profile import make
         prof.value_profile = make(value_entries(c, counts))
+    if checkers:
+        from .check_tools import attach
+        attach(prof, c, fn, block, checkers)
     return prof
 
 

@@ -114,13 +114,16 @@ def _count(dims) -> int:
 def profile_module(module, launches: dict | None = None, args: dict | None = None,
                    mode: str = "hybrid", kernels=None, threads: int | None = None,
                    max_steps: int | None = None, *, launch_file=None, zero_fill: bool = False,
-                   per_cta: bool = True, value_profile: bool = False) -> ModuleProfile:
+                   per_cta: bool = True, value_profile: bool = False,
+                   jobs: int | None = None) -> ModuleProfile:
     """Run every kernel of ``module`` (or those named in ``kernels``).
     ``launch_file``: a path (ptxc/launch_file.py) or ``{kernel: FileLaunch}``;
     ``zero_fill``: run kernels whose control flow reads memory that has no
     argument on zero-filled buffers; ``per_cta``: one-CTA rows for kernels
     with no launch (see the module doc); ``value_profile``: profile every
-    register write of each launch (a full run; docs/value-profile.md)."""
+    register write of each launch (a full run; docs/value-profile.md);
+    ``jobs``: processes that share the compiles and launches
+    (ptxc/profile_fork.py; default 1; one with ``value_profile``)."""
     from . import launcher
     if mode not in launcher.MODES:
         raise PtxcError(f"unknown mode '{mode}' (use 'hybrid' or 'full')")
@@ -137,10 +140,17 @@ def profile_module(module, launches: dict | None = None, args: dict | None = Non
     rows = [plan_row(module, fn, launches.get(fn.name), args.get(fn.name), mode,
                      filed.get(fn.name), zero_fill, per_cta) for fn in chosen]
     t2 = time.perf_counter()
-    compile_s = {} if value_profile else precompile(module, [r for r in rows if r.status == RAN], mode)
-    t3 = time.perf_counter()
-    for row in rows:
-        if row.status == RAN:
+    todo = [r for r in rows if r.status == RAN]
+    from .profile_fork import processes
+    n = 1 if value_profile else processes(len(todo), jobs)
+    if n > 1:
+        from .profile_fork import run_rows
+        compile_s = run_rows(module, todo, mode, threads, max_steps, n, precompile, run_row)
+        t3 = t2 + sum(compile_s.values())
+    else:
+        compile_s = {} if value_profile else precompile(module, todo, mode)
+        t3 = time.perf_counter()
+        for row in todo:
             run_row(module, row, mode, threads, max_steps, value_profile)
     result.rows = rows
     result.timings = {"slice": t1 - t0, "infer": t2 - t1, **compile_s,

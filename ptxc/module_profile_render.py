@@ -243,6 +243,9 @@ def render_csv(mp) -> str:
 
 # ------------------------------------------------------------------- json
 def to_dict(mp) -> dict:
+    from .source_lines import SourceMap
+    from .source_profile import with_source
+    smap = SourceMap(mp.module)
     kernels = []
     for r in mp.rows:
         k = {"kernel": r.kernel, "status": r.status,
@@ -254,7 +257,7 @@ def to_dict(mp) -> dict:
             k["reason"] = r.reason
         if r.profile is not None:
             k["seconds"] = round(r.seconds, 6)
-            k["profile"] = r.profile.to_dict()
+            k["profile"] = with_source(r.profile.to_dict(), mp.module, smap)
         kernels.append(k)
     return {"file": mp.module.filename, "mode": mp.mode, "kernels": kernels,
             "total": mp.total(), "timings": {k: round(v, 6) for k, v in mp.timings.items()}}

@@ -57,6 +57,8 @@ class Profile:
     mem_error_count: int = 0            # their failing thread-accesses
     init_errors: list | None = None     # initcheck launches: initcheck_report.UninitRead list
     init_error_count: int = 0           # their uninitialised thread-reads
+    race_hazards: list | None = None    # racecheck: hazard_report.RaceReport list (docs/check.md)
+    sync_errors: list | None = None     # synccheck: hazard_report.SyncReport list
     value_profile: dict | None = None   # value-profiled launches: ptxc/value_profile.py (docs/value-profile.md)
 
     @property
@@ -105,6 +107,10 @@ class Profile:
         if self.init_errors is not None:
             from .initcheck_report import as_json as init_json
             d["initcheck"] = init_json(self.init_errors, self.init_error_count)
+        for tool, found in (("racecheck", self.race_hazards), ("synccheck", self.sync_errors)):
+            if found is not None:
+                from .hazard_report import as_json as hazards_json
+                d[tool] = hazards_json(tool, found)
         if self.value_profile is not None:
             from .value_profile import rows
             d["value_profile"] = {"summary": self.value_profile["summary"],

@@ -46,7 +46,7 @@ def kernel_template(timings: bool) -> dict:
 
 BRANCH_TEMPLATE = {"kernel_id": 0, "module_id": 0, "kernel": "", "function": "", "block": "",
                    "line": 0, "warp_execs": 0, "active": 0, "taken": 0, "not_taken": 0,
-                   "divergent": 0}
+                   "divergent": 0, "source_file": "", "source_line": 0}
 
 
 # --------------------------------------------------------------- rows
@@ -90,8 +90,10 @@ def branch_rows(kid: int, mid: int, k: dict) -> list[dict]:
     rows = []
     for key, b in p.get("per_branch", {}).items():
         function, _, block = key.partition(":")
+        src = b.get("source") or {}                 # docs/report.md, source attribution
         rows.append({"kernel_id": kid, "module_id": mid, "kernel": k["kernel"],
-                     "function": function, "block": block, **b})
+                     "function": function, "block": block, **b,
+                     "source_file": src.get("file"), "source_line": src.get("line")})
     return rows
 
 

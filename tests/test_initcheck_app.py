@@ -107,7 +107,7 @@ def test_all_tools(app):
     proc = check(app, "--tool", "all", "--format", "json", "-o", "-")
     assert proc.returncode == 1
     doc = json.loads(proc.stdout[len(OUTPUT):])
-    assert doc["tool"] == "memcheck+initcheck" and doc["error_count"] == 176
+    assert doc["tool"] == "memcheck+initcheck+racecheck+synccheck" and doc["error_count"] == 176
     assert sorted(e["count"] for e in doc["uninitialized"]) == [1, 36, 36, 50, 50]
 
 

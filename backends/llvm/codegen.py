@@ -31,6 +31,7 @@ from ptxc.errors import PtxcError
 from ptxc.memaccess import access_kind
 
 from . import layout as Lo
+from .check_hooks import sync_hook
 from .irtext import Fn, LANE_IDS, splat, vt
 from .mem_count import count_only
 from .ops_mma import WHOLE_WARP_OPS
@@ -81,6 +82,7 @@ class KernelCodegen(SimtMixin, Values):
         self.value_ctr: dict[int, list] = {}   # instr id -> [(dst, register, bits, base)]
         self.value_or: list[int] = []          # counters OR-reduced over workers
         self.initcheck = False      # track initialised global memory (initcheck.py)
+        self.checks: tuple = ()     # racecheck / synccheck hooks (check_hooks.py)
         self.mem_ctr: dict[int, dict[str, int]] = {}   # instr id -> {space: counter base}
         check_address_slice(plan, mode, memory_counters)
         self.ops = OPS
@@ -293,6 +295,8 @@ class KernelCodegen(SimtMixin, Values):
         op = ins.opcode
         if op in WHOLE_WARP_OPS:          # checked even where the slice drops it
             self.whole_warp_check()
+        if self.checks:
+            sync_hook(self, ins)        # racecheck / synccheck variants (check_hooks.py)
         if op in ("bar", "barrier"):
             self.barrier(ins)
             if self.value_profile:

@@ -74,11 +74,12 @@ def llvm():
         import llvmlite.binding as b
         b.initialize_native_target()
         b.initialize_native_asmprinter()
-        from . import coop, device_calls, heap, initcheck, inject_ctl, memcheck
+        from . import check_hooks, coop, device_calls, heap, initcheck, inject_ctl, memcheck
         heap.register_symbols(b)
         inject_ctl.register_symbols(b)
         memcheck.register_symbols(b)
         initcheck.register_symbols(b)
+        check_hooks.register_symbols(b)
         coop.register_symbols(b)
         device_calls.register_symbols(b)    # vprintf / __assertfail reach Python (device_calls.py)
         from . import ops_tex
@@ -148,7 +149,8 @@ def _key(kernel, mode: str, level: int, memory: int = 0,
     return (kernel.name, mode, level, stamp) + ((memory,) if memory else ()) + tuple(sorted(variants))
 
 
-VARIANTS = ("memcheck", "initcheck", "inject", "value_profile")   # compiled variants; the default code is unchanged
+VARIANTS = ("memcheck", "initcheck", "inject", "value_profile",    # compiled variants; the default
+            "racecheck", "synccheck")                              # code is unchanged
 
 
 def compile_kernel(module, kernel, mode: str, level: int = 0, keep_ir: bool = False,
@@ -159,7 +161,8 @@ def compile_kernel(module, kernel, mode: str, level: int = 0, keep_ir: bool = Fa
     ``memcheck`` records invalid accesses and goes on (memcheck.py),
     ``initcheck`` tracks initialised global memory (initcheck.py),
     ``inject`` is the error-injection variant (inject_ir.py),
-    ``value_profile`` profiles register values (value_prof.py)."""
+    ``value_profile`` profiles register values (value_prof.py),
+    ``racecheck`` / ``synccheck`` call their checkers (check_hooks.py)."""
     variants = variant_set(variant_flags)
     with _lock:
         hit = _cache(module).get(_key(kernel, mode, level, memory, variants))
@@ -204,6 +207,7 @@ def _generate(module, kernels, mode: str, level: int, skip_errors: bool, memory:
             g.memcheck = "memcheck" in variants
             g.initcheck = "initcheck" in variants
             g.value_profile = "value_profile" in variants
+            g.checks = tuple(v for v in ("racecheck", "synccheck") if v in variants)
             g.generate_function()
             text = g.function_text()
         except PtxcError:
@@ -226,13 +230,15 @@ def _kernel_key(text: str, g, level: int) -> str:
 def _compile_into(cache, module, todo, mode, level, keep_ir, skip_errors, memory,
                   variants=frozenset()) -> None:
     from .codegen import module_text_of
+    from .pipeline import compile_pipelined
     t0 = time.perf_counter()
-    made = _generate(module, todo, mode, level, skip_errors, memory, variants)
+    made, engine, compiled, t_gen = compile_pipelined(
+        todo, lambda part: _generate(module, part, mode, level, skip_errors, memory, variants),
+        lambda unique, names: _objects(unique, level, names), lambda objs: _engine(objs, level))
     if not made:
         return
     unique = {g.name: (g, text) for _, g, text in made}
-    t1 = time.perf_counter()
-    engine, compiled = _native(unique, level, ", ".join(k.name for k, _, _ in made))
+    t1 = t0 + t_gen
     t2 = time.perf_counter()
     share = 1.0 / len(made)
     for k, g, text in made:
@@ -307,30 +313,36 @@ def _optimise(mod, level: int) -> None:
     pb.getModulePassManager().run(mod, pb)
 
 
-def _native(unique: dict, level: int, names: str):
-    """(an execution engine holding the code of every function of ``unique``
-    ({name: (generator, text)}), how many were compiled): cached objects are
-    loaded, the rest is compiled in one LLVM module (and its object cached)."""
-    from llvmlite.binding.object_file import ObjectFileRef
-
+def _objects(unique: dict, level: int, names: str) -> tuple:
+    """([object code], how many functions were compiled) for every function
+    of ``unique``: cached objects, and one LLVM module per optimisation level
+    for the rest (its object cached). Calls no Python that the code
+    generator uses, so it may run in a second thread (pipeline.py)."""
     from . import objcache
-    b = llvm()
-    engine = b.create_mcjit_compiler(b.parse_assembly(""), new_target_machine(level))
     keys = {name: name[len("run_warp_"):] for name in unique}
     found = objcache.lookup(keys.values())
     hits = {k for ks in found.values() for k in ks}
     missing = [name for name, k in keys.items() if k not in hits]
-    for obj in found:
-        engine.add_object_file(ObjectFileRef.from_data(obj))
+    objs = list(found)
     if missing:
         from .codegen import module_text_of
         for lvl, group in _levels(unique, missing, level).items():
             gens = [unique[n][0] for n in group]
             obj = _emit(module_text_of([unique[n][1] for n in group], gens), lvl, names)
             objcache.store(obj, [keys[n] for n in group])
-            engine.add_object_file(ObjectFileRef.from_data(obj))
+            objs.append(obj)
+    return objs, len(missing)
+
+
+def _engine(objs: list, level: int):
+    """An execution engine holding the object code ``objs``."""
+    from llvmlite.binding.object_file import ObjectFileRef
+    b = llvm()
+    engine = b.create_mcjit_compiler(b.parse_assembly(""), new_target_machine(level))
+    for obj in objs:
+        engine.add_object_file(ObjectFileRef.from_data(obj))
     engine.finalize_object()
-    return engine, len(missing)
+    return engine
 
 
 def _levels(unique: dict, names: list, level: int) -> dict:

@@ -17,6 +17,7 @@ from ptxc import ir
 from ptxc.errors import PtxcError
 
 from . import layout as Lo
+from .check_hooks import race_hook
 from .irtext import LANE_IDS, splat, vt
 from .mem_count import count_access
 from .ops_initcheck import track
@@ -129,9 +130,11 @@ def resolve_masked(cg, space: str, addr, static, nbytes: int, align: int, kind: 
         r = check(cg, ok, addr, align)
     basev = cg.bcast(base, "ptr")
     ptrs = f.val(f"getelementptr i8, <32 x ptr> {basev}, <32 x i64> {off}")
-    if r is None:
-        return ptrs, cg.em, cg.emi
-    return (ptrs, *failed(cg, r, addr, None, kind, where, nbytes, may_continue))
+    em, emi = (cg.em, cg.emi) if r is None else failed(cg, r, addr, None, kind, where, nbytes,
+                                                         may_continue)
+    if seg == "shared" and may_continue:
+        race_hook(cg, addr, None, emi, kind, nbytes, generic=False)
+    return ptrs, em, emi
 
 
 def resolve_generic(cg, addr: str, nbytes: int, align: int, kind: int = 0, where: int = 5,
@@ -147,6 +150,8 @@ def resolve_generic(cg, addr: str, nbytes: int, align: int, kind: int = 0, where
                                         ("i32", cg.emi), ("i64", str(nbytes)), ("ptr", p_tmp),
                                         ("i64", str(cg.plan.shift))])
     em, emi = failed(cg, r, None, a_tmp, kind, where, nbytes, may_continue)
+    if where == SPACES.index("generic") and may_continue:
+        race_hook(cg, None, a_tmp, emi, kind, nbytes, generic=True)
     return f.load("<32 x ptr>", p_tmp, 64), em, emi
 
 

@@ -23,6 +23,7 @@ import sqlite3
 
 from ptxc import profile
 from ptxc import memcheck_report
+from ptxc import source_views
 from ptxc import value_profile_report as vpr
 from ptxc.backends.llvm.results_memory import RATIOS, add_ratios, scalar_totals
 
@@ -101,6 +102,7 @@ def memory_instruction_rows(launches) -> list[dict]:
                        "index": e["index"], "line": e["line"], "opcode": e["opcode"],
                        "kind": e["kind"], "space": part}
                 row.update((c, e[part].get(c)) for c in MEMORY_INSTR_COLUMNS)
+                row.update(source_views.memory_columns(r, e))
                 rows.append(row)
     return rows
 
@@ -111,7 +113,7 @@ def branch_rows(launches) -> list[dict]:
         for key, b in r.profile.per_branch.items():
             function, _, block = key.partition(":")
             rows.append({"launch_id": r.id, "kernel": r.kernel, "function": function,
-                         "block": block, **b})
+                         "block": block, **b, **source_views.branch_columns(r, key)})
     return rows
 
 
@@ -169,11 +171,12 @@ def _template_kernel(launches=()) -> dict:
 
 
 BRANCH_TEMPLATE = {"launch_id": 0, "kernel": "", "function": "", "block": "", "line": 0,
-                   "warp_execs": 0, "active": 0, "taken": 0, "not_taken": 0, "divergent": 0}
+                   "warp_execs": 0, "active": 0, "taken": 0, "not_taken": 0, "divergent": 0,
+                   "source_file": "", "source_line": 0}
 MEMORY_INSTR_TEMPLATE = {"launch_id": 0, "kernel": "", "function": "", "index": 0, "line": 0,
                          "opcode": "", "kind": "", "space": "",
                          **{c: (0.0 if "_per_" in c or c == "efficiency" else 0)
-                            for c in MEMORY_INSTR_COLUMNS}}
+                            for c in MEMORY_INSTR_COLUMNS}, "source_file": "", "source_line": 0}
 
 
 def write_sqlite(path: str, launches, meta: dict) -> None:
@@ -190,6 +193,8 @@ def write_sqlite(path: str, launches, meta: dict) -> None:
                key="id")
         _table(db, "kernels", kernel_rows(launches), _template_kernel(launches))
         _table(db, "branches", branch_rows(launches), BRANCH_TEMPLATE)
+        _table(db, "source_lines", source_views.source_line_rows(launches),
+               source_views.SOURCE_LINE_TEMPLATE)
         if any(r.profile.memory_counters for r in launches):
             _table(db, "memory_instructions", memory_instruction_rows(launches),
                    MEMORY_INSTR_TEMPLATE)

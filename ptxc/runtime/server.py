@@ -59,7 +59,7 @@ class LaunchRecord:
     profile: object
     wall_s: float
     compile_s: float
-    ptx_module: object = None         # the Module the launch ran (ptxc run --topdown)
+    ptx_module: object = None         # the Module the launch ran (ptxc run --topdown, --by source, --html)
 
 
 @dataclass

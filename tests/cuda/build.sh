@@ -82,6 +82,8 @@ ptx wmma          sm90          -arch=sm_90 -O3
 ptx mma_sync      sm90          -arch=sm_90 -O3
 ptx partial_warp_mma sm90       -arch=sm_90 -O3
 ptx memcheck      sm90.lineinfo -arch=sm_90 -O3 -lineinfo
+ptx racecheck     sm90.lineinfo -arch=sm_90 -O3 -lineinfo
+ptx synccheck     sm90.lineinfo -arch=sm_90 -O3 -lineinfo
 ptx topdown       sm90          -arch=sm_90 -O3
 ptx initcheck     sm90.lineinfo -arch=sm_90 -O3 -lineinfo
 
@@ -93,3 +95,14 @@ for f in *.sm90*.ptx; do run ptxas -arch=sm_90 "$f" -o /dev/null; done
 for f in *.sm75*.ptx; do run ptxas -arch=sm_75 "$f" -o /dev/null; done
 for f in *.sm100a*.ptx; do run ptxas -arch=sm_100a "$f" -o /dev/null; done
 echo "build.sh: all PTX regenerated and checked"
+
+ptx srcline       sm90.lineinfo -arch=sm_90 -O3 -lineinfo
+ptx srcline       sm90.G        -arch=sm_90 -G
+
+# clang (Debian clang 14.0.6; optional): device-only PTX with line tables, without the
+# CUDA headers (clang 14 rejects CUDA 13's), sm_80 (clang 14 has no sm_90).
+if command -v clang >/dev/null 2>&1; then
+    run clang -x cuda --cuda-gpu-arch=sm_80 --cuda-device-only -nocudainc -nocudalib -S -O3 \
+        -gline-tables-only -Wno-unknown-cuda-version -include clang_prelude.h \
+        srcline.cu -o srcline.sm80.clang.ptx
+fi
