@@ -100,13 +100,15 @@ def fmt3(v) -> str:
     return ",".join(str(x) for x in v)
 
 
-def report_text(tool: str, blocks, total: int) -> str:
+def report_text(tool: str, blocks, total: int, extra=()) -> str:
     """A whole compute-sanitizer report of ``tool``: the banner, each
-    block's lines (prefixed, then a bare prefix line), the summary line."""
+    block's lines (prefixed, then a bare prefix line), the ``extra`` summary
+    lines (prefixed), the ERROR SUMMARY line."""
     out = [f"{PREFIX} COMPUTE-SANITIZER (ptxc {tool})"]
     for block in blocks:
         out += [f"{PREFIX} {x}" for x in block]
         out.append(PREFIX)
+    out += [f"{PREFIX} {x}" for x in extra]
     out.append(f"{PREFIX} ERROR SUMMARY: {total} error{'' if total == 1 else 's'}")
     return "\n".join(out) + "\n"
 
