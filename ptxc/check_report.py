@@ -16,7 +16,6 @@ once.
 from __future__ import annotations
 
 from . import hazard_report, initcheck_report, memcheck_report
-from .memcheck_report import PREFIX
 
 
 def fault_block(fault) -> list[str]:
@@ -67,17 +66,13 @@ def blocks(session) -> list[tuple[list[str], int]]:
 
 
 def text(session, tools) -> str:
-    out = [f"{PREFIX} COMPUTE-SANITIZER (ptxc {'+'.join(tools)})"]
-    total = 0
-    for lines, n in blocks(session):
-        out += [f"{PREFIX} {x}" for x in lines]
-        out.append(PREFIX)
-        total += n
+    found = blocks(session)
+    extra = []
     if "racecheck" in tools:
         races = [e for _, e in hazard_report.launch_reports(session.launches, "racecheck")]
-        out.append(f"{PREFIX} {hazard_report.race_summary(races)}")
-    out.append(f"{PREFIX} ERROR SUMMARY: {total} error{'' if total == 1 else 's'}")
-    return "\n".join(out) + "\n"
+        extra.append(hazard_report.race_summary(races))
+    return memcheck_report.report_text("+".join(tools), (lines for lines, _ in found),
+                                       sum(n for _, n in found), extra)
 
 
 def total(session) -> int:

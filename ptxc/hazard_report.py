@@ -23,7 +23,7 @@ from __future__ import annotations
 from dataclasses import asdict, dataclass
 
 from .backends.llvm.plan import DYNAMIC
-from .memcheck_report import PREFIX, fmt3
+from .memcheck_report import fmt3, report_text
 
 FIRST_VERB = {"RAW": ("Write", "Read"), "WAR": ("Read", "Write"), "WAW": ("Write", "Write")}
 SYNC_TITLE = {"divergent-warp": "Barrier error detected. Divergent thread(s) in warp",
@@ -220,21 +220,11 @@ def race_summary(reports) -> str:
             f"error{'' if errors == 1 else 's'}, {n - errors} warning{'' if n - errors == 1 else 's'})")
 
 
-def summary_line(n: int) -> str:
-    return f"{PREFIX} ERROR SUMMARY: {n} error{'' if n == 1 else 's'}"
-
-
 def launch_text(tool: str, reports) -> str:
     """The report of one launch (``ptxc opt --check``)."""
-    out = [f"{PREFIX} COMPUTE-SANITIZER (ptxc {tool})"]
     lines = race_lines if tool == "racecheck" else sync_lines
-    for r in reports:
-        out += [f"{PREFIX} {x}" for x in lines(r)]
-        out.append(PREFIX)
-    if tool == "racecheck":
-        out.append(f"{PREFIX} {race_summary(reports)}")
-    out.append(summary_line(tool_errors(tool, reports)))
-    return "\n".join(out) + "\n"
+    extra = [race_summary(reports)] if tool == "racecheck" else []
+    return report_text(tool, (lines(r) for r in reports), tool_errors(tool, reports), extra)
 
 
 def tool_errors(tool: str, reports) -> int:

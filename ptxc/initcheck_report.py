@@ -17,7 +17,7 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass
 
-from .memcheck_report import PREFIX, MemcheckError, fmt3
+from .memcheck_report import MemcheckError, count_line, fmt3, location, report_text
 
 TITLE = {"load": "read", "atomic": "atomic read"}
 
@@ -74,25 +74,16 @@ def source_line(module, ins) -> str:
 
 def error_block(e: UninitRead, file: str = "", name: str = "") -> list[str]:
     """compute-sanitizer's lines for one uninitialised read (no prefix)."""
-    file = file or e.file
-    ptx = f"{file}:{e.line}" if file else f"line {e.line}"
-    at = f"{e.source} ({ptx}, {e.opcode})" if e.source else f"{ptx} ({e.opcode})"
     return [f"Uninitialized __global__ memory {TITLE.get(e.kind, 'read')} of size {e.size} bytes",
-            f"    at {name or e.kernel} in {at}",
+            f"    at {name or e.kernel} in {location(e, file or e.file)}",
             f"    by thread ({fmt3(e.thread)}) in block ({fmt3(e.block)})",
             f"    Address 0x{e.address:x}",
             f"    in {e.where}",
-            f"    {e.count} {'time' if e.count == 1 else 'times'} in this launch "
-            f"(first occurrence shown)"]
+            count_line(e)]
 
 
 def sanitizer_text(errors: list[UninitRead], total: int) -> str:
-    out = [f"{PREFIX} COMPUTE-SANITIZER (ptxc initcheck)"]
-    for e in errors:
-        out += [f"{PREFIX} {x}" for x in error_block(e)]
-        out.append(PREFIX)
-    out.append(f"{PREFIX} ERROR SUMMARY: {total} error{'' if total == 1 else 's'}")
-    return "\n".join(out) + "\n"
+    return report_text("initcheck", (error_block(e) for e in errors), total)
 
 
 def as_json(errors: list[UninitRead], total: int) -> dict:

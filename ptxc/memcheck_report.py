@@ -76,32 +76,49 @@ def error_block(e: MemcheckError, file: str = "", name: str = "") -> list[str]:
     """compute-sanitizer's lines for one error (without the ===== prefix);
     ``name``: the kernel's readable (demangled) name."""
     what = "is out of bounds" if e.error == "out-of-bounds" else "is misaligned"
-    file = file or e.file
-    at = f"{file}:{e.line}" if file else f"line {e.line}"
-    at = f"{e.source} ({at}, {e.opcode})" if e.source else f"{at} ({e.opcode})"
     lines = [f"Invalid __{e.space}__ {VERB[e.kind]} of size {e.size} bytes",
-             f"    at {name or e.kernel} in {at}",
+             f"    at {name or e.kernel} in {location(e, file or e.file)}",
              f"    by thread ({fmt3(e.thread)}) in block ({fmt3(e.block)})",
              f"    Address 0x{e.address:x} {what}"]
     if e.where:
         lines.append(f"    and is {e.where}" if e.error == "out-of-bounds" else f"    in {e.where}")
-    lines.append(f"    {e.count} {'time' if e.count == 1 else 'times'} in this launch "
-                 f"(first occurrence shown)")
+    lines.append(count_line(e))
     return lines
+
+
+def location(e, file: str) -> str:
+    """Where an error's instruction is: 'k.cu:3 (k.ptx:47, ld.global.f32)',
+    or 'k.ptx:47 (ld.global.f32)' without a CUDA source line."""
+    at = f"{file}:{e.line}" if file else f"line {e.line}"
+    return f"{e.source} ({at}, {e.opcode})" if e.source else f"{at} ({e.opcode})"
+
+
+def count_line(e) -> str:
+    """The last line of an error block: how often it happened."""
+    return (f"    {e.count} {'time' if e.count == 1 else 'times'} in this launch "
+            f"(first occurrence shown)")
 
 
 def fmt3(v) -> str:
     return ",".join(str(x) for x in v)
 
 
-def sanitizer_text(errors: list[MemcheckError], total: int) -> str:
-    """The whole report: every error block, then the summary line."""
-    out = [f"{PREFIX} COMPUTE-SANITIZER (ptxc memcheck)"]
-    for e in errors:
-        out += [f"{PREFIX} {x}" for x in error_block(e)]
+def report_text(tool: str, blocks, total: int, extra=()) -> str:
+    """A whole compute-sanitizer report of ``tool``: the banner, each
+    block's lines (prefixed, then a bare prefix line), the ``extra`` summary
+    lines (prefixed), the ERROR SUMMARY line."""
+    out = [f"{PREFIX} COMPUTE-SANITIZER (ptxc {tool})"]
+    for block in blocks:
+        out += [f"{PREFIX} {x}" for x in block]
         out.append(PREFIX)
+    out += [f"{PREFIX} {x}" for x in extra]
     out.append(f"{PREFIX} ERROR SUMMARY: {total} error{'' if total == 1 else 's'}")
     return "\n".join(out) + "\n"
+
+
+def sanitizer_text(errors: list[MemcheckError], total: int) -> str:
+    """The whole report: every error block, then the summary line."""
+    return report_text("memcheck", (error_block(e) for e in errors), total)
 
 
 def as_json(errors: list[MemcheckError], total: int) -> dict:
@@ -150,13 +167,8 @@ def launches_text(launches) -> str:
     PTX module of each error named by its label)."""
     from .runtime.report import demangle
     readable = demangle(e.kernel for _, e in launch_errors(launches))
-    out = [f"{PREFIX} COMPUTE-SANITIZER (ptxc memcheck)"]
-    for r, e in launch_errors(launches):
-        out += [f"{PREFIX} {x}" for x in error_block(e, e.file or r.module, readable[e.kernel])]
-        out.append(PREFIX)
-    n = total_errors(launches)
-    out.append(f"{PREFIX} ERROR SUMMARY: {n} error{'' if n == 1 else 's'}")
-    return "\n".join(out) + "\n"
+    blocks = (error_block(e, e.file or r.module, readable[e.kernel]) for r, e in launch_errors(launches))
+    return report_text("memcheck", blocks, total_errors(launches))
 
 
 def launches_json(launches) -> dict:

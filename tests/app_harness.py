@@ -1,6 +1,8 @@
 """Build the CUDA applications of tests/apps with nvcc and run them under
 `ptxc run`; read the SQLite report a run writes (docs/runtime.md has its schema).
-Used by tests/test_apps.py and bench/apps.py.
+Used by tests/test_apps.py, the other tests that build applications at test
+time (require_apps / build_for_tests skip them cleanly without nvcc) and
+bench/apps.py.
 """
 from __future__ import annotations
 
@@ -35,6 +37,28 @@ def runtime_missing() -> str | None:
         return "the ptxc command is not installed"
     probe = subprocess.run([ptxc, "run", "--help"], capture_output=True, text=True)
     return None if probe.returncode == 0 else "`ptxc run` is not available: " + probe.stderr[-200:]
+
+
+def why_no_apps() -> str | None:
+    """Why applications cannot be built and run here (no nvcc, no `ptxc
+    run`), or None."""
+    if find_nvcc() is None:
+        return "nvcc not found: the application tests need it"
+    return runtime_missing()
+
+
+def require_apps() -> None:
+    """Skip the calling test or fixture (pytest.skip) when why_no_apps()."""
+    why = why_no_apps()
+    if why:
+        import pytest
+        pytest.skip(why)
+
+
+def build_for_tests(sources: list[Path], tmp_path_factory, folder: str) -> dict:
+    """require_apps(), then build_all(sources) into a new temporary ``folder``."""
+    require_apps()
+    return build_all(sources, tmp_path_factory.mktemp(folder))
 
 
 def build(source: Path, out_dir: Path) -> Path:

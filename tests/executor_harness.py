@@ -5,6 +5,10 @@ kernel in which every thread loads its operands a, b, c from arrays at its
 global index, executes the instruction(s), and stores %d (and, if ``q`` is
 given, a second result %q) to an output array; it returns the outputs of a
 full run (and checks that a hybrid run gives the same counters).
+
+``launch_both(module, kernel, grid, block, args)`` launches a kernel hybrid
+and full, each on its own copies of the argument arrays, and checks that
+both give the same counters.
 """
 from __future__ import annotations
 
@@ -117,6 +121,18 @@ def as_array(values, t: str) -> np.ndarray:
         vals = [int(x) & ((1 << bits) - 1) for x in np.ravel(arr)]
         return np.array(vals, dtype=f"u{dt.itemsize}").view(dt)
     return np.ascontiguousarray(arr.astype(dt))
+
+
+def launch_both(module, kernel: str, grid, block, args, **kw) -> dict:
+    """{mode: (Profile, its copies of ``args``)} of a hybrid then a full
+    launch (keywords go to ptxc.launch); their counters must be equal."""
+    out = {}
+    for mode in ("hybrid", "full"):
+        copies = [a.copy() if isinstance(a, np.ndarray) else a for a in args]
+        out[mode] = (ptxc.launch(module, kernel, grid=grid, block=block, args=copies, mode=mode,
+                                 **kw), copies)
+    assert out["hybrid"][0].counters() == out["full"][0].counters()
+    return out
 
 
 def run_kernel(text: str, kernel: str, grid, block, args, mode="full", **kw):

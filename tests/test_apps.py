@@ -35,12 +35,7 @@ WITH_OUTPUT = [a.name for a in APPS if a.output]
 
 @pytest.fixture(scope="session")
 def built_apps(tmp_path_factory):
-    if H.find_nvcc() is None:
-        pytest.skip("nvcc not found: the application tests need it")
-    why = H.runtime_missing()
-    if why:
-        pytest.skip(why)
-    return H.build_all([a.source for a in APPS], tmp_path_factory.mktemp("apps-bin"))
+    return H.build_for_tests([a.source for a in APPS], tmp_path_factory, "apps-bin")
 
 
 @pytest.fixture(scope="session")

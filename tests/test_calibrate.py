@@ -14,6 +14,7 @@ import pytest
 from click.testing import CliRunner
 
 import ptxc
+from executor_harness import launch_both
 from ptxc.cli import cli
 from ptxc.predict.calibrate import PTX, class_count_per_block
 
@@ -24,13 +25,8 @@ def module():
 
 
 def both(module, kernel, grid, block, make_args):
-    runs = []
-    for mode in ("hybrid", "full"):
-        args = make_args()
-        runs.append((ptxc.launch(module, kernel, grid=grid, block=block, args=args,
-                                 mode=mode), args))
-    assert runs[0][0].counters() == runs[1][0].counters()
-    return runs[1][1]          # the full run's buffers
+    """The full run's buffers (hybrid and full give the same counters)."""
+    return launch_both(module, kernel, grid, block, make_args())["full"][1]
 
 
 def test_no_gpu_one_line(monkeypatch, tmp_path):

@@ -131,8 +131,7 @@ CLEAN = ("matrixMul", "reduction", "scan", "simpleStreams", "unifiedMemory", "hi
 def clean_apps(tmp_path_factory):
     import app_harness as H
     from app_specs import BY_NAME
-    if H.find_nvcc() is None:
-        pytest.skip("needs nvcc")
+    H.require_apps()
     out = tmp_path_factory.mktemp("initcheck-clean")
     return out, H.build_all([BY_NAME[n].source for n in CLEAN], out)
 

@@ -31,11 +31,7 @@ MAX_STEPS = 2000          # as in test_inject.py: flipped loop bounds above 2000
 
 @pytest.fixture(scope="module")
 def apps(tmp_path_factory):
-    if H.find_nvcc() is None:
-        pytest.skip("nvcc not found: the application tests need it")
-    why = H.runtime_missing()
-    if why:
-        pytest.skip(why)
+    H.require_apps()
     out = tmp_path_factory.mktemp("inject-apps")
     return {src.stem: H.build(src, out) for src in (POLY_CU, VADD_CU)}
 
@@ -170,14 +166,6 @@ def test_vectoradd_campaign_matches_the_model(apps, tmp_path):
     con.close()
     n_masked = sum(1 for r in rows if r[1] == "masked")
     assert summary[-1] == ("all", 8, n_masked, 0, 8 - n_masked)
-
-
-@pytest.fixture(scope="module")
-def dask_address():
-    distributed = pytest.importorskip("distributed")
-    with distributed.LocalCluster(n_workers=2, threads_per_worker=1, processes=True,
-                                  dashboard_address=None) as cluster:
-        yield cluster.scheduler_address
 
 
 def test_dask_gives_the_same_bytes(apps, tmp_path, dask_address):

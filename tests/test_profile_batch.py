@@ -84,14 +84,6 @@ def test_serial_and_two_jobs_give_the_same_bytes(batch_dir, fmt):
     assert "duration_ms" not in one[1] and '"seconds"' not in one[1] and " ms" not in one[1]
 
 
-@pytest.fixture(scope="module")
-def dask_address():
-    distributed = pytest.importorskip("distributed")
-    with distributed.LocalCluster(n_workers=2, threads_per_worker=1, processes=True,
-                                  dashboard_address=None) as cluster:
-        yield cluster.scheduler_address
-
-
 def test_dask_gives_the_same_bytes(batch_dir, dask_address):
     for fmt in ("text", "csv", "json"):
         one = profile("--jobs", 1, "--format", fmt, batch_dir)

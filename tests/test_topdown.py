@@ -15,6 +15,7 @@ import numpy as np
 import pytest
 
 import ptxc
+from executor_harness import launch_both
 from ptxc.gpu_models import gpu
 from ptxc.kernel_resources import Registers
 from ptxc.predict import analyse
@@ -32,14 +33,8 @@ def module():
 
 def run_both(module, kernel, grid, block, args):
     """(hybrid profile dict, full profile dict); their counters must agree."""
-    out = []
-    for mode in ("hybrid", "full"):
-        copies = [a.copy() if isinstance(a, np.ndarray) else a for a in args]
-        p = ptxc.launch(module, kernel, grid=grid, block=block, args=copies, mode=mode,
-                        memory_counters=True)
-        out.append(p)
-    assert out[0].counters() == out[1].counters()
-    return out[0].to_dict(), out[1].to_dict()
+    runs = launch_both(module, kernel, grid, block, args, memory_counters=True)
+    return runs["hybrid"][0].to_dict(), runs["full"][0].to_dict()
 
 
 def test_global_replays_strided(module):

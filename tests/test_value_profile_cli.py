@@ -133,13 +133,8 @@ def test_report_without_value_profile_is_unchanged(tmp_path):
 # ------------------------------------------------------------ ptxc run on apps
 @pytest.fixture(scope="module")
 def built(tmp_path_factory):
-    if H.find_nvcc() is None:
-        pytest.skip("nvcc not found: the application tests need it")
-    why = H.runtime_missing()
-    if why:
-        pytest.skip(why)
     sources = [APPS / "vectorAdd" / "vectorAdd.cu", APPS / "reduction" / "reduction.cu"]
-    return H.build_all(sources, tmp_path_factory.mktemp("vp-apps"))
+    return H.build_for_tests(sources, tmp_path_factory, "vp-apps")
 
 
 @pytest.mark.parametrize("name", ["vectorAdd", "reduction"])

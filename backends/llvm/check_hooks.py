@@ -27,6 +27,7 @@ from __future__ import annotations
 import ctypes
 import threading
 
+from . import callbacks
 from . import layout as Lo
 from .irtext import LANE_IDS, splat
 
@@ -34,11 +35,10 @@ EV_BARRIER, EV_WARPSYNC, EV_COLLECTIVE = 0, 1, 2
 COLLECTIVE_MASK = {"shfl": 3, "vote": 1, "match": 1, "redux": 1, "elect": 0}   # membermask operand
 TOOLS = ("racecheck", "synccheck")
 
-RACE_CB = ctypes.CFUNCTYPE(None, ctypes.c_void_p, ctypes.c_void_p, ctypes.c_void_p, ctypes.c_int32,
-                           ctypes.c_void_p, ctypes.c_uint32, ctypes.c_int32, ctypes.c_int32,
-                           ctypes.c_int32)
-SYNC_CB = ctypes.CFUNCTYPE(None, ctypes.c_void_p, ctypes.c_void_p, ctypes.c_void_p, ctypes.c_int32,
-                           ctypes.c_int32, ctypes.c_uint32, ctypes.c_void_p, ctypes.c_int32)
+RACE_ARGS = (ctypes.c_void_p, ctypes.c_void_p, ctypes.c_void_p, ctypes.c_int32, ctypes.c_void_p,
+             ctypes.c_uint32, ctypes.c_int32, ctypes.c_int32, ctypes.c_int32)   # ptxc_race's, void
+SYNC_ARGS = (ctypes.c_void_p, ctypes.c_void_p, ctypes.c_void_p, ctypes.c_int32, ctypes.c_int32,
+             ctypes.c_uint32, ctypes.c_void_p, ctypes.c_int32)                 # ptxc_sync's, void
 
 
 # ------------------------------------------------------------ codegen
@@ -180,11 +180,10 @@ def _safe(fn):
     return wrapped
 
 
-_race_cb = RACE_CB(_safe(_race))
-_sync_cb = SYNC_CB(_safe(_sync))
+_race_cb = callbacks.c_function(_safe(_race), None, *RACE_ARGS)
+_sync_cb = callbacks.c_function(_safe(_sync), None, *SYNC_ARGS)
 
 
 def register_symbols(binding) -> None:
     """Make ``ptxc_race`` and ``ptxc_sync`` resolvable by the JIT."""
-    binding.add_symbol("ptxc_race", ctypes.cast(_race_cb, ctypes.c_void_p).value)
-    binding.add_symbol("ptxc_sync", ctypes.cast(_sync_cb, ctypes.c_void_p).value)
+    callbacks.add_symbols(binding, {"ptxc_race": _race_cb, "ptxc_sync": _sync_cb})

@@ -27,9 +27,10 @@ from __future__ import annotations
 import ctypes
 import threading
 
+from . import callbacks
+
 MAX_YIELDS = 5_000_000          # idle hand-overs (see above) before the launch stops
 
-_YIELD = ctypes.CFUNCTYPE(ctypes.c_int32, ctypes.c_int64, ctypes.c_int32)
 _lock = threading.RLock()
 _active: "Baton | None" = None
 
@@ -95,11 +96,12 @@ def _yield(cta: int, point: int) -> int:
     return 0 if baton.hand_on(int(cta), int(point)) else 1
 
 
-_callback = _YIELD(_yield)        # kept alive for the process
+_callback = callbacks.c_function(_yield, ctypes.c_int32, ctypes.c_int64, ctypes.c_int32)
 
 
 def register_symbols(binding) -> None:
-    binding.add_symbol("ptxc_yield", ctypes.cast(_callback, ctypes.c_void_p).value)
+    """Make ``ptxc_yield`` resolvable by the JIT (llvmlite.binding)."""
+    callbacks.add_symbols(binding, {"ptxc_yield": _callback})
 
 
 def run_cooperative(launch, workers) -> None:

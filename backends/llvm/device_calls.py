@@ -35,15 +35,15 @@ import struct
 import threading
 from dataclasses import dataclass, field
 
+from . import callbacks
 from . import layout as Lo
 
 KIND_VPRINTF, KIND_ASSERTFAIL, KIND_ASSERT_FAIL = 0, 1, 2
 KINDS = {"vprintf": KIND_VPRINTF, "__assertfail": KIND_ASSERTFAIL,
          "__assert_fail": KIND_ASSERT_FAIL}
 STRING_LIMIT = 1 << 20          # longest device string read (bytes)
-CALLBACK = ctypes.CFUNCTYPE(ctypes.c_int32, ctypes.c_int32, ctypes.c_void_p, ctypes.c_void_p,
-                            ctypes.c_void_p, ctypes.c_void_p, ctypes.c_uint32, ctypes.c_void_p,
-                            ctypes.c_int32, ctypes.c_void_p)
+ARGTYPES = (ctypes.c_int32, ctypes.c_void_p, ctypes.c_void_p, ctypes.c_void_p, ctypes.c_void_p,
+            ctypes.c_uint32, ctypes.c_void_p, ctypes.c_int32, ctypes.c_void_p)  # returns i32
 
 
 @dataclass
@@ -218,18 +218,9 @@ def assertion_line(file: bytes, line: int, function: bytes, ctaid, tid, message:
             % (file, line, function, *ctaid, *tid, message))
 
 
-def _safe_call(*a) -> int:
-    try:
-        return _call(*a)
-    except Exception:               # never let an exception cross the native frames
-        import traceback
-        traceback.print_exc()
-        return 1
+_callback = callbacks.c_function(callbacks.guarded(_call, failed=1), ctypes.c_int32, *ARGTYPES)
 
 
-_callback = CALLBACK(_safe_call)
-
-
-def register(binding) -> None:
+def register_symbols(binding) -> None:
     """Make ``ptxc_device_call`` resolvable by the JIT (llvmlite.binding)."""
-    binding.add_symbol("ptxc_device_call", ctypes.cast(_callback, ctypes.c_void_p).value)
+    callbacks.add_symbols(binding, {"ptxc_device_call": _callback})

@@ -27,11 +27,11 @@ from contextlib import contextmanager
 
 import numpy as np
 
+from . import callbacks
+
 ALIGN = 16
 DEFAULT_BYTES = 8 << 20          # cudaLimitMallocHeapSize's default: 8 MiB
 
-_MALLOC = ctypes.CFUNCTYPE(None, ctypes.c_void_p, ctypes.c_uint32, ctypes.c_void_p)
-_FREE = ctypes.CFUNCTYPE(ctypes.c_uint32, ctypes.c_void_p, ctypes.c_uint32)
 _lock = threading.RLock()
 _active: "DeviceHeap | None" = None
 
@@ -128,10 +128,13 @@ def _free(addrs_p, mask) -> int:
     return bad
 
 
-_callbacks = (_MALLOC(_malloc), _FREE(_free))     # kept alive for the process
+_SYMBOLS = {
+    "ptxc_heap_malloc": callbacks.c_function(_malloc, None, ctypes.c_void_p, ctypes.c_uint32,
+                                             ctypes.c_void_p),
+    "ptxc_heap_free": callbacks.c_function(_free, ctypes.c_uint32, ctypes.c_void_p, ctypes.c_uint32),
+}
 
 
 def register_symbols(binding) -> None:
     """Make the callbacks known to LLVM's symbol resolution (once)."""
-    binding.add_symbol("ptxc_heap_malloc", ctypes.cast(_callbacks[0], ctypes.c_void_p).value)
-    binding.add_symbol("ptxc_heap_free", ctypes.cast(_callbacks[1], ctypes.c_void_p).value)
+    callbacks.add_symbols(binding, _SYMBOLS)

@@ -26,18 +26,16 @@ aggregated per instruction as memcheck.MemcheckLog does.
 from __future__ import annotations
 
 import ctypes
-import struct
 
 import numpy as np
 
-from . import layout as Lo
-from .memcheck import KIND_NAMES, MemcheckLog, MemError
+from . import callbacks
+from .memcheck import KIND_NAMES, MemcheckLog, MemError, thread_state
 
 ERR_UNINIT = 100            # the MemError code of an uninitialised read
 
-CALLBACK = ctypes.CFUNCTYPE(None, ctypes.c_void_p, ctypes.c_void_p, ctypes.c_void_p,
-                            ctypes.c_int32, ctypes.c_void_p, ctypes.c_uint32,
-                            ctypes.c_int32, ctypes.c_int32)
+ARGTYPES = (ctypes.c_void_p, ctypes.c_void_p, ctypes.c_void_p, ctypes.c_int32, ctypes.c_void_p,
+            ctypes.c_uint32, ctypes.c_int32, ctypes.c_int32)      # ptxc_initcheck's, returns void
 
 
 class Shadow:
@@ -117,10 +115,7 @@ def install(seg_table: np.ndarray, shadow: Shadow) -> None:
 
 
 def record(log: MemcheckLog, cta, ws, iid, addrs, bad, kind, nbytes) -> None:
-    ctaid = struct.unpack("<3i", ctypes.string_at(cta, 12))
-    linear, = struct.unpack("<i", ctypes.string_at(cta + Lo.CTA_LINEAR, 4))
-    warp, = struct.unpack("<i", ctypes.string_at(ws + Lo.WS_WARP, 4))
-    tids = [struct.unpack("<32i", ctypes.string_at(ws + Lo.WS_TID + 128 * d, 128)) for d in range(3)]
+    ctaid, linear, warp, tids = thread_state(cta, ws)
     for lane in bad:
         order = (linear, warp, lane)
         log.record((iid, kind, ERR_UNINIT), order, lambda lane=lane, order=order: MemError(
@@ -128,17 +123,9 @@ def record(log: MemcheckLog, cta, ws, iid, addrs, bad, kind, nbytes) -> None:
             (tids[0][lane], tids[1][lane], tids[2][lane]), warp, lane, int(addrs[lane]), order))
 
 
-def _safe_access(*a) -> None:
-    try:
-        _access(*a)
-    except Exception:               # never let an exception cross the native frames
-        import traceback
-        traceback.print_exc()
-
-
-_callback = CALLBACK(_safe_access)
+_callback = callbacks.c_function(callbacks.guarded(_access), None, *ARGTYPES)
 
 
 def register_symbols(binding) -> None:
     """Make ``ptxc_initcheck`` resolvable by the JIT (llvmlite.binding)."""
-    binding.add_symbol("ptxc_initcheck", ctypes.cast(_callback, ctypes.c_void_p).value)
+    callbacks.add_symbols(binding, {"ptxc_initcheck": _callback})

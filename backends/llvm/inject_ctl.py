@@ -28,6 +28,8 @@ from __future__ import annotations
 import ctypes
 import struct
 
+from . import callbacks
+
 TARGETS = ("register", "memory", "predicate")
 OFF_COUNTS, OFF_WARP, OFF_LANE, OFF_TARGET, OFF_INSTANCE, OFF_RAND = 0, 24, 32, 36, 40, 48
 OFF_HIT, OFF_HIT_IID, OFF_HIT_BIT, OFF_HIT_BITS = 56, 60, 64, 68
@@ -38,13 +40,9 @@ _block = (ctypes.c_uint8 * SIZE)()
 _arrays: list = []          # keep the counter arrays alive while a launch runs
 
 
-def address() -> int:
-    return ctypes.addressof(_block)
-
-
 def register_symbols(binding) -> None:
     """Make ``ptxc_inject_ctl`` resolvable by the JIT (llvmlite.binding)."""
-    binding.add_symbol(SYMBOL, address())
+    callbacks.add_symbols(binding, {SYMBOL: _block})
 
 
 def arm(nslots: int, site=None) -> list:

@@ -26,6 +26,7 @@ from .codegen import KernelCodegen
 from .inject_ctl import OFF_COUNTS, OFF_HIT, OFF_INSTANCE, OFF_LANE, OFF_RAND, OFF_TARGET, \
     OFF_WARP, SYMBOL, TARGETS
 from .plan import CC_REG
+from .reg_writes import destinations
 from .irtext import LANE_IDS, splat, vt
 from .values import ity
 
@@ -33,10 +34,11 @@ T_REGISTER, T_MEMORY, T_PREDICATE = (TARGETS.index(t) for t in TARGETS)
 
 
 def register_dsts(cg, ins, want_pred: bool) -> list:
-    """[(slot, bits)] of the destination registers of ``ins`` of one kind."""
+    """[(slot, bits)] of the destination registers of ``ins`` of one kind
+    (predicates or not), in operand order (reg_writes.destinations)."""
     out = []
-    for d in cg.dst_list(ins):
-        if d is None or d.type == "cc" or d.reg == CC_REG:
+    for d in destinations(ins):
+        if d.type == "cc" or d.reg == CC_REG:
             continue
         slot = cg.plan.slot(cg.inst, d)
         if slot is None or (slot.bits == 1) != want_pred:

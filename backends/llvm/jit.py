@@ -74,15 +74,14 @@ def llvm():
         import llvmlite.binding as b
         b.initialize_native_target()
         b.initialize_native_asmprinter()
-        from . import check_hooks, coop, heap, initcheck, inject_ctl, memcheck
-        from .device_calls import register
+        from . import check_hooks, coop, device_calls, heap, initcheck, inject_ctl, memcheck
         heap.register_symbols(b)
         inject_ctl.register_symbols(b)
         memcheck.register_symbols(b)
         initcheck.register_symbols(b)
         check_hooks.register_symbols(b)
         coop.register_symbols(b)
-        register(b)                 # vprintf / __assertfail reach Python (device_calls.py)
+        device_calls.register_symbols(b)    # vprintf / __assertfail reach Python (device_calls.py)
         from . import ops_tex
         ops_tex.register_symbols(b)
         _llvm = b

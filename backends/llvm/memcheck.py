@@ -33,6 +33,7 @@ import struct
 import threading
 from dataclasses import dataclass
 
+from . import callbacks
 from . import layout as Lo
 
 KIND_LOAD, KIND_STORE, KIND_ATOMIC = 0, 1, 2
@@ -40,9 +41,8 @@ KIND_NAMES = ("load", "store", "atomic")
 SPACE_NAMES = ("global", "shared", "local", "const", "param", "generic")
 CODE_NAMES = {Lo.ERR_OOB: "out-of-bounds", Lo.ERR_MISALIGNED: "misaligned"}
 
-CALLBACK = ctypes.CFUNCTYPE(None, ctypes.c_void_p, ctypes.c_void_p, ctypes.c_void_p,
-                            ctypes.c_uint64, ctypes.c_int32, ctypes.c_void_p,
-                            ctypes.c_int32, ctypes.c_int32, ctypes.c_int32)
+ARGTYPES = (ctypes.c_void_p, ctypes.c_void_p, ctypes.c_void_p, ctypes.c_uint64, ctypes.c_int32,
+            ctypes.c_void_p, ctypes.c_int32, ctypes.c_int32, ctypes.c_int32)   # ptxc_memcheck's, void
 
 
 @dataclass
@@ -106,15 +106,22 @@ class active:
         _logs.pop(self.L, None)
 
 
+def thread_state(cta: int, ws: int) -> tuple:
+    """(ctaid, linear CTA index, warp, [tid.x, tid.y, tid.z lanes]) read
+    from the CTA and warp state the generated code passes (layout.py)."""
+    ctaid = struct.unpack("<3i", ctypes.string_at(cta, 12))
+    linear, = struct.unpack("<i", ctypes.string_at(cta + Lo.CTA_LINEAR, 4))
+    warp, = struct.unpack("<i", ctypes.string_at(ws + Lo.WS_WARP, 4))
+    tids = [struct.unpack("<32i", ctypes.string_at(ws + Lo.WS_TID + 128 * d, 128)) for d in range(3)]
+    return ctaid, linear, warp, tids
+
+
 def _record(L, cta, ws, bad, iid, addrs, kind, space, nbytes) -> None:
     log = _logs.get(L)
     if log is None:
         return
     oob, mis = bad & 0xFFFFFFFF, (bad >> 32) & ~bad & 0xFFFFFFFF
-    ctaid = struct.unpack("<3i", ctypes.string_at(cta, 12))
-    linear, = struct.unpack("<i", ctypes.string_at(cta + Lo.CTA_LINEAR, 4))
-    warp, = struct.unpack("<i", ctypes.string_at(ws + Lo.WS_WARP, 4))
-    tids = [struct.unpack("<32i", ctypes.string_at(ws + Lo.WS_TID + 128 * d, 128)) for d in range(3)]
+    ctaid, linear, warp, tids = thread_state(cta, ws)
     lane_addrs = struct.unpack("<32Q", ctypes.string_at(addrs, 256))
     for code, lanes in ((Lo.ERR_OOB, oob), (Lo.ERR_MISALIGNED, mis)):
         for lane in range(32):
@@ -125,17 +132,9 @@ def _record(L, cta, ws, bad, iid, addrs, kind, space, nbytes) -> None:
                     (tids[0][lane], tids[1][lane], tids[2][lane]), warp, lane, lane_addrs[lane], order))
 
 
-def _safe_record(*a) -> None:
-    try:
-        _record(*a)
-    except Exception:               # never let an exception cross the native frames
-        import traceback
-        traceback.print_exc()
-
-
-_callback = CALLBACK(_safe_record)
+_callback = callbacks.c_function(callbacks.guarded(_record), None, *ARGTYPES)
 
 
 def register_symbols(binding) -> None:
     """Make ``ptxc_memcheck`` resolvable by the JIT (llvmlite.binding)."""
-    binding.add_symbol("ptxc_memcheck", ctypes.cast(_callback, ctypes.c_void_p).value)
+    callbacks.add_symbols(binding, {"ptxc_memcheck": _callback})

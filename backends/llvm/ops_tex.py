@@ -28,6 +28,7 @@ import numpy as np
 from ptxc import ir
 from ptxc.errors import PtxcError
 
+from . import callbacks
 from . import layout as Lo
 
 OP_TEX, OP_TLD4, OP_SULD, OP_SUST = range(4)
@@ -278,10 +279,6 @@ def put_results(T, tex, d, vals, sel, data) -> None:
         data[k, sel] = bits.astype(np.uint64)
 
 
-_TEX = ctypes.CFUNCTYPE(ctypes.c_uint32, ctypes.c_uint32, ctypes.c_void_p, ctypes.c_void_p,
-                        ctypes.c_uint32, ctypes.c_void_p, ctypes.c_int32)
-
-
 def _callback(form, hptr, cptr, mask, dptr, cta) -> int:
     try:
         handles = np.ctypeslib.as_array((ctypes.c_uint64 * 32).from_address(hptr))
@@ -293,9 +290,10 @@ def _callback(form, hptr, cptr, mask, dptr, cta) -> int:
         return mask
 
 
-_callbacks = (_TEX(_callback),)
+_TEX = callbacks.c_function(_callback, ctypes.c_uint32, ctypes.c_uint32, ctypes.c_void_p,
+                            ctypes.c_void_p, ctypes.c_uint32, ctypes.c_void_p, ctypes.c_int32)
 
 
 def register_symbols(binding) -> None:
     """Make the callback known to LLVM's symbol resolution (once)."""
-    binding.add_symbol("ptxc_tex", ctypes.cast(_callbacks[0], ctypes.c_void_p).value)
+    callbacks.add_symbols(binding, {"ptxc_tex": _TEX})

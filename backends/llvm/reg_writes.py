@@ -1,5 +1,6 @@
 """Which instructions write registers, and which registers: the visit that
-the value profiler (value_prof.py) instruments after every register write.
+the value profiler (value_prof.py) instruments after every register write,
+and the destinations whose bits error injection flips (inject_ir.py).
 
 A register-writing instruction is any PTX instruction with an explicit
 destination register operand (PTX ISA, "Instruction Operands": the
