@@ -26,3 +26,21 @@ def test_lists_on_the_device_heap_across_launches(apps):
         assert a["inst_executed"] == b["inst_executed"]
         assert a["thread_inst_executed"] == b["thread_inst_executed"]
         assert a["divergent_branch"] == b["divergent_branch"]
+
+
+@pytest.mark.parametrize("mode", ["full", "hybrid"])
+def test_malloc_heap_size_limit(apps, mode):
+    """tests/cuda_apps/heap_limit.cu: CUDA's default heap is 8 MiB (8388608);
+    after cudaDeviceSetLimit(cudaLimitMallocHeapSize, 64 MiB) a 32 MiB
+    malloc succeeds; once a kernel used malloc, a new limit is refused with
+    cudaErrorInvalidValue (1) and a 96 MiB malloc returns NULL."""
+    app = apps.build("heap_limit")
+    r = run_ptxc(app, mode=mode)
+    assert r.returncode == 0, r.proc.stderr[-2000:]
+    assert r.proc.stdout.splitlines() == [
+        "default limit 8388608",
+        "set 64 MiB: 0, limit 67108864",
+        "grab 33554432: 1",
+        "set after a malloc kernel: 1",
+        "grab 100663296: 0",
+        "PASS"]

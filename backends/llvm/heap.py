@@ -32,6 +32,14 @@ from . import callbacks
 ALIGN = 16
 DEFAULT_BYTES = 8 << 20          # cudaLimitMallocHeapSize's default: 8 MiB
 
+
+def heap_size_for(requested: int) -> int:
+    """The heap a cudaLimitMallocHeapSize request gets: at least ``requested``
+    bytes ("the granted heap size will be at least size bytes", CUDA C++
+    Programming Guide, "Heap Memory Allocation"), rounded up to malloc's
+    16-byte unit, and at least one unit."""
+    return max(ALIGN, -(-requested // ALIGN) * ALIGN)
+
 _lock = threading.RLock()
 _active: "DeviceHeap | None" = None
 

@@ -32,6 +32,7 @@ LAUNCH_COOPERATIVE = 1     # OP_LAUNCH flag: cudaLaunchCooperativeKernel
 OP_UNSUPPORTED = 10
 OP_HOST_WRITE = 11         # under ptxc check: device bytes a host copy or set wrote
 OP_API_ERROR = 12          # under ptxc check: a memory call that failed its checks
+OP_SET_HEAP_LIMIT = 13     # u64 bytes: cudaDeviceSetLimit(cudaLimitMallocHeapSize)
 CHECK_ENV = "PTXC_CHECK_HOST"
 OP_TEXTURE_CREATE = 40     # runtime/textures.py
 OP_TEXTURE_DESTROY = 41

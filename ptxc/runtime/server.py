@@ -75,6 +75,7 @@ class Session:
     unsupported: str | None = None    # the unsupported call the application made
     _pending: list = field(default_factory=list)
     heap: object = None               # the device heap of malloc/free (made at first use)
+    heap_bytes: int = 8 << 20         # its size: cudaLimitMallocHeapSize (default 8 MiB)
     faults: list = field(default_factory=list)   # device faults returned as CUDA errors (faults.py)
     api_errors: list = field(default_factory=list)   # ptxc check: failed memory calls (checks.py)
     shadow: object = None             # ptxc check --tool initcheck: written bytes (checks.py)
@@ -86,7 +87,8 @@ class Session:
                          P.OP_REGISTER_FUNCTION: self.register_function,
                          P.OP_KERNEL_INFO: self.kernel_info, P.OP_SYMBOL: self.symbol,
                          P.OP_MALLOC: self.malloc, P.OP_REMAP: self.remap, P.OP_FREE: self.free,
-                         P.OP_LAUNCH: self.launch, P.OP_UNSUPPORTED: self.note_unsupported}
+                         P.OP_LAUNCH: self.launch, P.OP_UNSUPPORTED: self.note_unsupported,
+                         P.OP_SET_HEAP_LIMIT: self.set_heap_limit}
         from . import textures
         self.handlers.update(textures.handlers(self))
         self.handlers.update(checks.handlers(self))
@@ -252,14 +254,25 @@ class Session:
 
     def device_heap(self):
         """The application's device heap (backends/llvm/heap.py), one
-        allocation kept for the whole run, made when a kernel first calls
-        malloc or free."""
+        allocation of ``heap_bytes`` kept for the whole run, made when a
+        kernel first calls malloc or free."""
         if self.heap is None:
-            from ptxc.backends.llvm.heap import DEFAULT_BYTES, DeviceHeap
-            a = self.devmem.allocate(DEFAULT_BYTES, P.KIND_MODULE,
-                                     f"the device heap (malloc, {DEFAULT_BYTES} bytes)")
+            from ptxc.backends.llvm.heap import DeviceHeap
+            n = self.heap_bytes
+            a = self.devmem.allocate(n, P.KIND_MODULE, f"the device heap (malloc, {n} bytes)")
             self.heap = DeviceHeap(a.seg, a.array)
         return self.heap
+
+    def set_heap_limit(self, payload: bytes) -> None:
+        """cudaDeviceSetLimit(cudaLimitMallocHeapSize, n): the heap's size,
+        refused (cudaErrorInvalidValue) once a kernel has used the heap."""
+        from ptxc.backends.llvm.heap import heap_size_for
+        n, = struct.unpack_from("<Q", payload)
+        if self.heap is not None:
+            self.channel.reply(P.CUDA_ERROR_INVALID_VALUE)
+            return
+        self.heap_bytes = heap_size_for(n)
+        self.channel.reply(0)
 
     def run_launch(self, k, fn, grid, block, shared, stream, params,
                    cooperative: bool = False) -> LaunchRecord:

@@ -92,10 +92,33 @@ EXPORT cudaError_t cudaDeviceGetSharedMemConfig(int *c) { if (c) *c = 1; return 
 EXPORT cudaError_t cudaProfilerStart(void) { return cudaSuccess; }
 EXPORT cudaError_t cudaProfilerStop(void) { return cudaSuccess; }
 
+#define LIMIT_MALLOC_HEAP_SIZE 2   /* cudaLimitMallocHeapSize */
+
+/* The heap's size goes to the server, which makes the heap when a kernel
+   first calls malloc/free; after that it cannot change (cudaErrorInvalidValue,
+   as cudaDeviceSetLimit documents). */
+static cudaError_t set_heap_limit(size_t value)
+{
+    char req[8];
+    put64(req, (uint64_t)value);
+    struct reply r;
+    LOCK();
+    shim_call(OP_SET_HEAP_LIMIT, req, 8, NULL, 0, &r);
+    UNLOCK();
+    cudaError_t st = (cudaError_t)r.status;
+    reply_free(&r);
+    return st;
+}
+
 EXPORT cudaError_t cudaDeviceSetLimit(int limit, size_t value)
 {
     if (limit < 0 || limit >= 8)
         return set_error(cudaErrorInvalidValue);
+    if (limit == LIMIT_MALLOC_HEAP_SIZE) {
+        cudaError_t st = set_heap_limit(value);
+        if (st != cudaSuccess)
+            return set_error(st);
+    }
     limits[limit] = value;
     return cudaSuccess;
 }
