@@ -91,14 +91,11 @@ def _file(ins) -> str:
 
 
 def user_source(module, ins) -> str:
-    """'k.cu:12' of an instruction: its first ``.loc`` that is not inside an
-    inlined function (the user's call of ``__shfl_sync``, not the header's
-    line), else its last; '' without line information."""
-    from types import SimpleNamespace
-
+    """'k.cu:12' of an instruction in the kernel's own code: for an inlined
+    instruction the outermost call site (the user's call of ``__shfl_sync``,
+    not the header's line); '' without line information."""
     from .initcheck_report import source_line
-    own = [d for d in ins.dbg or () if "inlined_at" not in d]
-    return source_line(module, SimpleNamespace(dbg=own[:1]) if own else ins)
+    return source_line(module, ins, outermost=True)
 
 
 def _at(file: str, line: int, opcode: str, source: str) -> str:

@@ -14,7 +14,6 @@ one block per distinct (instruction, access kind) and launch, as memcheck's
 """
 from __future__ import annotations
 
-import re
 from dataclasses import dataclass
 
 from .memcheck_report import MemcheckError, count_line, fmt3, location, report_text
@@ -51,25 +50,32 @@ def inside(addr: int, sizes: dict) -> str:
     return f"{with_base(name, seg << shift, n)} + {off}"
 
 
-_LOC = re.compile(r"\.loc\s+(\d+)\s+(\d+)")
-_FILE = re.compile(r'\.file\s+(\d+)\s+"([^"]*)"')
+def source_line(module, ins, outermost: bool = False) -> str:
+    """'k.cu:3' of an instruction: the CUDA line of the last ``.loc`` before it
+    (ptxc.source_lines; an inlined instruction's innermost line, or with
+    ``outermost`` the call site in the kernel itself); '' when the PTX has no
+    line information."""
+    loc = instruction_locations(module).get(id(ins))
+    if loc is None:
+        return ""
+    if outermost and loc.get("inlined_at"):
+        loc = loc["inlined_at"][-1]
+    return f"{loc['file']}:{loc['line']}"
 
 
-def source_line(module, ins) -> str:
-    """'k.cu:3' from the instruction's last ``.loc`` and the module's
-    ``.file`` table ('' when the PTX has no line information)."""
-    if not ins.dbg:
-        return ""
-    m = _LOC.search(ins.dbg[-1])
-    if not m or m.group(2) == "0":
-        return ""
-    files = {}
-    for text in getattr(module, "files", None) or ():
-        f = _FILE.search(text)
-        if f:
-            files[f.group(1)] = f.group(2)
-    name = files.get(m.group(1))
-    return f"{name}:{m.group(2)}" if name else ""
+def instruction_locations(module) -> dict:
+    """{id(instruction): location dict} of every instruction of ``module``
+    (made once per module; reports look up a few instructions each)."""
+    cached = module.attrs.get("instruction_locations")
+    if cached is None:
+        from .source_lines import SourceMap
+        smap, cached = SourceMap(module), {}
+        if smap.has_lines:
+            for fn in smap.by_name.values():
+                body = [i for b in fn.blocks for i in b.instrs if not i.is_phi]
+                cached.update(zip(map(id, body), smap.instr(fn)))
+        module.attrs["instruction_locations"] = cached
+    return cached
 
 
 def error_block(e: UninitRead, file: str = "", name: str = "") -> list[str]:

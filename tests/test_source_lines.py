@@ -331,3 +331,24 @@ def test_value_profile_records_carry_the_source_line():
     assert sources("fma.rn") == {f"srcline_helper.cuh:{marker(HELPER, 'scale')}"}
     csv = ptxc.value_profile.csv_text(rows).splitlines()
     assert csv[0].endswith(",lanes,source")
+
+
+def test_check_reports_use_the_last_loc_before_an_instruction():
+    """The checkers' source line (initcheck_report.source_line) is the last
+    `.loc` before an instruction even when other instructions stand between
+    them: the second `ld.param` (PTX line 30) follows `.loc 1 7 0` (line 26)
+    and one more `ld.param`, so it is on srcline.cu's line 7, the kernel's
+    signature. Inlined code: the helper's `fma` is on @scale of the header;
+    its outermost location is the @call line in the kernel."""
+    from ptxc.initcheck_report import source_line
+    module = ptxc.load(str(LINEINFO))
+    fn = module.kernels[0]
+    body = [i for b in fn.blocks for i in b.body]
+    by_line = {i.loc.line: i for i in body if i.loc}
+    ptx = LINEINFO.read_text().splitlines()
+    assert ptx[25].split() == [".loc", "1", "7", "0"] and ptx[29].split()[0] == "ld.param.u64"
+    signature = next(k + 1 for k, t in enumerate(CU.read_text().splitlines()) if "void srcline(" in t)
+    assert source_line(module, by_line[30]).endswith(f"srcline.cu:{signature}")
+    fma = next(i for i in body if i.full_opcode.startswith("fma.rn"))
+    assert source_line(module, fma).endswith(f"srcline_helper.cuh:{marker(HELPER, 'scale')}")
+    assert source_line(module, fma, outermost=True).endswith(f"srcline.cu:{marker(CU, 'call')}")
