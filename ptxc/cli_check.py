@@ -56,6 +56,7 @@ def check_command(tool, stop_on_error, fmt, output, gpu, ptx, keep_ptx, max_step
     from . import check_report
     from .launcher import CHECKS
     from .runtime import gpus
+    from .cli_run import write_report
     from .runtime.app import run_app
     from .runtime.server import Options
     tools = CHECKS if tool == "all" else (tool,)
@@ -76,15 +77,6 @@ def check_command(tool, stop_on_error, fmt, output, gpu, ptx, keep_ptx, max_step
                           indent=2, default=list) + "\n"
     else:
         text = check_report.text(session, tools)
-    write(text, output)
+    write_report(text, output)
     sys.exit(1 if check_report.total(session) else result.status)
 
-
-def write(text: str, output: str | None) -> None:
-    if output in (None, ""):
-        sys.stderr.write(text)
-    elif output == "-":
-        sys.stdout.write(text)
-    else:
-        with open(output, "w") as f:
-            f.write(text)

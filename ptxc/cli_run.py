@@ -99,6 +99,13 @@ def run_command(mode, gpu, report_path, fmt, output, ptx, keep_ptx, memory_count
     if html_path:
         from .html_commands import run_html
         run_html(html_path, launches, result.meta)
+    write_report(text, output)
+    sys.exit(result.status)
+
+
+def write_report(text: str, output: str | None) -> None:
+    """A ``ptxc run``/``ptxc check`` report: stderr by default (the
+    application owns stdout), ``-o -`` stdout, else the file."""
     if output in (None, ""):
         sys.stderr.write(text)
     elif output == "-":
@@ -106,7 +113,6 @@ def run_command(mode, gpu, report_path, fmt, output, ptx, keep_ptx, memory_count
     else:
         with open(output, "w") as f:
             f.write(text)
-    sys.exit(result.status)
 
 
 def run_mode(mode: str | None, on_error: str | None, value_profile: bool = False) -> str:
