@@ -358,6 +358,27 @@ def row_pointers(cg, ins, num: int):
     return ptrs, mask
 
 
+def half_words(cg, words: list[str]) -> "Flat":
+    """The 16-bit halves of <32 x i32> ``words`` as one flat i16 vector:
+    word k's low half is vector 2k, its high half 2k+1 (.b16 elements)."""
+    f = cg.f
+    halves = []
+    for w in words:
+        halves.append(f.cast("trunc", V(32, "i32"), w, V(32, "i16")))
+        hi = f.val(f"lshr <32 x i32> {w}, {splat('i32', 16)}")
+        halves.append(f.cast("trunc", V(32, "i32"), hi, V(32, "i16")))
+    return Flat(cg, halves, "i16")
+
+
+def join_halves(cg, lo: str, hi: str) -> str:
+    """<32 x i32> words ``lo | hi << 16`` of two <32 x i16> vectors."""
+    f = cg.f
+    lo = f.cast("zext", V(32, "i16"), lo, V(32, "i32"))
+    hi = f.cast("zext", V(32, "i16"), hi, V(32, "i32"))
+    shifted = f.val(f"shl <32 x i32> {hi}, {splat('i32', 16)}")
+    return f.val(f"or <32 x i32> {lo}, {shifted}")
+
+
 def pad(idx) -> tuple:
     """A shuffle mask for 32 lanes from the first lanes' indices (rest: 0)."""
     idx = tuple(idx)
@@ -371,7 +392,6 @@ def op_stmatrix(cg, ins):
     .trans would load it)."""
     items = regs_of(ins.srcs[1])
     num = matrix_count(ins, items)
-    f = cg.f
     if space_of(ins) == "generic":
         cg.writes_global = True
     regs = [cg.read(item, "b32") for item in items]
@@ -380,20 +400,12 @@ def op_stmatrix(cg, ins):
         flat = Flat(cg, regs, "i32")
         words = [flat.pick(pad(32 * (l // 8) + 4 * (l % 8) + w for l in lanes)) for w in range(4)]
     else:
-        halves = []
-        for r in regs:
-            halves.append(f.cast("trunc", V(32, "i32"), r, V(32, "i16")))
-            hi = f.val(f"lshr <32 x i32> {r}, {splat('i32', 16)}")
-            halves.append(f.cast("trunc", V(32, "i32"), hi, V(32, "i16")))
-        flat = Flat(cg, halves, "i16")
+        flat = half_words(cg, regs)
         words = []
         for w in range(4):
-            part = []
-            for c in (2 * w, 2 * w + 1):     # element (row l%8, column c) of matrix l//8
-                h = flat.pick(pad(32 * (2 * (l // 8) + (l % 8) % 2) + 4 * c + (l % 8) // 2 for l in lanes))
-                part.append(f.cast("zext", V(32, "i16"), h, V(32, "i32")))
-            hi = f.val(f"shl <32 x i32> {part[1]}, {splat('i32', 16)}")
-            words.append(f.val(f"or <32 x i32> {part[0]}, {hi}"))
+            lo, hi = (flat.pick(pad(32 * (2 * (l // 8) + (l % 8) % 2) + 4 * c + (l % 8) // 2 for l in lanes))
+                      for c in (2 * w, 2 * w + 1))    # element (row l%8, column c) of matrix l//8
+            words.append(join_halves(cg, lo, hi))
     ptrs, mask = row_pointers(cg, ins, num)
     for w, v in enumerate(words):
         scatter(cg, "i32", v, elem_ptrs(cg, ptrs, 4 * w), 4, mask)
@@ -407,7 +419,6 @@ def op_ldmatrix(cg, ins):
     mods = ins.mods
     items = regs_of(ins.dsts[0])
     num = matrix_count(ins, items)
-    f = cg.f
     ptrs, mask = row_pointers(cg, ins, num)
     words = [gather(cg, "i32", elem_ptrs(cg, ptrs, 4 * w), 4, mask) for w in range(4)]
     lanes = range(32)
@@ -415,20 +426,12 @@ def op_ldmatrix(cg, ins):
         flat = Flat(cg, words, "i32")
         regs = [flat.pick(tuple(32 * (l % 4) + 8 * i + l // 4 for l in lanes)) for i in range(num)]
     else:
-        halves = []
-        for w in words:
-            halves.append(f.cast("trunc", V(32, "i32"), w, V(32, "i16")))
-            hi = f.val(f"lshr {V(32, 'i32')} {w}, {splat('i32', 16)}")
-            halves.append(f.cast("trunc", V(32, "i32"), hi, V(32, "i16")))
-        flat = Flat(cg, halves, "i16")
+        flat = half_words(cg, words)
         regs = []
         for i in range(num):
-            lo = flat.pick(tuple(32 * (l // 4) + 8 * i + 2 * (l % 4) for l in lanes))
-            hi = flat.pick(tuple(32 * (l // 4) + 8 * i + 2 * (l % 4) + 1 for l in lanes))
-            lo = f.cast("zext", V(32, "i16"), lo, V(32, "i32"))
-            hi = f.cast("zext", V(32, "i16"), hi, V(32, "i32"))
-            hi = f.val(f"shl <32 x i32> {hi}, {splat('i32', 16)}")
-            regs.append(f.val(f"or {V(32, 'i32')} {lo}, {hi}"))
+            lo, hi = (flat.pick(tuple(32 * (l // 4) + 8 * i + 2 * (l % 4) + h for l in lanes))
+                      for h in (0, 1))
+            regs.append(join_halves(cg, lo, hi))
     for item, v in zip(items, regs):
         cg.write(item, v, "b32")
 
