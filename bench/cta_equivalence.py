@@ -89,14 +89,19 @@ def xla_cases(module):
     return out
 
 
-def main() -> None:
+def arguments():
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--repeat", type=int, default=3)
     ap.add_argument("--threads", type=int, default=os.cpu_count() or 1)
     ap.add_argument("--skip-xla", action="store_true")
-    a = ap.parse_args()
-    print(f"{'launch':26s} {'run':>7s} {'CTAs':>7s} {'every s':>8s} {'reduced':>8s} "
-          f"{'classes':>8s} {'ratio':>8s} {'ratio+cl':>8s}  classes")
+    return ap.parse_args()
+
+
+def run_cases(compare, row, a, total: list) -> None:
+    """``row(name, *compare(module, kernel, grid, block, make, repeat, threads))``
+    for every case: the CUDA kernels, loop_divergent, the README example, then
+    the XLA module's kernels summed into ``total`` (its first len(total)
+    results; bench/faults.py shares the cases)."""
     m = ptxc.load(str(CTA_PTX))
     for name, grid, block, make in cuda_cases():
         row(name, *compare(m, name.split(",")[0], grid, block, make, a.repeat, a.threads))
@@ -112,7 +117,7 @@ def main() -> None:
     if a.skip_xla or not XLA.is_file():
         return
     xla = ptxc.load(str(XLA))
-    total, skipped = [0, 0, 0.0, 0.0, 0.0], 0
+    skipped = 0
     for k, grid in xla_cases(xla):
         bufs = [np.zeros(1 << 21, np.uint8) for _ in k.params]     # one allocation each
         try:
@@ -120,9 +125,16 @@ def main() -> None:
         except ptxc.PtxcError:
             skipped += 1
             continue
-        for i, v in enumerate(result[:5]):
+        for i, v in enumerate(result[:len(total)]):
             total[i] += v
     row("XLA module, all kernels", *total, f"sum over kernels ({skipped} failed)")
+
+
+def main() -> None:
+    a = arguments()
+    print(f"{'launch':26s} {'run':>7s} {'CTAs':>7s} {'every s':>8s} {'reduced':>8s} "
+          f"{'classes':>8s} {'ratio':>8s} {'ratio+cl':>8s}  classes")
+    run_cases(compare, row, a, [0, 0, 0.0, 0.0, 0.0])
 
 
 if __name__ == "__main__":

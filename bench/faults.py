@@ -17,18 +17,14 @@ that fails in either mode is left out of the XLA sum ("failed").
 """
 from __future__ import annotations
 
-import argparse
-import os
 import sys
 from pathlib import Path
-
-import numpy as np
 
 import ptxc
 from ptxc.launcher import launch
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
-from cta_equivalence import CTA_PTX, EXAMPLE, LOOP_PTX, XLA, cuda_cases, xla_cases  # noqa: E402
+from cta_equivalence import arguments, run_cases  # noqa: E402
 
 
 def best(module, kernel, grid, block, make_args, repeat, threads, checks: bool):
@@ -61,39 +57,10 @@ def row(name, f0, f1, t0, t1, r0, r1, n, note):
 
 
 def main() -> None:
-    ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    ap.add_argument("--repeat", type=int, default=3)
-    ap.add_argument("--threads", type=int, default=os.cpu_count() or 1)
-    ap.add_argument("--skip-xla", action="store_true")
-    a = ap.parse_args()
+    a = arguments()
     print(f"{'launch':24s} {'1st off':>8s} {'1st on':>8s} {'ratio':>8s} {'off':>8s} {'on':>8s} "
           f"{'ratio':>8s} {'ran':>6s} {'ran on':>6s} {'CTAs':>6s}  CTA classes with checks")
-    m = ptxc.load(str(CTA_PTX))
-    for name, grid, block, make in cuda_cases():
-        row(name, *compare(m, name.split(",")[0], grid, block, make, a.repeat, a.threads))
-    loop = ptxc.load(str(LOOP_PTX))
-    n = 1 << 20
-    row("loop_divergent", *compare(loop, "loop_divergent", n // 256, 256,
-                                   lambda: [np.zeros(n, np.float32), n], a.repeat, a.threads))
-    ex = ptxc.load(str(EXAMPLE))
-    arr = np.arange(1 << 20, dtype=np.float32)
-    row("README vecadd_branchy", *compare(ex, "vecadd_branchy", 4096, 256,
-                                          lambda: [arr, arr, np.zeros_like(arr), (1 << 20) - 9],
-                                          a.repeat, a.threads))
-    if a.skip_xla or not XLA.is_file():
-        return
-    xla = ptxc.load(str(XLA))
-    total, skipped = [0.0, 0.0, 0.0, 0.0, 0, 0, 0], 0
-    for k, grid in xla_cases(xla):
-        bufs = [np.zeros(1 << 21, np.uint8) for _ in k.params]     # one allocation each
-        try:
-            result = compare(xla, k, grid, None, lambda: bufs, a.repeat, a.threads)
-        except ptxc.PtxcError:
-            skipped += 1
-            continue
-        for i, v in enumerate(result[:7]):
-            total[i] += v
-    row("XLA module, all kernels", *total, f"sum over kernels ({skipped} failed)")
+    run_cases(compare, row, a, [0.0, 0.0, 0.0, 0.0, 0, 0, 0])
 
 
 if __name__ == "__main__":
