@@ -2,10 +2,8 @@
 docs/inject.md lists the tables and columns)."""
 from __future__ import annotations
 
-import os
-import sqlite3
-
 from . import inject_sites, inject_stats
+from .sqlite_tables import new_database
 
 SITE_COLUMNS = ("run", "site", "kernel", "launch", "outcome", "error", "flipped", "line", "opcode",
                 "bit", "app_check")
@@ -14,13 +12,8 @@ SITE_COLUMNS = ("run", "site", "kernel", "launch", "outcome", "error", "flipped"
 def write(path: str, result: dict, meta: dict) -> None:
     """Replace ``path`` with the campaign's tables: inject_meta,
     inject_space, inject_runs, inject_summary."""
-    if os.path.exists(path):
-        os.remove(path)
-    con = sqlite3.connect(path)
+    con = new_database(path, meta, "inject_meta")
     try:
-        con.execute("CREATE TABLE inject_meta (key TEXT PRIMARY KEY, value TEXT)")
-        con.executemany("INSERT INTO inject_meta VALUES (?, ?)",
-                        [(k, None if v is None else str(v)) for k, v in meta.items()])
         con.execute("CREATE TABLE inject_space (launch INTEGER, kernel TEXT, target TEXT, "
                     "threads INTEGER, instances INTEGER)")
         for rec in result["launches"].records:

@@ -13,10 +13,8 @@ workers' results (``profile_batch.module_result``).
 """
 from __future__ import annotations
 
-import os
-import sqlite3
-
 from . import profile
+from .sqlite_tables import new_database, table as _table
 
 
 def _counter_template() -> dict:
@@ -109,34 +107,11 @@ def all_rows(results, timings: bool):
 
 
 # ------------------------------------------------------------- SQLite
-def _sql_type(v) -> str:
-    if isinstance(v, (bool, int)):
-        return "INTEGER"
-    if isinstance(v, float):
-        return "REAL"
-    return "TEXT"
-
-
-def _table(db, name: str, rows: list[dict], template: dict, key: str | None = None) -> None:
-    cols = list(template)
-    defs = ", ".join(f'"{c}" {_sql_type(template[c])}' + (" PRIMARY KEY" if c == key else "")
-                     for c in cols)
-    db.execute(f'CREATE TABLE "{name}" ({defs})')
-    marks = ", ".join("?" for _ in cols)
-    db.executemany(f'INSERT INTO "{name}" VALUES ({marks})',
-                   [tuple(row.get(c) for c in cols) for row in rows])
-
-
 def write_sqlite(path: str, results, meta: dict, timings: bool = False) -> None:
     """Write the report (an existing file is replaced)."""
-    if os.path.exists(path):
-        os.remove(path)
     modules, kernels, branches = all_rows(results, timings)
-    db = sqlite3.connect(path)
+    db = new_database(path, meta)
     try:
-        db.execute('CREATE TABLE "meta" ("key" TEXT PRIMARY KEY, "value" TEXT)')
-        db.executemany('INSERT INTO "meta" VALUES (?, ?)',
-                       [(k, None if v is None else str(v)) for k, v in meta.items()])
         _table(db, "modules", modules, module_template(timings), key="id")
         _table(db, "kernels", kernels, kernel_template(timings), key="id")
         _table(db, "branches", branches, BRANCH_TEMPLATE)

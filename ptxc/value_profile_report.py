@@ -96,7 +96,7 @@ def add_module_tables(path: str, mp) -> None:
     launch per kernel; ``module`` is the file) to the module report."""
     import sqlite3
 
-    from .profile_report import _table
+    from .sqlite_tables import table as _table
     ran = [r for r in mp.ran if r.profile.value_profile is not None]
     file = mp.module.filename
     summary = [{"kernel": r.kernel, "module": file, "launches": 1,

@@ -19,13 +19,13 @@ from __future__ import annotations
 import csv
 import io
 import json
-import sqlite3
 
 from ptxc import profile
 from ptxc import memcheck_report
 from ptxc import source_views
 from ptxc import value_profile_report as vpr
 from ptxc.backends.llvm.results_memory import RATIOS, add_ratios, scalar_totals
+from ptxc.sqlite_tables import new_database, table as _table
 
 TIME_COLUMNS = ("wall_s", "compile_s", "run_s")
 
@@ -118,28 +118,6 @@ def branch_rows(launches) -> list[dict]:
 
 
 # ------------------------------------------------------------ SQLite
-def _sql_type(v) -> str:
-    if isinstance(v, bool) or isinstance(v, int):
-        return "INTEGER"
-    if isinstance(v, float):
-        return "REAL"
-    return "TEXT"
-
-
-def _table(db, name: str, rows: list[dict], template: dict, key: str | None = None) -> None:
-    cols = list(template)
-    types = {c: _sql_type(template[c]) for c in cols}
-    for row in rows:                     # None in the template: type from a real value
-        for c in cols:
-            if template[c] is None and row.get(c) is not None:
-                types[c] = _sql_type(row[c])
-    defs = ", ".join(f'"{c}" {types[c]}' + (" PRIMARY KEY" if c == key else "") for c in cols)
-    db.execute(f'CREATE TABLE "{name}" ({defs})')
-    marks = ", ".join("?" for _ in cols)
-    db.executemany(f'INSERT INTO "{name}" VALUES ({marks})',
-                   [tuple(row.get(c) for c in cols) for row in rows])
-
-
 def _memory_template(launches) -> dict:
     """The memory columns (empty when no launch collected memory counters)."""
     first = next((r.profile.memory for r in launches if r.profile.memory_counters), None)
@@ -181,14 +159,8 @@ MEMORY_INSTR_TEMPLATE = {"launch_id": 0, "kernel": "", "function": "", "index": 
 
 def write_sqlite(path: str, launches, meta: dict) -> None:
     """Write the report (an existing file is replaced)."""
-    import os
-    if os.path.exists(path):
-        os.remove(path)
-    db = sqlite3.connect(path)
+    db = new_database(path, meta)
     try:
-        db.execute('CREATE TABLE "meta" ("key" TEXT PRIMARY KEY, "value" TEXT)')
-        db.executemany('INSERT INTO "meta" VALUES (?, ?)',
-                       [(k, None if v is None else str(v)) for k, v in meta.items()])
         _table(db, "launches", [launch_row(r) for r in launches], _template_launch(launches),
                key="id")
         _table(db, "kernels", kernel_rows(launches), _template_kernel(launches))
