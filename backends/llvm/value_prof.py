@@ -65,18 +65,19 @@ def _word_part(k: int) -> list[str]:
 
 
 def _or_into(name: str, offset: int, value: str) -> list[str]:
-    return [f"  %{name}.i = add i64 %base, {offset}",
-            f"  %{name}.p = getelementptr inbounds i64, ptr %cnt, i64 %{name}.i",
-            f"  %{name}.c = load i64, ptr %{name}.p, align 8",
-            f"  %{name}.n = or i64 %{name}.c, {value}",
-            f"  store i64 %{name}.n, ptr %{name}.p, align 8"]
+    return _update(name, offset, "or", value)
 
 
 def _add_into(name: str, offset: int, value: str) -> list[str]:
+    return _update(name, offset, "add", value)
+
+
+def _update(name: str, offset: int, op: str, value: str) -> list[str]:
+    """IR lines: counter ``base + offset`` of ``%cnt`` = counter ``op`` ``value``."""
     return [f"  %{name}.i = add i64 %base, {offset}",
             f"  %{name}.p = getelementptr inbounds i64, ptr %cnt, i64 %{name}.i",
             f"  %{name}.c = load i64, ptr %{name}.p, align 8",
-            f"  %{name}.n = add i64 %{name}.c, {value}",
+            f"  %{name}.n = {op} i64 %{name}.c, {value}",
             f"  store i64 %{name}.n, ptr %{name}.p, align 8"]
 
 
