@@ -51,7 +51,7 @@ def test_summary_formats(launches):
     line = next(ln for ln in text.splitlines() if " inst_executed " in ln)
     assert line.split()[:4] == ["3", "inst_executed", str(min(mins)), str(max(mins))]
     rows = report.summary_csv(launches, meta).splitlines()
-    assert rows[0].startswith("kernel,module,launches,inst_executed") and len(rows) == 2
+    assert rows[0].startswith("kernel,module,launches,graph_launches,inst_executed") and len(rows) == 2
     data = json.loads(report.summary_json(launches, meta))
     assert [r["id"] for r in data["launches"]] == [1, 2, 3] and data["meta"]["pid"] == 7
     assert "no kernel was launched" in report.summary_text([], meta)

@@ -26,7 +26,8 @@ from .devmem import DeviceMemory
 from .modules import Registry
 
 HYBRID_SLICE = {"criteria": "effects"}
-LAUNCH = struct.Struct("<I3I3IIQQ")
+# kernel, grid, block, flags, shared bytes, stream, graph launch (0: none), then the params
+LAUNCH = struct.Struct("<I3I3IIQQQ")
 
 
 @dataclass
@@ -60,6 +61,7 @@ class LaunchRecord:
     wall_s: float
     compile_s: float
     ptx_module: object = None         # the Module the launch ran (ptxc run --topdown, --by source, --html)
+    graph: int = 0                    # the cudaGraphLaunch (1, 2, ...) that ran it; 0: none
 
 
 @dataclass
@@ -209,7 +211,7 @@ class Session:
 
     # ------------------------------------------------------------ launch
     def launch(self, payload: bytes) -> None:
-        kid, gx, gy, gz, bx, by, bz, flags, shared, stream = LAUNCH.unpack_from(payload)
+        kid, gx, gy, gz, bx, by, bz, flags, shared, stream, graph = LAUNCH.unpack_from(payload)
         params = payload[LAUNCH.size:]
         k = self.registry.kernel(kid)
         fn = k.function
@@ -223,6 +225,7 @@ class Session:
         try:
             record = self.run_launch(k, fn, grid, block, shared, stream, params,
                                      cooperative=bool(flags & P.LAUNCH_COOPERATIVE))
+            record.graph = graph
         except PtxcError as e:
             fault = faults.as_cuda_error(e, self.options.on_error)
             if fault is None:
