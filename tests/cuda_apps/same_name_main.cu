@@ -1,10 +1,11 @@
 // Two translation units, same_name_main.cu and same_name_lib.cu, each with
-// its own `static __global__ void k(int *)`: nvcc gives both the PTX name
-// _ZL1kPi, each in its own fat binary (module). They do different work; the
-// report must keep them apart (tests/test_runtime_kernel_keys.py). main
-// launches its k twice, the second time as a kernel node of a graph made by
-// stream capture; same_name_lib.cu launches its k once. No branches, so each
-// warp executes every instruction of its kernel once.
+// its own `static __global__ void k(int *)`: nvcc gives both the same PTX
+// name (_Z1kPi with nvcc 13), each in its own fat binary (module). They do
+// different work; the report must keep them apart
+// (tests/test_runtime_kernel_keys.py). main launches its k twice, the second
+// time as a kernel node of a graph made by stream capture; same_name_lib.cu
+// launches its k once. No branches, so each warp executes every instruction
+// of its kernel once.
 #include <cstdio>
 static __global__ void k(int *p) { p[threadIdx.x] = threadIdx.x + 7; }
 void lib_launch(int *p);           // same_name_lib.cu: its k<<<2, 64>>>(p)
