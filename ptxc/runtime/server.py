@@ -116,10 +116,11 @@ class Session:
             self._close_pending()
 
     def stop(self, err: PtxcError) -> None:
-        """Stop the run: the shim exits the application with EXIT_STOPPED."""
+        """Stop the run: the shim exits the application with EXIT_STOPPED,
+        after writing what the stopped launch printed (faults.fatal_reply)."""
         from ptxc.cli import render_error
         self.stopped = render_error(self.registry.with_source_line(err))
-        self.channel.reply(P.ST_FATAL, struct.pack("<I", P.EXIT_STOPPED))
+        self.channel.reply(P.ST_FATAL, faults.fatal_reply(P.EXIT_STOPPED, err))
 
     def _close_pending(self) -> None:
         """The shim maps a new allocation at once or asks for another number

@@ -6,7 +6,9 @@
  *          with nfds file descriptors (SCM_RIGHTS) on the header
  * status   0 success, > 0 a cudaError_t for the API call to return,
  *          PTXC_ST_FATAL: ptxc printed why and stopped the run; the payload is
- *          the exit status the application must exit with.
+ *          the exit status the application must exit with (u32), then, when
+ *          the run stopped in a launch that printed, a launch reply with
+ *          error 0 (its printf output, written before the exit).
  *
  * ptxc/runtime/protocol.py mirrors every number here (a test compares them).
  * All integers are little-endian; structs are packed by hand, field by field.
