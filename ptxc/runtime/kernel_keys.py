@@ -1,8 +1,8 @@
 """Which kernel a launch of ``ptxc run`` ran: its (kernel name, module) pair.
 
 Two fat binaries (two ``.cu`` files) may hold kernels of the same PTX name:
-a ``static __global__ void k(int *)`` in each is ``_ZL1kPi`` in both, yet
-they are different kernels. Every aggregate of the run report (the summary,
+a ``static __global__ void k(int *)`` in each is ``_Z1kPi`` in both (nvcc
+13), yet they are different kernels. Every aggregate of the run report (the summary,
 CSV, JSON, SQLite ``kernels``, ``--by source``, ``--topdown``, the value
 profile, the HTML page) therefore groups launches by the pair, never by the
 name alone (docs/runtime.md, "The summary and the report"). ``module`` is

@@ -1,5 +1,5 @@
 // The second fat binary of the same_name_main application: a kernel of the
-// same name (PTX _ZL1kPi) doing other work.
+// same PTX name (_Z1kPi with nvcc 13) doing other work.
 static __global__ void k(int *p) {
   int i = blockIdx.x * blockDim.x + threadIdx.x;
   p[i] = 3 * i + 1;
