@@ -10,6 +10,14 @@ __global__ void gs_saxpy(const float *x, float *y, float a, int n)
         y[i] = a * x[i] + y[i];
 }
 
+// a grid-stride loop counting down from n - 1 (a negative step)
+__global__ void gs_reverse(const float *x, float *y, int n)
+{
+    for (int i = n - 1 - (int)(blockIdx.x * blockDim.x + threadIdx.x); i >= 0;
+         i -= blockDim.x * gridDim.x)
+        y[i] = x[i] + 1.0f;
+}
+
 // 2-D grid-stride loops (rows over the grid's y, columns over its x)
 __global__ void gs_scale2d(const float *in, float *out, int w, int h)
 {
