@@ -34,8 +34,10 @@ instructions of the kernel's universe; every guard is evaluated):
 6. (slice option ``faults=checked``) the bounds check of an access the slice
    does not keep (ptxc/faultaccess.py) whose address depends on %ctaid is a
    *fault check*: a ``.global`` or generic access whose 64-bit address is a
-   formula without induction variable. cta_classes evaluates it for every
-   CTA and thread and splits CTAs whose lanes would fault differently.
+   formula, affine in the induction variables it may hold, each of a loop
+   with an exit test (rule 5; passes/cta_fault_loops.py). cta_classes
+   evaluates it for every CTA and thread (over the iterations the exit
+   tests allow) and splits CTAs whose lanes would fault differently.
 
 The memory-coalescing counters (if a Compiled kernel sets
 ``address_counters``) count addresses, which condition 3 does not cover: the
