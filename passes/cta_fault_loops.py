@@ -39,6 +39,9 @@ from .cta_classes import (COUNT, LIMIT, MIXED, Sep, Unclassifiable, bound, canon
 from .cta_expr import ExprBuilder, Node
 
 
+MANY = 1 << 20             # _triples' status: several loops move the address
+
+
 class AffineBuilder(ExprBuilder):
     """cta_expr's builder, also allowing an induction variable under ``ext``
     (cvt, mul.wide) and ``mul`` by a launch constant: affine formulas of
@@ -204,13 +207,15 @@ def _inside(low, high, nb: int, segments, home) -> np.ndarray:
 def _triples(ev, check, B: Sep, D: dict, boxes: list, segments, home, todo) -> np.ndarray:
     """Per thread of the CTAs ``todo`` (shape (len(todo), threads, 3)): a
     status (0: the check passes at every reachable iteration, 1: it fails
-    at every one, 2: at some) and, for status 2, two numbers that with the
-    steps D and the box of reachable k (fixed by the loops' signatures) say
-    exactly at which k it fails. A(k) = B + sum k_l D_l passes iff it lies
-    in [lo, hi], the addresses the check accepts in the segment the address
-    must lie in, and B is aligned (D is a multiple of the size). With one
-    loop moving the address, the numbers are the first and last passing k
-    (clipped to [0, K]); with more, B - lo and hi - B."""
+    at every one, >= 2: at some) and, for the last, two numbers that with
+    the steps D and the box of reachable k (fixed by the loops' signatures)
+    say exactly at which k it fails. A(k) = B + sum k_l D_l passes iff it
+    lies in [lo, hi], the addresses the check accepts in the segment the
+    address must lie in, and B is aligned (D is a multiple of the size).
+    When one loop j moves the thread's address (D_j != 0 < K_j), the status
+    is 2 + j and the numbers are the first and last passing k_j (clipped to
+    [0, K_j]: an interval, A being monotone in k_j); with more, the status
+    is MANY and the numbers are B - lo and hi - B."""
     rows, nt, nb = len(ev.cta[0]), ev.nthreads, check.nbytes
     base = np.broadcast_to(_rows(B.F, rows)[todo] + np.asarray(B.G, dtype=np.int64),
                            (len(todo), nt))
@@ -218,18 +223,18 @@ def _triples(ev, check, B: Sep, D: dict, boxes: list, segments, home, todo) -> n
     low = base + sum(np.minimum(0, K * D[key]) for key, K in Ks.items())
     high = base + sum(np.maximum(0, K * D[key]) for key, K in Ks.items())
     first, last, neg = _window(low, high, nb, segments, home)
+    clean = (base % nb == 0) & ~neg & (low >= first) & (high <= last)
     bad = (base % nb != 0) | neg | (last < first) | (high < first) | (low > last)
-    moving = [key for key in Ks if D[key]]
-    if len(moving) == 1:
-        key = moving[0]
-        g1, g2 = _passing(base, D[key], first, last, Ks[key])
-        clean, bad = ~bad & (g1 == 0) & (g2 == Ks[key]), bad | (g1 > g2)
-        a, b = g1, g2
-    else:
-        clean = ~bad & (low >= first) & (high <= last)
-        a, b = base - first, last - base
-    status = np.where(clean, 0, np.where(bad, 1, 2))
-    part = status == 2
+    moving = {key: (K > 0) & (D[key] != 0) for key, K in Ks.items()}
+    count = sum(moving.values())
+    form, a, b = np.full(base.shape, MANY), base - first, last - base
+    for j, key in enumerate(Ks):
+        if D[key]:
+            one = (count == 1) & moving[key]
+            g1, g2 = _passing(base, D[key], first, last, Ks[key])
+            form, a, b = np.where(one, 2 + j, form), np.where(one, g1, a), np.where(one, g2, b)
+    status = np.where(clean, 0, np.where(bad, 1, form))
+    part = status >= 2
     return np.stack([status, np.where(part, a, 0), np.where(part, b, 0)], axis=-1)
 
 

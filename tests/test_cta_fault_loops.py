@@ -149,6 +149,23 @@ def test_2d_grid_stride(m):
     assert oob("gs_scale2d", 2, "7,3,0", 155, "st.global.f32", Y + 79996, 1, 79996, Y) in msg
 
 
+def test_2d_lanes_that_never_enter(m):
+    """gs_scale2d, grid (5, 4), block (16, 8), w = 70, h = 100: columns
+    c = 0..79 step 80: one round for c < 70, none for c >= 70 (bx 4, tx >= 6,
+    which skip the inner loop, yet the checks evaluate their addresses
+    over the outer loop's rounds); bx 0..3 one kind, bx 4 mixed. Rows as in
+    test_2d_grid_stride: by 0 mixed, by 1..3 three rounds. For c >= 70 the
+    unexecuted address (r*70 + c) passes the end of the 7000 floats only in
+    the last round of r = 3 (3 + 96 = 99: 99*70 + 70 = 7000), in CTAs of by
+    0, which are split anyway: (2 column kinds) x (2 row kinds) = 4 classes."""
+    w, h = 70, 100
+    x = f32(w * h)
+    reduced, _, args = three_runs(m, "gs_scale2d", (5, 4), (16, 8), lambda: [
+        x, np.zeros(w * h, np.float32), w, h])
+    assert reduced.ctas_run == 4
+    assert np.array_equal(args[1], 2 * x)
+
+
 def test_2d_fault_splits_a_class(m):
     """gs_scale2d as above with out 99*200 + 176 floats: out[r*200 + c]
     faults for r = 99 (by 0, ty 3, round 3) and c >= 176: c = 176..191 is
