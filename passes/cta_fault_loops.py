@@ -83,12 +83,20 @@ def loop_fault_signature(ev, check, segments) -> list:
     variables: per loop, its iteration signature (COUNT and K, or MIXED and
     F: equal columns give equal K(c, t) for every thread, as for exit-test
     atoms), then one column: 0 when every lane's check passes at every
-    iteration it can reach, else an id of the CTA's per-thread triples."""
-    cols, kmax, boxes = [], {}, []
+    iteration it can reach, else an id of the CTA's per-thread triples.
+    Raises Unclassifiable, naming the check's line, where this launch's
+    values break a range or alignment condition."""
+    try:
+        return _signature(ev, check, segments)
+    except Unclassifiable as e:
+        raise Unclassifiable(f"the fault check at line {_line(check)}: {e}") from None
+
+
+def _signature(ev, check, segments) -> list:
+    cols, kmax, boxes, rows = [], {}, [], len(ev.cta[0])
     for loop, test in check.loops:
         E, P, k_hi, k_lo = loop_counts(ev, test)
         uniform = k_hi == k_lo
-        rows = len(ev.cta[0])
         cols += [np.broadcast_to(np.where(uniform, COUNT, MIXED), (rows,)),
                  np.broadcast_to(np.where(uniform, k_hi, E.F.reshape(-1)), (rows,))]
         kmax[id(loop)] = int(np.max(k_hi)) if np.size(k_hi) else 0
@@ -96,8 +104,7 @@ def loop_fault_signature(ev, check, segments) -> list:
     B, D = affine(ev, check.addr, kmax)
     nb = check.nbytes
     if any(d % nb for d in D.values()):
-        raise Unclassifiable(f"the checked address at line {_line(check)} steps by a "
-                             f"multiple of no access size ({nb} bytes)")
+        raise Unclassifiable(f"its address steps by a non-multiple of its size ({nb} bytes)")
     for key, _, _, _ in boxes:
         D.setdefault(key, 0)
     if bound(np.asarray(B.F)) + bound(np.asarray(B.G)) + \
