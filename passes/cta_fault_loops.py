@@ -192,10 +192,11 @@ def _dirty_ids(ev, check, B: Sep, D: dict, boxes: list, segments, home) -> np.nd
     if not todo.size:
         return out
     triples = _triples(ev, check, B, D, boxes, segments, home, todo)
+    rows_, inverse = np.unique(triples.reshape(len(todo), -1), axis=0, return_inverse=True)
     ids = ev.ids.setdefault(id(check), {})
-    for j, r in enumerate(todo):
-        t = triples[j]
-        out[r] = 0 if not t[:, 0].any() else ids.setdefault(t.tobytes(), len(ids) + 1)
+    number = np.array([0 if not row[0::3].any() else ids.setdefault(row.tobytes(), len(ids) + 1)
+                       for row in rows_], dtype=np.int64)
+    out[todo] = number[inverse.reshape(-1)]
     return out
 
 
