@@ -266,3 +266,44 @@ def test_opt_prints_the_fault_checks():
     assert "kernel @gs_saxpy: CTA equivalence: 2 comparison(s) on %ctaid (lines 36, 53), " \
            "3 fault check(s) (lines 47, 49, 51)" in out
     assert "kernel @gs_square: CTA equivalence off: the address of st.global.u32 at line 380" in out
+
+
+# ------------------------------------------------- an independent model
+def saxpy_model(grid, block, n, lens):
+    """What decides gs_saxpy's trace and errors in CTA c, per thread: the
+    rounds k it runs (i0 + k*S < n, S = grid*block) and, at each, whether
+    x[i] and y[i] are past the ends of x and y (numpy, not ptxc)."""
+    S = grid * block
+    i0 = np.arange(grid * block).reshape(grid, block)
+    rounds = np.where(i0 < n, -(-(n - i0) // S), 0)
+    out = []
+    for c in range(grid):
+        out.append(tuple(tuple((k, i + k * S >= lens[0], i + k * S >= lens[1])
+                               for k in range(r)) for i, r in zip(i0[c], rounds[c])))
+    return out
+
+
+@pytest.mark.parametrize("grid, block, n, lens", [
+    (64, 128, 10000, (10000, 5000)),
+    (37, 32, 3000, (2990, 3000)),
+    (16, 64, 5000, (5000, 4000)),
+    (20, 96, 7000, (6000, 6500)),
+])
+def test_classes_match_a_model(m, grid, block, n, lens):
+    """The classes the launch computed (module.attrs' cache of
+    ptxc/cta_launch.py) group exactly the CTAs whose per-thread rounds and
+    per-round faults agree in the model: every lane enters (grid*block <=
+    n), so the checks see nothing the lanes do not do."""
+    m.attrs.pop("cta_classes", None)
+    try:
+        launch(m, "gs_saxpy", grid, block, [f32(lens[0]), f32(lens[1]), 1.5, n])
+    except ptxc.PtxcError:
+        pass
+    (classes, note), = m.attrs["cta_classes"].values()
+    assert classes is not None, note
+    model = saxpy_model(grid, block, n, lens)
+    groups = {}
+    for c, cls in enumerate(classes.cta_class.tolist()):
+        groups.setdefault(cls, set()).add(model[c])
+    assert all(len(g) == 1 for g in groups.values())             # exact
+    assert len(groups) == len(set(model))                         # and no finer
