@@ -232,17 +232,38 @@ def test_reduced_equals_full(m, kernel, grid, block, lens, n):
     assert launch(m, kernel, grid, block, args()).counters() == full.counters()
 
 
+def test_misaligned_records(m):
+    """gs_records reads an int at p + 6i. Grid 4 x 32 (stride 128, 768
+    bytes a round, a multiple of 4) with n = 1: only i = 0 runs; the checks
+    see every odd i misaligned (status 'every round fails', the same in every
+    CTA, as i = 32c + t has t's parity) and every even i within p's 1202
+    bytes: they split nothing, and the bounds check i < n splits CTA 0 from
+    CTAs 1..3: 2 classes. Grid 3 x 33 (stride 99, 594 bytes a round, not a
+    multiple of 4): the launch runs every CTA, saying why; with n = 200,
+    i = 1 (CTA 0, thread 1) reads p + 6, misaligned, first."""
+    def args(n):
+        return lambda: [np.zeros(1202, np.uint8), np.zeros(200, np.int32), n]
+    reduced, _, _ = three_runs(m, "gs_records", 4, 32, args(1))
+    assert reduced.ctas_run == 2
+    reduced, _, _ = three_runs(m, "gs_records", 3, 33, args(1))
+    assert reduced.ctas_run == 3 and reduced.cta_equivalence == \
+        "off: the fault check at line 382: its address steps by a non-multiple of its size (4 bytes)"
+    msg = same_error(m, "gs_records", 3, 33, args(200))
+    assert "kernel gs_records, CTA (0,0,0), thread (1,0,0): misaligned access at line 382 " \
+           f"(ld.global.u32), address 0x{X + 6:x}" in msg
+
+
 # ------------------------------------------------------------- refused
 @pytest.mark.parametrize("kernel, args, why", [
     # a[(i*i) % n]: not affine in i
     ("gs_square", lambda: [np.zeros(1000, np.int32), 1000],
-     "the address of st.global.u32 at line 380 (checked for faults) depends on %ctaid in a "
+     "the address of st.global.u32 at line 423 (checked for faults) depends on %ctaid in a "
      "way that cannot be classified"),
     # the loop ends when steps[s] == 0: its trip count is not known
     ("until_zero", lambda: [np.r_[np.ones(3, np.int32), np.zeros(40, np.int32)],
                             np.zeros(4096, np.float32), 256],
-     "the address of st.global.u32 at line 469 (checked for faults) holds an induction "
-     "variable of the loop at line 466, which has no exit test <, <=, > or >= on an "
+     "the address of st.global.u32 at line 512 (checked for faults) holds an induction "
+     "variable of the loop at line 509, which has no exit test <, <=, > or >= on an "
      "induction variable (rule 5)"),
     # nvcc counts a computed trip count down to 0 (exit test != 0)
     ("gs_param_stride", lambda: [np.zeros(1000, np.int32), np.zeros(1000, np.int32), 1000, 256],
@@ -250,7 +271,7 @@ def test_reduced_equals_full(m, kernel, grid, block, lens, n):
     # x[idx[i]]: the address depends on loaded data (the slice keeps the
     # load of idx[i], whose address depends on %ctaid: rule 3)
     ("gs_gather", lambda: [np.arange(1000, dtype=np.int32), f32(1000), f32(1000), 1000],
-     "the address of ld.global.u32 at line 423 depends on %ctaid"),
+     "the address of ld.global.u32 at line 466 depends on %ctaid"),
 ])
 def test_refused(m, kernel, args, why):
     reduced, _, _ = three_runs(m, kernel, 8, 32, args)
@@ -265,7 +286,7 @@ def test_opt_prints_the_fault_checks():
                          capture_output=True, text=True, check=True).stdout
     assert "kernel @gs_saxpy: CTA equivalence: 2 comparison(s) on %ctaid (lines 36, 53), " \
            "3 fault check(s) (lines 47, 49, 51)" in out
-    assert "kernel @gs_square: CTA equivalence off: the address of st.global.u32 at line 380" in out
+    assert "kernel @gs_square: CTA equivalence off: the address of st.global.u32 at line 423" in out
 
 
 # ------------------------------------------------- an independent model

@@ -53,6 +53,14 @@ __global__ void gs_param_stride(const int *in, int *out, int n, int stride)
         out[i] = in[i] + 1;
 }
 
+// 6-byte records read as ints: with an odd grid size the address steps by
+// a non-multiple of 4 bytes, which the launch's classes refuse
+__global__ void gs_records(const char *p, int *out, int n)
+{
+    for (int i = blockIdx.x * blockDim.x + threadIdx.x; i < n; i += blockDim.x * gridDim.x)
+        out[i] = *(const int *)(p + 6 * i);
+}
+
 // not affine in i: the checked address cannot be classified
 __global__ void gs_square(int *a, int n)
 {
