@@ -246,8 +246,9 @@ def test_misaligned_records(m):
     reduced, _, _ = three_runs(m, "gs_records", 4, 32, args(1))
     assert reduced.ctas_run == 2
     reduced, _, _ = three_runs(m, "gs_records", 3, 33, args(1))
-    assert reduced.ctas_run == 3 and reduced.cta_equivalence == \
-        "off: the fault check at line 382: its address steps by a non-multiple of its size (4 bytes)"
+    assert reduced.ctas_run == 3 and reduced.cta_equivalence == (
+        "off: the fault check at line 382: its address steps by a non-multiple of its "
+        "size (4 bytes)")
     msg = same_error(m, "gs_records", 3, 33, args(200))
     assert "kernel gs_records, CTA (0,0,0), thread (1,0,0): misaligned access at line 382 " \
            f"(ld.global.u32), address 0x{X + 6:x}" in msg
