@@ -554,14 +554,45 @@ def _exact_outcomes(cmp: str, x, y, nthreads: int) -> list:
 # -------------------------------------------------------------- loops
 def _loop_signature(ev: Evaluator, atom) -> list:
     """Signature of a loop exit test ``a cmp b`` where one side is ``B + k*S``."""
-    E, P, k_hi, k_lo = loop_counts(ev, atom)
-    uniform = k_hi == k_lo
-    return [np.where(uniform, COUNT, MIXED), np.where(uniform, k_hi, E.F.reshape(-1))]
+    return loop_bound(ev, atom).cols
+
+
+class LoopBound:
+    """What an exit test says about the chunk's CTAs: ``k_hi``/``k_lo`` (per
+    CTA: the most and fewest iterations K(c, t) a thread stays, over its
+    threads), ``cols`` (the test's signature: COUNT and K when every thread
+    stays K times, else MIXED and a number that fixes K(c, t) for every t)
+    and ``per_thread(rows)``: K(c, t) for the CTAs ``rows`` (rows x threads)."""
+
+    def __init__(self, k_hi, k_lo, mixed, per_thread):
+        self.k_hi = np.asarray(k_hi, dtype=np.int64).reshape(-1)
+        self.k_lo = np.asarray(k_lo, dtype=np.int64).reshape(-1)
+        uniform = self.k_hi == self.k_lo
+        self.cols = [np.where(uniform, COUNT, MIXED),
+                     np.where(uniform, self.k_hi, np.asarray(mixed).reshape(-1))]
+        self.per_thread = per_thread
+
+
+def loop_bound(ev: Evaluator, test) -> LoopBound:
+    """The LoopBound of an exit test: ``<``, ``<=``, ``>``, ``>=`` here,
+    ``==``/``!=`` in passes/cta_countdown.py."""
+    if test.cmp in ("eq", "ne"):
+        from .cta_countdown import countdown_bound
+        return countdown_bound(ev, test)
+    E, P, k_hi, k_lo = loop_counts(ev, test)
+
+    def per_thread(rows):
+        x = np.broadcast_to(E.F[rows, None] + np.asarray(E.G, dtype=np.int64),
+                            (len(rows), ev.nthreads))
+        return _iterations(x, P)
+    # equal F(c) give equal E(c, t) = F(c) + G(t), hence equal K(c, t)
+    return LoopBound(k_hi, k_lo, np.broadcast_to(E.F, k_hi.shape), per_thread)
 
 
 def loop_counts(ev: Evaluator, test):
-    """For an exit test: (E, P, most and fewest iterations over the threads of
-    each CTA) where a lane stays while ``E + k*P < 0`` (P > 0)."""
+    """For an exit test ``<``, ``<=``, ``>``, ``>=``: (E, P, most and fewest
+    iterations over the threads of each CTA) where a lane stays while
+    ``E + k*P < 0`` (P > 0)."""
     B, S, b, cmp = iv_comparison(ev, test)
     if not test.stay:
         cmp = {"lt": "ge", "le": "gt", "gt": "le", "ge": "lt"}[cmp]
@@ -570,7 +601,7 @@ def loop_counts(ev: Evaluator, test):
         raise Unclassifiable("a loop whose step does not move toward its exit")
     _check_loop_range(B, b, S, cmp, test)
     E, P = _normalise(B, b, S, cmp)
-    F = np.asarray(E.F, dtype=np.int64).reshape(-1)
+    F = np.broadcast_to(np.asarray(E.F, dtype=np.int64).reshape(-1), (len(ev.cta[0]),))
     E = Sep(F, E.G)
     return E, P, _iterations(F + lo(E.G), P), _iterations(F + hi(E.G), P)
 
@@ -606,7 +637,7 @@ def _inner_signature(ev: Evaluator, atom) -> list:
     most K iterations (per CTA, over its threads); the outcome for k = 0..K
     is a threshold in k, so the number of leading k with outcome T (clipped
     at K + 1) gives it, where T is the comparison or its negation."""
-    _, _, k_max, _ = loop_counts(ev, atom.bound)
+    k_max = loop_bound(ev, atom.bound).k_hi
     B, S, b, cmp = iv_comparison(ev, atom)
     if S == 0:
         raise Unclassifiable("an induction variable with step 0")

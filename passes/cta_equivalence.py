@@ -276,7 +276,7 @@ class Analysis:
         if test is None:
             head = next((i for i in loop.header.instrs if i.loc), None)
             raise Refuse(f"{what} holds an induction variable of the loop at {where(head)}, "
-                         f"which has no exit test <, <=, > or >= on an induction variable (rule 5)")
+                         f"which has no exit test on an induction variable (rule 5)")
         return test
 
     def affine_builder(self, fn) -> AffineBuilder:
@@ -338,10 +338,12 @@ class Analysis:
             return False
         x, y = atom.a, atom.b
         if x.has_iv or y.has_iv:
-            if len(ins.srcs) != 2 or atom.cmp in ("eq", "ne"):
+            if len(ins.srcs) != 2:
                 return False
             side = x if x.has_iv else y
             atom.stay = self._exit_test(ins, side)
+            if atom.stay is None and atom.cmp in ("eq", "ne"):
+                return False                    # not a threshold in k (rule 5)
             if atom.stay is None:
                 atom.bound = self._loop_test(_iv_loop(side))
                 if atom.bound is None:
@@ -408,19 +410,20 @@ class Analysis:
             return None
         fn = loop.header.function
         info, dom = self.am.get(Loops, fn), self.am.get(DomTree, fn)
+        found = []
         for block in loop.blocks:
             bra = block.terminator
             if bra is None or bra.opcode != "bra" or not isinstance(bra.guard, ir.Result):
                 continue
             test = self._comparison(bra.guard.instr)
-            if test is None or test.cmp in ("eq", "ne") or \
-                    _iv_loop(test.a if test.a.has_iv else test.b) is not loop or \
+            if test is None or _iv_loop(test.a if test.a.has_iv else test.b) is not loop or \
                     info.loop_of(test.instr.block) is not loop:
                 continue
             test.stay = _stay_outcome(bra, loop, info, dom, bra.guard.index)
             if test.stay is not None:
-                return test
-        return None
+                found.append(test)
+        # an ordered test bounds K without wrapping around: prefer it to != / ==
+        return min(found, key=lambda t: t.cmp in ("eq", "ne"), default=None)
 
 
 def _stay_outcome(bra, loop, info, dom, k: int) -> bool | None:

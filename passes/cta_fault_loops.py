@@ -34,8 +34,8 @@ from __future__ import annotations
 
 import numpy as np
 
-from .cta_classes import (COUNT, LIMIT, MIXED, Sep, Unclassifiable, bound, canon, guard,
-                          home_segment, hi, lo, loop_counts, sep_range, type_range)
+from .cta_classes import (LIMIT, Sep, Unclassifiable, bound, canon, guard,
+                          home_segment, hi, lo, loop_bound, sep_range, type_range)
 from .cta_expr import ExprBuilder, Node
 
 
@@ -95,17 +95,15 @@ def loop_fault_signature(ev, check, segments) -> list:
 def _signature(ev, check, segments) -> list:
     cols, kmax, boxes, rows = [], {}, [], len(ev.cta[0])
     for loop, test in check.loops:
-        E, P, k_hi, k_lo = loop_counts(ev, test)
-        uniform = k_hi == k_lo
-        cols += [np.broadcast_to(np.where(uniform, COUNT, MIXED), (rows,)),
-                 np.broadcast_to(np.where(uniform, k_hi, E.F.reshape(-1)), (rows,))]
-        kmax[id(loop)] = int(np.max(k_hi)) if np.size(k_hi) else 0
-        boxes.append((id(loop), E, P, np.asarray(k_hi, dtype=np.int64).reshape(-1)))
+        lb = loop_bound(ev, test)
+        cols += [np.broadcast_to(c, (rows,)) for c in lb.cols]
+        kmax[id(loop)] = int(np.max(lb.k_hi)) if np.size(lb.k_hi) else 0
+        boxes.append((id(loop), lb, np.broadcast_to(lb.k_hi, (rows,))))
     B, D = affine(ev, check.addr, kmax)
     nb = check.nbytes
     if any(d % nb for d in D.values()):
         raise Unclassifiable(f"its address steps by a non-multiple of its size ({nb} bytes)")
-    for key, _, _, _ in boxes:
+    for key, _, _ in boxes:
         D.setdefault(key, 0)
     if bound(np.asarray(B.F)) + bound(np.asarray(B.G)) + \
             sum(abs(kmax[k] * d) for k, d in D.items()) >= LIMIT:
@@ -181,8 +179,8 @@ def _dirty_ids(ev, check, B: Sep, D: dict, boxes: list, segments, home) -> np.nd
     per-thread triples, numbered (``ev.ids``: the same triples in any chunk
     get the same number; all-clean triples are 0)."""
     rows, nb = len(ev.cta[0]), check.nbytes
-    span_lo = sum(np.minimum(0, k_hi * D[key]) for key, _, _, k_hi in boxes)
-    span_hi = sum(np.maximum(0, k_hi * D[key]) for key, _, _, k_hi in boxes)
+    span_lo = sum(np.minimum(0, k_hi * D[key]) for key, _, k_hi in boxes)
+    span_hi = sum(np.maximum(0, k_hi * D[key]) for key, _, k_hi in boxes)
     F = _rows(B.F, rows)
     low = F.min(axis=1) + lo(B.G) + span_lo
     high = F.max(axis=1) + hi(B.G) + span_hi
@@ -227,7 +225,7 @@ def _triples(ev, check, B: Sep, D: dict, boxes: list, segments, home, todo) -> n
     rows, nt, nb = len(ev.cta[0]), ev.nthreads, check.nbytes
     base = np.broadcast_to(_rows(B.F, rows)[todo] + np.asarray(B.G, dtype=np.int64),
                            (len(todo), nt))
-    Ks = {key: _iterations_2d(E, P, _rows(E.F, rows)[todo], nt) for key, E, P, _ in boxes}
+    Ks = {key: lb.per_thread(todo) for key, lb, _ in boxes}
     low = base + sum(np.minimum(0, K * D[key]) for key, K in Ks.items())
     high = base + sum(np.maximum(0, K * D[key]) for key, K in Ks.items())
     first, last, neg = _window(low, high, nb, segments, home)
@@ -273,10 +271,3 @@ def _passing(base, d: int, first, last, K):
     else:
         g1, g2 = -((last - base) // -d), (base - first) // -d
     return np.maximum(g1, 0), np.minimum(g2, K)
-
-
-def _iterations_2d(E: Sep, P: int, F, nt: int) -> np.ndarray:
-    """K(c, t) for the CTAs whose E.F is F (rows, 1): the number of k >= 0
-    with E + k*P < 0."""
-    x = np.broadcast_to(F + np.asarray(E.G, dtype=np.int64), (len(F), nt))
-    return np.where(x >= 0, 0, (-x + P - 1) // P)
