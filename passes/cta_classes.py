@@ -427,6 +427,9 @@ class Evaluator:
         op, w, s = node.op, node.width, node.signed
         if "c" in node.kind and "t" in node.kind and not self.exact_allowed:
             raise Unclassifiable("too many CTA x thread values to evaluate exactly")
+        if op in ("select", "atexit"):
+            from .cta_exit_values import evaluate
+            return evaluate(self, node)
         xs = [self.exact(a) for a in node.args]
         if op in ("add", "sub", "mul", "neg", "and", "or", "xor", "trunc"):
             return _ring_or_bits(op, xs)
@@ -580,6 +583,11 @@ def loop_bound(ev: Evaluator, test) -> LoopBound:
         from .cta_countdown import countdown_bound
         return countdown_bound(ev, test)
     E, P, k_hi, k_lo = loop_counts(ev, test)
+    if k_hi is None:                    # E per CTA and thread: K(c, t) exactly
+        from .cta_countdown import row_ids
+        K = _iterations(np.broadcast_to(E.F + np.asarray(E.G), (len(E.F), ev.nthreads)), P)
+        k_hi, k_lo = K.max(axis=1), K.min(axis=1)
+        return LoopBound(k_hi, k_lo, row_ids(ev, test, K, k_hi != k_lo), lambda rows: K[rows])
 
     def per_thread(rows):
         x = np.broadcast_to(E.F[rows, None] + np.asarray(E.G, dtype=np.int64),
@@ -592,7 +600,8 @@ def loop_bound(ev: Evaluator, test) -> LoopBound:
 def loop_counts(ev: Evaluator, test):
     """For an exit test ``<``, ``<=``, ``>``, ``>=``: (E, P, most and fewest
     iterations over the threads of each CTA) where a lane stays while
-    ``E + k*P < 0`` (P > 0)."""
+    ``E + k*P < 0`` (P > 0); (E, P, None, None) when E is per CTA and
+    thread."""
     B, S, b, cmp = iv_comparison(ev, test)
     if not test.stay:
         cmp = {"lt": "ge", "le": "gt", "gt": "le", "ge": "lt"}[cmp]
@@ -601,9 +610,16 @@ def loop_counts(ev: Evaluator, test):
         raise Unclassifiable("a loop whose step does not move toward its exit")
     _check_loop_range(B, b, S, cmp, test)
     E, P = _normalise(B, b, S, cmp)
+    if per_thread(E.F):
+        return E, P, None, None
     F = np.broadcast_to(np.asarray(E.F, dtype=np.int64).reshape(-1), (len(ev.cta[0]),))
     E = Sep(F, E.G)
     return E, P, _iterations(F + lo(E.G), P), _iterations(F + hi(E.G), P)
+
+
+def per_thread(F) -> bool:
+    """Is F (of a Sep) per CTA and thread (exact evaluation)?"""
+    return np.ndim(F) == 2 and np.shape(F)[1] > 1
 
 
 def iv_comparison(ev: Evaluator, test):
@@ -639,6 +655,9 @@ def _inner_signature(ev: Evaluator, atom) -> list:
     at K + 1) gives it, where T is the comparison or its negation."""
     k_max = loop_bound(ev, atom.bound).k_hi
     B, S, b, cmp = iv_comparison(ev, atom)
+    if per_thread(B.F):
+        raise Unclassifiable(f"the comparison at line {atom.line} starts from a value "
+                             f"that is not separable")
     if S == 0:
         raise Unclassifiable("an induction variable with step 0")
     top = int(np.max(k_max)) if np.size(k_max) else 0
@@ -686,8 +705,9 @@ def iv_parts(ev: Evaluator, node: Node):
     built from one induction variable with add/sub/neg/mov/trunc."""
     if node.op == "iv":
         init = ev.as_sep(node.args[0])
-        if init is None:
-            raise Unclassifiable("a loop start that is not separable")
+        if init is None:            # per CTA and thread (F of shape (rows, threads))
+            x = np.asarray(ev.exact(node.args[0]), dtype=np.int64)
+            init = Sep(np.broadcast_to(x, (len(ev.cta[0]), ev.nthreads)), 0)
         return init, 1, node
     if not node.has_iv:
         s = ev.as_sep(node)

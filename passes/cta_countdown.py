@@ -31,6 +31,8 @@ from __future__ import annotations
 
 import numpy as np
 
+from ptxc import ir
+
 from .cta_classes import LIMIT, LoopBound, Unclassifiable, canon
 
 NEVER = LIMIT               # K of a lane that never leaves the loop
@@ -48,10 +50,12 @@ def countdown_bound(ev, test) -> LoopBound:
     d = _mod(np.asarray(ev.exact(other), dtype=np.int64) - np.asarray(X, dtype=np.int64), w)
     leave_on_equal = (test.cmp == "ne") == bool(test.stay)
     K = _meet(d, S, w) if leave_on_equal else np.where(d == 0, 1, 0)
+    for cond, want in test.entry:           # lanes that never enter the loop: K = 0
+        K = np.where((np.asarray(ev.exact(cond)) != 0) == want, K, 0)
     rows, nt = len(ev.cta[0]), ev.nthreads
     K = _rows(K, rows)
     k_hi, k_lo = K.max(axis=1), K.min(axis=1)
-    return LoopBound(k_hi, k_lo, _ids(ev, test, K, k_hi != k_lo),
+    return LoopBound(k_hi, k_lo, row_ids(ev, test, K, k_hi != k_lo),
                      lambda todo: np.broadcast_to(K[todo], (len(todo), nt)))
 
 
@@ -108,13 +112,44 @@ def _rows(K, rows: int) -> np.ndarray:
     return np.broadcast_to(a, (rows, a.shape[1]))
 
 
-def _ids(ev, test, K: np.ndarray, mixed: np.ndarray) -> np.ndarray:
+def row_ids(ev, test, K: np.ndarray, mixed: np.ndarray) -> np.ndarray:
     """Per CTA whose threads stay different numbers of times: a number for
     its row of K(c, t) (equal rows, equal numbers, across chunks)."""
     out = np.zeros(K.shape[0], dtype=np.int64)
     todo = np.nonzero(mixed)[0]
     if todo.size:
-        ids = ev.ids.setdefault(("countdown", id(test)), {})
+        ids = ev.ids.setdefault(("loop", id(test)), {})
         rows = np.ascontiguousarray(K[todo])
         out[todo] = [ids.setdefault(r.tobytes(), len(ids) + 1) for r in rows]
     return out
+
+
+# ------------------------------------------------------------- static part
+def entry_conditions(builder, loop) -> tuple:
+    """((cond, outcome), ...): branches that every lane entering ``loop``
+    passed with that outcome. For each block D that dominates the loop's
+    header H and ends with ``@p bra`` on a comparison formula p without
+    induction variables (cta_exit_values._condition): if H cannot be
+    reached from one successor of D without passing D again, a lane at H
+    left D, the last time, by the other one, and p has the same value at
+    every visit of D. A lane that fails one of these never runs the loop,
+    so its K is irrelevant; countdown_bound sets it to 0, which keeps the
+    loop's other users (fault checks, comparisons inside) in range."""
+    from .cta_exit_values import _condition, _reaches
+    dom, H, out = builder.dom, loop.header, []
+    D = dom.idom.get(H)
+    while D is not None:
+        bra = D.terminator
+        if bra is not None and bra.opcode == "bra" and isinstance(bra.guard, ir.Result) and \
+                bra.srcs and isinstance(bra.srcs[0], ir.LabelRef) and len(D.succs) == 2:
+            target = bra.srcs[0].block
+            other = next((s for s in D.succs if s is not target), None)
+            cond = _condition(builder, bra.guard)
+            if cond is not None and other is not None:
+                taken_on_true = (bra.guard.index == 0) != bra.guard_neg
+                by_taken = target is H or _reaches(target, H, D, D)
+                by_other = other is H or _reaches(other, H, D, D)
+                if by_taken != by_other:
+                    out.append((cond, taken_on_true == by_taken))
+        D = dom.idom.get(D)
+    return tuple(out)

@@ -53,6 +53,7 @@ from ptxc.memaccess import address_operand, state_space
 from ptxc.passmanager import ALL, AnalysisManager, Pass, PassResult
 
 from .cta_expr import INT_TYPES, SET_CMPS as CMPS, ExprBuilder, Node, const, type_info
+from .cta_countdown import entry_conditions
 from .cta_fault_loops import AffineBuilder, iv_loops
 from .domtree import DomTree
 from .loops import Loops
@@ -77,6 +78,7 @@ class Atom:
     b: object
     stay: bool | None = None
     bound: "Atom | None" = None
+    entry: tuple = ()           # an exit test == / !=: (cond, outcome) to enter (cta_countdown)
 
     @property
     def line(self) -> int | None:
@@ -284,6 +286,7 @@ class Analysis:
         if b is None:
             b = self.affine_builders[id(fn)] = AffineBuilder(fn, self.program,
                                                              self.am.get(Loops, fn))
+            self._hook(b, fn)
         return b
 
     def _origins(self, ins) -> tuple:
@@ -344,6 +347,7 @@ class Analysis:
             atom.stay = self._exit_test(ins, side)
             if atom.stay is None and atom.cmp in ("eq", "ne"):
                 return False                    # not a threshold in k (rule 5)
+            self._entry(atom, _iv_loop(side))
             if atom.stay is None:
                 atom.bound = self._loop_test(_iv_loop(side))
                 if atom.bound is None:
@@ -381,7 +385,19 @@ class Analysis:
         b = self.builders.get(id(fn))
         if b is None:
             b = self.builders[id(fn)] = ExprBuilder(fn, self.program, self.am.get(Loops, fn))
+            self._hook(b, fn)
         return b
+
+    def _entry(self, test, loop) -> None:
+        """An exit test == / != learns which branches every lane entering
+        its loop passed (passes/cta_countdown.entry_conditions)."""
+        if test.stay is not None and test.cmp in ("eq", "ne"):
+            test.entry = entry_conditions(self.builder(loop.header.function), loop)
+
+    def _hook(self, b, fn) -> None:
+        """Values after a loop and at joins (passes/cta_exit_values.py)
+        need the dominator tree and the loops' exit tests."""
+        b.dom, b.loop_test = self.am.get(DomTree, fn), self._loop_test
 
     # ------------------------------------------------------------ loops
     def _exit_test(self, setp, side) -> bool | None:
@@ -421,6 +437,7 @@ class Analysis:
                 continue
             test.stay = _stay_outcome(bra, loop, info, dom, bra.guard.index)
             if test.stay is not None:
+                self._entry(test, loop)
                 found.append(test)
         # an ordered test bounds K without wrapping around: prefer it to != / ==
         return min(found, key=lambda t: t.cmp in ("eq", "ne"), default=None)

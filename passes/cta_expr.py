@@ -98,6 +98,7 @@ class ExprBuilder:
         self.loops, self.dom = loops, dom
         self.memo: dict[int, Node | None] = {}
         self._busy: set[int] = set()
+        self.loop_test = None       # loop -> its exit test Atom (cta_exit_values)
 
     # -------------------------------------------------------- operands
     def operand(self, op, width: int) -> Node | None:
@@ -328,7 +329,8 @@ class ExprBuilder:
         block = phi.block
         loop = next((lp for lp in self.loops.loops if lp.header is block), None)
         if loop is None:
-            return None
+            from .cta_exit_values import merge_phi
+            return merge_phi(self, phi, v)
         inside = {id(b) for b in loop.blocks}
         entering, steps = [], []
         for src, pred in zip(phi.srcs, phi.phi_blocks):
