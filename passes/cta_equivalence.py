@@ -389,9 +389,10 @@ class Analysis:
         return b
 
     def _entry(self, test, loop) -> None:
-        """An exit test == / != learns which branches every lane entering
-        its loop passed (passes/cta_countdown.entry_conditions)."""
-        if test.stay is not None and test.cmp in ("eq", "ne"):
+        """An exit test learns which branches every lane entering its loop
+        passed (passes/cta_countdown.entry_conditions): == / != tests set
+        the count of the others to 0, fault checks over the loop skip them."""
+        if test.stay is not None:
             test.entry = entry_conditions(self.builder(loop.header.function), loop)
 
     def _hook(self, b, fn) -> None:

@@ -189,13 +189,34 @@ def _dirty_ids(ev, check, B: Sep, D: dict, boxes: list, segments, home) -> np.nd
     todo = np.nonzero(~(aligned & _inside(low, high, nb, segments, home)))[0]
     if not todo.size:
         return out
-    triples = _triples(ev, check, B, D, boxes, segments, home, todo)
-    rows_, inverse = np.unique(triples.reshape(len(todo), -1), axis=0, return_inverse=True)
+    enter = entering(ev, check, rows)
+    if enter is not None:                   # CTAs where no lane runs the loops: clean
+        todo = todo[enter[todo].any(axis=1)]
+        if not todo.size:
+            return out
+    triples = _triples(ev, check, B, D, boxes, segments, home, todo,
+                       None if enter is None else enter[todo])
+    flat = np.ascontiguousarray(triples.reshape(len(todo), -1))
     ids = ev.ids.setdefault(id(check), {})
-    number = np.array([0 if not row[0::3].any() else ids.setdefault(row.tobytes(), len(ids) + 1)
-                       for row in rows_], dtype=np.int64)
-    out[todo] = number[inverse.reshape(-1)]
+    dirty = flat[:, 0::3].any(axis=1)
+    out[todo] = [ids.setdefault(row.tobytes(), len(ids) + 1) if d else 0
+                 for row, d in zip(flat, dirty.tolist())]
     return out
+
+
+def entering(ev, check, rows: int):
+    """(rows, threads) bool: the lanes that pass the entry conditions of
+    every loop of the check (passes/cta_countdown.entry_conditions), or
+    None when no loop has any. A lane that fails one never runs the loop,
+    nor reaches a use of its induction variable after it (the header
+    dominates every use), so it never executes the access."""
+    conds = [c for _, test in check.loops for c in test.entry]
+    if not conds:
+        return None
+    ok = np.ones((rows, ev.nthreads), dtype=bool)
+    for cond, want in conds:
+        ok &= (np.asarray(ev.exact(cond)) != 0) == want
+    return ok
 
 
 def _inside(low, high, nb: int, segments, home) -> np.ndarray:
@@ -210,7 +231,8 @@ def _inside(low, high, nb: int, segments, home) -> np.ndarray:
     return ok & (seg == home) if home is not None else ok
 
 
-def _triples(ev, check, B: Sep, D: dict, boxes: list, segments, home, todo) -> np.ndarray:
+def _triples(ev, check, B: Sep, D: dict, boxes: list, segments, home, todo,
+             enter=None) -> np.ndarray:
     """Per thread of the CTAs ``todo`` (shape (len(todo), threads, 3)): a
     status (0: the check passes at every reachable iteration, 1: it fails
     at every one, >= 2: at some) and, for the last, two numbers that with
@@ -221,11 +243,16 @@ def _triples(ev, check, B: Sep, D: dict, boxes: list, segments, home, todo) -> n
     When one loop j moves the thread's address (D_j != 0 < K_j), the status
     is 2 + j and the numbers are the first and last passing k_j (clipped to
     [0, K_j]: an interval, A being monotone in k_j); with more, the status
-    is MANY and the numbers are B - lo and hi - B."""
+    is MANY and the numbers are B - lo and hi - B. Lanes outside ``enter``
+    (never run the loops: entering()) get status 0, evaluated at the home
+    segment's first address with no iterations."""
     rows, nt, nb = len(ev.cta[0]), ev.nthreads, check.nbytes
     base = np.broadcast_to(_rows(B.F, rows)[todo] + np.asarray(B.G, dtype=np.int64),
                            (len(todo), nt))
     Ks = {key: lb.per_thread(todo) for key, lb, _ in boxes}
+    if enter is not None and home is not None:
+        base = np.where(enter, base, home << segments.shift)
+        Ks = {key: np.where(enter, K, 0) for key, K in Ks.items()}
     low = base + sum(np.minimum(0, K * D[key]) for key, K in Ks.items())
     high = base + sum(np.maximum(0, K * D[key]) for key, K in Ks.items())
     first, last, neg = _window(low, high, nb, segments, home)
@@ -240,6 +267,8 @@ def _triples(ev, check, B: Sep, D: dict, boxes: list, segments, home, todo) -> n
             g1, g2 = _passing(base, D[key], first, last, Ks[key])
             form, a, b = np.where(one, 2 + j, form), np.where(one, g1, a), np.where(one, g2, b)
     status = np.where(clean, 0, np.where(bad, 1, form))
+    if enter is not None:
+        status = np.where(enter, status, 0)
     part = status >= 2
     return np.stack([status, np.where(part, a, 0), np.where(part, b, 0)], axis=-1)
 

@@ -181,3 +181,30 @@ def test_equality_inside_the_loop_refused(m):
     assert reduced.ctas_run == 8
     assert "the guard at line 322 depends on %ctaid in a way that cannot be classified" \
         in reduced.cta_equivalence
+
+
+# ------------------------------------------------- an independent model
+@pytest.mark.parametrize("chunk", [None, 3])
+@pytest.mark.parametrize("grid, block, n, stride", [
+    (64, 32, 20000, 96), (100, 32, 20000, 320), (64, 64, 30000, 1000),
+])
+def test_classes_match_the_model(monkeypatch, chunk, grid, block, n, stride):
+    """The classes the launch computed group exactly the CTAs whose rows of
+    R (the model's per-thread trip counts) agree, also when the CTAs are
+    evaluated a few at a time (ids of mixed rows must agree across chunks)."""
+    from ptxc.passes import cta_classes
+    if chunk:
+        monkeypatch.setattr(cta_classes, "CHUNK", chunk)
+        monkeypatch.setattr(cta_classes, "EXACT_CHUNK", 64)
+    module = ptxc.load(PTX)
+    launch(module, "cd_param_stride", grid, block, [
+        np.zeros(n, np.int32), np.zeros(n, np.int32), n, stride])
+    (classes, note), = module.attrs["cta_classes"].values()
+    assert classes is not None, note
+    i0 = np.arange(grid * block).reshape(grid, block)
+    R = [tuple(r) for r in np.where(i0 < n, (n - 1 - i0) // stride + 1, 0).tolist()]
+    groups = {}
+    for c, cls in enumerate(classes.cta_class.tolist()):
+        groups.setdefault(cls, set()).add(R[c])
+    assert all(len(g) == 1 for g in groups.values())             # exact
+    assert len(groups) == len(set(R))                             # and no finer
