@@ -1,5 +1,5 @@
 """Loop exit tests ``!=`` and ``==`` on an induction variable (CTA
-equivalence, rule 5; docs/cta-equivalence.md, "Exit tests != and ==").
+equivalence, rule 5; docs/cta-equivalence.md, "Classes of a launch").
 
 nvcc turns a counted loop whose trip count it can compute (a grid-stride
 loop with a parameter stride, ``#pragma unroll``, a ``for (k = 0; k < n;

@@ -29,7 +29,10 @@ instructions of the kernel's universe; every guard is evaluated):
    result guards a branch in a block of L, not of a loop nested in L, that
    dominates every latch of L and has one successor inside L and one
    outside), or L has an exit test on one of its induction variables (with
-   or without %ctaid) that bounds the iterations the atom can see.
+   or without %ctaid) that bounds the iterations the atom can see. Exit
+   tests may be ``<``, ``<=``, ``>``, ``>=`` or ``!=``, ``==`` (nvcc's
+   counted-down loops, exact in modular arithmetic: passes/cta_countdown.py);
+   other atoms on an induction variable must be ordered comparisons.
 
 6. (slice option ``faults=checked``) the bounds check of an access the slice
    does not keep (ptxc/faultaccess.py) whose address depends on %ctaid is a

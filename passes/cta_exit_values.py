@@ -5,7 +5,7 @@ loop (or the other way round; tests/cuda/countdown.cu). The second loop
 starts where the first one ended: its induction variable enters through a
 phi at the join after the first loop, ``phi(i0 from the branch that skips
 the first loop, i0 + R*S from the first loop's exit)``. Two formula nodes
-make such values formulas (docs/cta-equivalence.md, "Values after a loop"):
+make such values formulas (docs/cta-equivalence.md, "Classes of a launch"):
 
 * ``atexit(v)``: the value of v, defined in loop L (its induction
   variables' ring formula), seen after L exits: L has one exiting block X,

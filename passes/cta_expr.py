@@ -27,7 +27,9 @@ Loops: a header phi ``i = phi(init, i + S)`` with one value entering from
 outside the loop and a launch-constant step S on every back edge is an
 induction variable (op ``iv``): at the k-th evaluation after entering the
 loop it holds ``init + k*S``. Only ``add``/``sub``/``mov`` may combine it
-with other nodes.
+with other nodes. A phi at a join that is not a loop header may be a
+``select`` of its two inputs by a comparison, and an input that leaves a
+loop an ``atexit`` value (passes/cta_exit_values.py).
 """
 from __future__ import annotations
 

@@ -1,5 +1,5 @@
 """CTA equivalence for loops whose exit test is ``!=`` (docs/cta-equivalence.md,
-"Exit tests != and ==", "Values after a loop"; passes/cta_countdown.py,
+"Classes of a launch" and the proof; passes/cta_countdown.py,
 passes/cta_exit_values.py).
 
 nvcc turns a grid-stride loop with a parameter stride, and a counted loop
