@@ -581,6 +581,13 @@ class LoopBound:
 def loop_bound(ev: Evaluator, test) -> LoopBound:
     """The LoopBound of an exit test: ``<``, ``<=``, ``>``, ``>=`` here,
     ``==``/``!=`` in passes/cta_countdown.py."""
+    key = ("loop_bound", id(test))              # shared by the test's users, per chunk
+    if key not in ev.memo:
+        ev.memo[key] = _loop_bound(ev, test)
+    return ev.memo[key]
+
+
+def _loop_bound(ev: Evaluator, test) -> LoopBound:
     if test.cmp in ("eq", "ne"):
         from .cta_countdown import countdown_bound
         return countdown_bound(ev, test)

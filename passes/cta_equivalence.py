@@ -159,6 +159,7 @@ class Analysis:
         self.affine_builders: dict[int, AffineBuilder] = {}
         self.atoms: dict[int, Atom] = {}
         self.classified: dict[int, bool] = {}
+        self.loop_tests: dict[int, Atom | None] = {}
         self.checks: list = []
         self.faults = (kernel.attrs.get("slice_report") or {}).get("faults") == "checked"
 
@@ -428,6 +429,11 @@ class Analysis:
         on %ctaid (docs/cta-equivalence.md, induction variables)."""
         if loop is None:
             return None
+        if id(loop) not in self.loop_tests:     # one Atom per loop (its bound is memoised)
+            self.loop_tests[id(loop)] = self._find_loop_test(loop)
+        return self.loop_tests[id(loop)]
+
+    def _find_loop_test(self, loop) -> Atom | None:
         fn = loop.header.function
         info, dom = self.am.get(Loops, fn), self.am.get(DomTree, fn)
         found = []
