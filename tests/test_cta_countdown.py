@@ -208,3 +208,19 @@ def test_classes_match_the_model(monkeypatch, chunk, grid, block, n, stride):
         groups.setdefault(cls, set()).add(R[c])
     assert all(len(g) == 1 for g in groups.values())             # exact
     assert len(groups) == len(set(R))                             # and no finer
+
+
+def test_wrapping_countdown_refused(m):
+    """cd_until, grid 8 x 32, n = 257, step 2, out of 300 ints: a lane
+    with odd i0 = t meets 257 after (257 - t)/2 rounds; a lane with even t
+    never does (its register would wrap around 2^32): its exact count is
+    NEVER, which the store's fault check over the loop cannot bound, so
+    the launch runs every CTA. The even lanes of CTA 0 run off the end:
+    round k stores out[t + 2k], first past 299 for t = 30 at k = 135
+    (lane 28 is at 298; the odd lanes left by k = 128): CTA 0, thread 30,
+    the store at line 362, 4*300 = 1200 bytes from out's base."""
+    module = ptxc.load(PTX)
+    msg = same_error(module, "cd_until", 8, 32, lambda: [np.zeros(300, np.int32), 257, 2])
+    assert oob("cd_until", 0, "30,0,0", 362, "st.global.u32", X + 1200, 0, 1200, X) in msg
+    (classes, note), = module.attrs["cta_classes"].values()
+    assert classes is None and note.startswith("off: the fault check at line 362")

@@ -45,3 +45,12 @@ __global__ void cd_mark(int *a, int *hit, int n, int mark)
 }
 
 }
+
+// a != exit test that is not a counted loop for every lane: with an even
+// step, a lane whose distance to n is odd never meets n (its register
+// wraps around); the launch must run every CTA
+extern "C" __global__ void cd_until(int *out, int n, int step)
+{
+    for (int i = blockIdx.x * blockDim.x + threadIdx.x; i != n; i += step)
+        out[i] = i;
+}
