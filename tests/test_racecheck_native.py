@@ -12,10 +12,16 @@ and random addresses over a small shared memory (so bytes are hit by many
 threads), CTA barriers and __syncwarp, and several CTAs one after another
 on one worker. The two hazard lists, every field of every entry, must be
 equal.
+
+The same on kernels (tests/cuda/racecheck.cu and reduce_shared.cu, whose
+.ptx files nvcc made, tests/cuda/build.sh) launched under racecheck with
+block sizes that leave the last warp partial: a variant of the native code
+also traces each call to Python, and the reference replays the trace.
 """
 from __future__ import annotations
 
 import ctypes
+from pathlib import Path
 
 import numpy as np
 import pytest
@@ -171,3 +177,95 @@ def test_atomics_and_barriers_order_native_checks(native):
     (h,) = nat.checker.hazards()
     assert (h.kind, h.severity, h.count, h.first_iid, h.second_iid, h.first_thread,
             h.second_thread, h.offset) == ("WAW", "error", 1, 3, 4, 0, 32, 0)
+
+
+# ------------------------------------------------ the same, on kernels
+# The variant's ptxc_race / ptxc_race_sync renamed and wrapped: each call is
+# first traced to Python (the events the reference then replays), then runs.
+TRACED = R.TEXT.replace("define internal void @ptxc_race(", "define internal void @race_real(") \
+    .replace("define internal void @ptxc_race_sync(", "define internal void @race_sync_real(") + """
+
+declare void @test_trace_access(ptr, ptr, ptr, i32, ptr, i32, i32, i32, i64)
+declare void @test_trace_sync(ptr, ptr, ptr, i32)
+
+define internal void @ptxc_race(ptr %L, ptr %cta, ptr %ws, i32 %iid, ptr %addrs, i32 %lanes, i32 %kind, i32 %nbytes, i64 %lowmask) noinline {
+  call void @test_trace_access(ptr %L, ptr %cta, ptr %ws, i32 %iid, ptr %addrs, i32 %lanes, i32 %kind, i32 %nbytes, i64 %lowmask)
+  call void @race_real(ptr %L, ptr %cta, ptr %ws, i32 %iid, ptr %addrs, i32 %lanes, i32 %kind, i32 %nbytes, i64 %lowmask)
+  ret void
+}
+
+define internal void @ptxc_race_sync(ptr %cta, ptr %ws, i32 %event) noinline {
+  call void @test_trace_sync(ptr null, ptr %cta, ptr %ws, i32 %event)
+  call void @race_sync_real(ptr %cta, ptr %ws, i32 %event)
+  ret void
+}"""
+
+TRACE: list = []           # the events of the current launch
+SHAPE: dict = {}           # its shared bytes and warps per CTA
+
+
+def _trace_access(L, cta, ws, iid, addrs, lanes, kind, nbytes, lowmask):
+    from ptxc.backends.llvm.racecheck import cta_info, warp_of
+    ctaid, linear = cta_info(cta)
+    a = np.frombuffer(ctypes.string_at(addrs, 256), dtype=np.uint64).copy()
+    shared = int(np.frombuffer(ctypes.string_at(L + Lo.L_SHARED, 4), np.int32)[0])
+    nwarps = int(np.frombuffer(ctypes.string_at(L + Lo.L_NWARPS, 4), np.int32)[0])
+    SHAPE.update(size=shared, nwarps=nwarps)
+    TRACE.append(("access", ctaid, linear, warp_of(ws), iid, a, lanes, kind, nbytes, lowmask != -1))
+
+
+def _trace_sync(L, cta, ws, event):
+    from ptxc.backends.llvm.racecheck import cta_info, warp_of
+    ctaid, linear = cta_info(cta)
+    TRACE.append(("sync", ctaid, linear, warp_of(ws), event))
+
+
+_CALLBACKS = (C.CFUNCTYPE(None, C.c_void_p, C.c_void_p, C.c_void_p, C.c_int32, C.c_void_p,
+                          C.c_uint32, C.c_int32, C.c_int32, C.c_int64)(_trace_access),
+              C.CFUNCTYPE(None, C.c_void_p, C.c_void_p, C.c_void_p, C.c_int32)(_trace_sync))
+
+CUDA = Path(__file__).parent / "cuda"
+# (ptx, kernel, grid, block, inputs): partial last warps (48, 100, 50, 40
+# threads), branches that leave lanes out, generic shared addresses (-G)
+KERNELS = [
+    ("racecheck.sm90.lineinfo.ptx", "reverse_nosync", 2, 48, lambda: (np.arange(64, dtype=np.float32),
+                                                                     np.zeros(64, np.float32))),
+    ("racecheck.sm90.lineinfo.ptx", "reduce_nosync", 3, 100, lambda: (np.ones(300, np.float32),
+                                                                      np.zeros(3, np.float32))),
+    ("racecheck.sm90.lineinfo.ptx", "reduce_sync", 2, 100, lambda: (np.ones(200, np.float32),
+                                                                    np.zeros(2, np.float32))),
+    ("racecheck.sm90.lineinfo.ptx", "last_writer", 2, 40, lambda: (np.zeros(1, np.int32),)),
+    ("racecheck.sm90.lineinfo.ptx", "histogram", 2, 50, lambda: (np.arange(64, dtype=np.int32),
+                                                                 np.zeros(4, np.int32))),
+    ("racecheck.sm90.lineinfo.ptx", "warp_exchange", 1, 50, lambda: (np.arange(64, dtype=np.int32),
+                                                                     np.zeros(64, np.int32))),
+    ("reduce_shared.sm90.G.ptx", "reduce_sum", 3, 64, lambda: (np.arange(192, dtype=np.int32),
+                                                               np.zeros(192, np.int32),
+                                                               np.zeros(3, np.int32))),
+]
+
+
+@pytest.mark.parametrize("ptx,name,grid,block,inputs", KERNELS, ids=[k[1] for k in KERNELS])
+def test_native_equals_reference_on_kernels(monkeypatch, ptx, name, grid, block, inputs):
+    import ptxc
+    from ptxc.backends.llvm import racecheck
+    from ptxc.launcher import launch
+    b = jit.llvm()
+    b.add_symbol("test_trace_access", C.cast(_CALLBACKS[0], C.c_void_p).value)
+    b.add_symbol("test_trace_sync", C.cast(_CALLBACKS[1], C.c_void_p).value)
+    monkeypatch.setattr(R, "TEXT", TRACED)
+    found = []
+    real = racecheck.RaceChecker.hazards
+    monkeypatch.setattr(racecheck.RaceChecker, "hazards", lambda self: found.extend(real(self)) or
+                        found)
+    module = ptxc.load(str(CUDA / ptx))
+    k = next(x for x in module.kernels if name in x.name)
+    TRACE.clear()
+    SHAPE.clear()
+    launch(module, k, (grid, 1, 1), (block, 1, 1), inputs(), mode="full", check="racecheck",
+           threads=1)
+    assert any(e[0] == "access" for e in TRACE)
+    ref = Reference(SHAPE["size"], SHAPE["nwarps"], Lo.seg_shift(module))
+    for ev in TRACE:
+        getattr(ref, ev[0])(*ev[1:])
+    assert [h.__dict__ for h in found] == [h.__dict__ for h in ref.log.entries()]
