@@ -44,7 +44,8 @@ Implementation: the shadow memory lives in the kernel's own code
 worker starts another CTA; Python is called only for a warp access that met
 hazards, to aggregate them (:meth:`RaceChecker.access`).
 tests/race_reference.py keeps the NumPy model this replaced, and
-tests/test_racecheck_native.py runs both on random access streams.
+tests/test_racecheck_native.py runs both on random access streams and on
+kernels.
 """
 from __future__ import annotations
 
