@@ -525,15 +525,22 @@ def profile_command(files, launches, args, launch_file, zero_fill, kernels, mode
     from .module_profile import FAILED, profile_module
     from .module_profile_render import render
     pause_gc()
-    t0 = time.perf_counter()
-    module = read_module(files[0])
-    parse_s = time.perf_counter() - t0
-    seen = _print_warnings(module)
-    try:
-        mp = profile_module(module, **options, jobs=1 if topdown else kernel_jobs(jobs))
-    finally:
-        _print_warnings(module, seen)
-    mp.timings = {"parse": parse_s, **mp.timings}
+    mp = None
+    if not (topdown or value_profile or by == "source" or html_path or report_path):
+        from .profile_split import profile_split        # every kernel's work in forked processes
+        mp = profile_split(files[0], options, kernel_jobs(jobs))
+        if mp is not None:
+            _print_warnings(mp.module)
+    if mp is None:
+        t0 = time.perf_counter()
+        module = read_module(files[0])
+        parse_s = time.perf_counter() - t0
+        seen = _print_warnings(module)
+        try:
+            mp = profile_module(module, **options, jobs=1 if topdown else kernel_jobs(jobs))
+        finally:
+            _print_warnings(module, seen)
+        mp.timings = {"parse": parse_s, **mp.timings}
     text, predictions = render(mp, fmt), None
     if topdown:
         from .cli_predict import profile_topdown
