@@ -262,15 +262,15 @@ def speed(path: Path, repeat: int, ptxas: str | None, cold) -> None:
     """The split timeline, the floor and the cold wall on 1 core and on all (module doc)."""
     split_timeline(path)
     ref_wall = cold[3][1] if cold[3] else None
-    floor_wall = median_wall([sys.executable, "-c", FLOOR], ptxc_env(None), repeat)
+    floor_wall = median_wall(PREFIX + [sys.executable, "-c", FLOOR], ptxc_env(None), repeat)
     print(f"floor (interpreter, imports, parser and LLVM loaded; nothing run): wall median "
           f"{floor_wall:.3f} s" + (f"  ratio to ptxas {floor_wall / ref_wall:.2f}" if ref_wall else ""))
     for name, prefix in (("1 core (taskset -c 0)", ["taskset", "-c", "0"]),
                          (f"{os.cpu_count()} cores", [])):
         if prefix and not shutil.which("taskset"):
             continue
-        ours = median_wall(prefix + ptxc_cmd(path), ptxc_env(None), repeat)
-        ref = (median_wall(prefix + [ptxas, "-arch=sm_75", "-O0", str(path), "-o", os.devnull],
+        ours = median_wall(PREFIX + prefix + ptxc_cmd(path), ptxc_env(None), repeat)
+        ref = (median_wall(PREFIX + prefix + [ptxas, "-arch=sm_75", "-O0", str(path), "-o", os.devnull],
                            dict(os.environ), repeat) if ptxas else None)
         print(f"cold wall median, {name}: {ours:.3f} s" +
               (f"  ptxas -O0 {ref:.3f} s  ratio {ours / ref:.2f}" if ref else ""))
@@ -313,7 +313,7 @@ def split_timeline(path: Path) -> None:
     """The parent's work before the fork and each process's share (module doc)."""
     read, write = os.pipe()
     t = time.perf_counter()
-    r = subprocess.run([sys.executable, "-c", TIMELINE, str(path)], capture_output=True,
+    r = subprocess.run(PREFIX + [sys.executable, "-c", TIMELINE, str(path)], capture_output=True,
                        env=dict(ptxc_env(None), TIMELINE_FD=str(write)), pass_fds=(write,))
     wall = time.perf_counter() - t
     os.close(write)

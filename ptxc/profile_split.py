@@ -124,7 +124,9 @@ def prepare() -> None:
     from . import profile_fork
     from .parser import _parser
     from .passes import count_static, domtree, launch_infer, slice as _slice  # noqa: F401
-    from . import builder, launcher, source_profile, ssa  # noqa: F401
+    from . import builder, function_builder, launcher, source_profile, ssa  # noqa: F401
+    from .backends.llvm import launch_wait, ops, pipeline, racecheck, synccheck  # noqa: F401
+    from .runtime import gpus  # noqa: F401 - launch_limits reads the models at launch
     _parser()
     profile_fork.prepare()
 
