@@ -65,6 +65,7 @@ def profile_split(path: str, options: dict, jobs: int):
 
 
 def processes(n_kernels: int, jobs: int) -> int:
+    """How many processes share ``n_kernels`` kernels (1: no split)."""
     if jobs < 2 or not sys.platform.startswith("linux") or not hasattr(os, "fork"):
         return 1
     return max(1, min(jobs, n_kernels // MIN_SHARE))
