@@ -194,9 +194,10 @@ def count_report(mp) -> dict:
     row's dynamic columns and a last pseudo-kernel holding the totals."""
     from .passes.count import csv_dynamic, module_header
     from .passes.count_static import module_counts
-    report = {**module_header(mp.module), **module_counts(mp.module)}
-    if mp.counts_total is not None:
-        report["total"] = mp.counts_total
+    if mp.counts_total is not None:         # a split run: every row has its counts
+        report = {**module_header(mp.module), "functions": {}, "total": mp.counts_total}
+    else:
+        report = {**module_header(mp.module), **module_counts(mp.module)}
     functions = {}
     for row in mp.rows:
         fc = row.counts if row.counts is not None else report["functions"][row.kernel]
