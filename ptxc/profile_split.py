@@ -36,6 +36,8 @@ import re
 import sys
 import time
 
+from .profile_fork import collect
+
 MIN_SHARE = 8             # kernels per process at least
 _IN = re.compile(r"\(in (\S+)\)$")
 
@@ -58,7 +60,7 @@ def profile_split(path: str, options: dict, jobs: int):
     prepare()
     children = [_fork(text, path, entries, share, wanted, options) for share in shares[1:]]
     mine = _guarded(text, path, entries, shares[0], wanted, options)
-    results = [mine] + [_collect(pid, read) for pid, read in children]
+    results = [mine] + [collect(pid, read) for pid, read in children]
     if any(r is None for r in results):
         return None
     return _merge(results, entries, [e.name for e in chosen], scan_s)
@@ -201,19 +203,6 @@ def _fork(text, path, entries, share, wanted, options):
             os._exit(code)
     os.close(write)
     return pid, read
-
-
-def _collect(pid: int, read: int):
-    """The child's (rows, warnings, timings, counts), or None when it failed."""
-    with os.fdopen(read, "rb") as fh:
-        data = fh.read()
-    _, status = os.waitpid(pid, 0)
-    if status != 0 or not data:
-        return None
-    try:
-        return pickle.loads(data)
-    except Exception:  # noqa: BLE001 - a truncated message
-        return None
 
 
 def _merge(results: list, entries: list, order: list[str], scan_s: float):
