@@ -33,4 +33,20 @@ __device__ __noinline__ void put(float *p, long long i, float v) {
 __global__ void call_put(float *a, const float *b, long long off) {
     put(a, threadIdx.x + off, b[threadIdx.x] + 1.0f);
 }
+
+// A list walked in a loop: p is a phi of the parameter and of p->next, a
+// pointer loaded in an earlier iteration, so it is not a base (the access
+// keeps the segment check alone). The next pointer is read before the
+// value, so a check against the latest load would test the wrong node.
+struct Node { Node *next; float val; };
+__global__ void list_sum(const Node *head, float *out, int steps) {
+    const Node *p = head;
+    float s = 0.0f;
+    for (int k = 0; k < steps; k++) {
+        const Node *n = p->next;
+        s += p->val;
+        p = n;
+    }
+    out[threadIdx.x] = s;
+}
 }
