@@ -611,6 +611,7 @@ def run_compiled(c, fn, grid, block, params, segments, shared_bytes, max_steps, 
     if "memcheck" in check_tools(check):
         from .backends.llvm.memcheck import MemcheckLog
         log = MemcheckLog()
+        log.shadow_offsets = tuple(sorted(set(getattr(c.plan, "provenance_shadow", {}).values())))
     init = initcheck_setup(check, shadow)
     if init is not None:
         threads = 1          # CTAs in linear order: one answer for racing CTAs (docs/check.md)

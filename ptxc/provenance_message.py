@@ -5,11 +5,12 @@ started from, the message says which allocation that was and how far the
 address is from it: '; it was computed from buffer of parameter a (16 bytes
 at 0x600000000) and lies 4294967280 bytes after the end of it'. For a
 pointer loaded from memory it also names the load's PTX line; its value is
-read from the shadow slot of the failing lane in the warp state the error
-left (backends/llvm/provenance_ir.py keeps it there; ``ws`` and ``lane``).
-A memcheck run goes on after the error, so the value is gone: the message
-then names the load without the allocation, and only when the address lies
-inside an allocation (so that only the provenance check can have failed).
+read from the shadow slot of the failing lane (backends/llvm/
+provenance_ir.py keeps it there): in the warp state the error left (``ws``
+and ``lane``), or, in a memcheck run, as the callback saw it at the first
+occurrence (``shadow``, backends/llvm/memcheck.py). Without the value the
+message names the load alone, and only when the address lies inside an
+allocation (so that only the provenance check can have failed).
 """
 from __future__ import annotations
 
@@ -18,7 +19,7 @@ from .provenance import origins
 TAIL = "(an offset never carries into another allocation)"
 
 
-def started_from(plan, inst, ins, addr: int, sizes: dict, ws=None, lane=None) -> str:
+def started_from(plan, inst, ins, addr: int, sizes: dict, ws=None, lane=None, shadow=None) -> str:
     """'; it was computed from <buffer> ... and lies N bytes after the end
     of it' when ``addr`` lies outside the allocation it started from (the
     provenance check failed), else ''."""
@@ -28,7 +29,7 @@ def started_from(plan, inst, ins, addr: int, sizes: dict, ws=None, lane=None) ->
         return ""
     found, unread = [], []
     for cand in cands:
-        seg = _segment(plan, inst, cand, sizes, shift, ws, lane)
+        seg = _segment(plan, inst, cand, sizes, shift, ws, lane, shadow)
         if seg is None and cand[0] == "loaded":
             unread.append(cand)
         elif seg is not None and (seg == 5 or seg in sizes.get("buffers", {})):
@@ -48,7 +49,7 @@ def started_from(plan, inst, ins, addr: int, sizes: dict, ws=None, lane=None) ->
     return f"; it was computed from {source} and lies {where} it {TAIL}"
 
 
-def _segment(plan, inst, cand, sizes: dict, shift: int, ws, lane):
+def _segment(plan, inst, cand, sizes: dict, shift: int, ws, lane, shadow):
     """The segment candidate ``cand``'s value points into, or None (unknown)."""
     width = 8 if shift == 32 else 4
     if cand[0] == "globals":
@@ -60,6 +61,8 @@ def _segment(plan, inst, cand, sizes: dict, shift: int, ws, lane):
         off = plan.param_layout[cand[1].name][1] + cand[2]
         return int.from_bytes(params[off:off + width], "little") >> shift
     at = getattr(plan, "provenance_shadow", {}).get((inst.id, id(cand[1])))
+    if at is not None and shadow is not None and at in shadow:
+        return shadow[at] >> shift
     if ws is None or lane is None or at is None:
         return None
     return int.from_bytes(ws[at + 8 * lane:at + 8 * lane + 8], "little") >> shift

@@ -130,18 +130,18 @@ def test_overflow_into_the_next_buffer_is_reported(path, kernel):
 @pytest.mark.parametrize("kernel", list(KERNELS))
 def test_memcheck_records_and_skips_the_overflow(path, kernel):
     """memcheck: the 4 threads' stores (next + 0, 4, 8, 12) are one error
-    with count 4, first at thread 0, address 0xa00000000; they are dropped,
-    so next stays 0."""
+    with count 4, first at thread 0, address 0xa00000000, described as in
+    a full run; they are dropped, so next stays 0."""
     prof, segs = run(path, kernel, OFF, check="memcheck")
     assert prof.mem_error_count == 4 and (segs[NEXT] == 0).all()
     err = prof.mem_errors[0]
     assert (err.error, err.thread, err.count, err.address) == ("out-of-bounds", (0, 0, 0), 4, ADDR)
+    base = f"buffer dst (16 bytes at 0x{DST << 32:x})"
     line = loaded_line(path, kernel)
-    if line is None:
-        assert f"it was computed from buffer dst (16 bytes at 0x{DST << 32:x}) and lies {AFTER} " \
-               f"bytes after the end of it" in err.where
-    else:       # the loaded value is gone after the run goes on: the line only
-        assert f"it was computed from the pointer loaded at line {line}" in err.where
+    source = base if line is None else f"the pointer loaded at line {line}, which points into {base},"
+    assert err.where == f"buffer next + 0; its size is 16 bytes; it was computed from {source} " \
+                        f"and lies {AFTER} bytes after the end of it (an offset never carries " \
+                        f"into another allocation)"
 
 
 @pytest.mark.parametrize("path", [O3, G], ids=["O3", "G"])
