@@ -4,11 +4,11 @@ When the executor stops at an access that left the allocation its address
 started from, the message says which allocation that was and how far the
 address is from it: '; it was computed from buffer of parameter a (16 bytes
 at 0x600000000) and lies 4294967280 bytes after the end of it'. For a
-pointer loaded from memory it also names the load's PTX line; its value is
-read from the shadow slot of the failing lane (backends/llvm/
-provenance_ir.py keeps it there): in the warp state the error left (``ws``
-and ``lane``), or, in a memcheck run, as the callback saw it at the first
-occurrence (``shadow``, backends/llvm/memcheck.py). Without the value the
+pointer loaded from memory it also names the load's PTX line; the segment
+its value points into is read from the shadow slot of the failing lane
+(backends/llvm/provenance_ir.py keeps it there): in the warp state the error
+left (``ws`` and ``lane``), or, in a memcheck run, as the callback saw it at
+the first occurrence (``shadow``, backends/llvm/memcheck.py). Without it the
 message names the load alone, and only when the address lies inside an
 allocation (so that only the provenance check can have failed).
 """
@@ -62,10 +62,10 @@ def _segment(plan, inst, cand, sizes: dict, shift: int, ws, lane, shadow):
         return int.from_bytes(params[off:off + width], "little") >> shift
     at = getattr(plan, "provenance_shadow", {}).get((inst.id, id(cand[1])))
     if at is not None and shadow is not None and at in shadow:
-        return shadow[at] >> shift
+        return shadow[at]
     if ws is None or lane is None or at is None:
         return None
-    return int.from_bytes(ws[at + 8 * lane:at + 8 * lane + 8], "little") >> shift
+    return int.from_bytes(ws[at + 8 * lane:at + 8 * lane + 8], "little")   # a segment (or 0)
 
 
 def _unread(cands, addr: int, sizes: dict, shift: int) -> str:

@@ -12,12 +12,14 @@ ptxc_resolve's out-of-bounds mask). With no such candidate, or several
 
 Parameter and variable candidates are the same for every lane (scalar code,
 as before loaded pointers were checked). A loaded candidate is the value
-its load gave in this lane: the load copies its result, for the active
-lanes, into a *shadow slot* of its own (``keep_root``, called after the
-load's lowering), because the register may hold another value by the time
-the access runs. The slot's offset in the warp state is recorded in
-``plan.provenance_shadow`` so that an error message can read the failing
-lane's value (ptxc/provenance_message.py).
+its load gave in this lane: the load stores the segment that value points
+into (0 when it is no buffer pointer), for the active lanes, into a *shadow
+slot* of its own (``keep_root``, called after the load's lowering), because
+the register may hold another value by the time the access runs, and an
+access is usually executed more often than the load of its pointer. The
+slot's offset in the warp state is recorded in ``plan.provenance_shadow``
+so that an error message can read the failing lane's segment
+(ptxc/provenance_message.py).
 """
 from __future__ import annotations
 
@@ -40,24 +42,23 @@ def expected_segment(cg):
     if not cands or any(c[0] == "loaded" and not cg.keep(c[1].instr) for c in cands):
         return None
     f = cg.f
+    fixed = [c for c in cands if c[0] != "loaded"]
+    loaded = [cg.load_slot(shadow_slot(cg, c[1])) for c in cands if c[0] == "loaded"]
     seg, count = "0", "0"
-    nsegs = f.cast("zext", "i32", cg.nsegs, "i64")
-    for cand in (c for c in cands if c[0] != "loaded"):
-        s, is_ptr = candidate_segment(cg, cand, nsegs)
+    for cand in fixed:
+        s, is_ptr = candidate_segment(cg, cand, f.cast("zext", "i32", cg.nsegs, "i64"))
         seg = f.val(f"select i1 {is_ptr}, i64 {s}, i64 {seg}")
         count = f.val(f"add i64 {count}, {f.cast('zext', 'i1', is_ptr, 'i64')}")
-    loaded = [c for c in cands if c[0] == "loaded"]
     if not loaded:
         return seg, f.icmp("eq", "i64", count, "1"), True
+    zero = "zeroinitializer"
+    if len(loaded) == 1 and not fixed:          # one loaded pointer: its segment, if any
+        return loaded[0], f.val(f"icmp ne <32 x i64> {loaded[0]}, {zero}"), False
     seg, count = cg.bcast(seg, "i64"), cg.bcast(count, "i64")
-    hi = cg.bcast(nsegs, "i64")
-    for cand in loaded:
-        value = cg.load_slot(shadow_slot(cg, cand[1]))
-        s = f.val(f"lshr <32 x i64> {value}, {splat('i64', cg.plan.shift)}")
-        low = f.val(f"icmp uge <32 x i64> {s}, {splat('i64', Lo.SEG_GLOBALS)}")
-        is_ptr = f.val(f"and <32 x i1> {low}, {f.val(f'icmp ult <32 x i64> {s}, {hi}')}")
-        seg = f.val(f"select <32 x i1> {is_ptr}, <32 x i64> {s}, <32 x i64> {seg}")
-        count = f.val(f"add <32 x i64> {count}, {f.cast('zext', '<32 x i1>', is_ptr, '<32 x i64>')}")
+    for s in loaded:                            # shadows hold a segment or 0 (keep_root)
+        has = f.val(f"icmp ne <32 x i64> {s}, {zero}")
+        seg = f.val(f"select <32 x i1> {has}, <32 x i64> {s}, <32 x i64> {seg}")
+        count = f.val(f"add <32 x i64> {count}, {f.cast('zext', '<32 x i1>', has, '<32 x i64>')}")
     return seg, f.val(f"icmp eq <32 x i64> {count}, {splat('i64', 1)}"), False
 
 
@@ -96,16 +97,25 @@ def with_provenance(cg, r: str, addr: str) -> str:
 
 
 def keep_root(cg, ins) -> None:
-    """After a kept load: copy each result a provenance check reads into its
-    shadow slot (active lanes only: the others keep their own last value)."""
+    """After a kept load: for each result a provenance check reads, store
+    the segment its value points into (0 when it is not a buffer pointer:
+    segment >= 5 and in the table) into its shadow slot, for the active
+    lanes (the others keep their own last value)."""
     if ins.opcode not in ("ld", "ldu") or ins.block is None:
         return
     roots = loaded_roots(ins.block.function, address_bits(cg))
     if not roots:
         return
+    f = cg.f
     for res in ins.results:
-        if id(res) in roots:
-            cg._masked_store(shadow_slot(cg, res), cg.read(res, "u64"), "u64", cg.mv)
+        if id(res) not in roots:
+            continue
+        s = f.val(f"lshr <32 x i64> {cg.read(res, 'u64')}, {splat('i64', cg.plan.shift)}")
+        hi = cg.bcast(f.cast("zext", "i32", cg.nsegs, "i64"), "i64")
+        low = f.val(f"icmp uge <32 x i64> {s}, {splat('i64', Lo.SEG_GLOBALS)}")
+        ok = f.val(f"and <32 x i1> {low}, {f.val(f'icmp ult <32 x i64> {s}, {hi}')}")
+        s = f.val(f"select <32 x i1> {ok}, <32 x i64> {s}, <32 x i64> zeroinitializer")
+        cg._masked_store(shadow_slot(cg, res), s, "u64", cg.mv)
 
 
 def shadow_slot(cg, res) -> Slot:
