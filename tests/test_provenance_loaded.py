@@ -240,3 +240,37 @@ def test_pointer_chased_around_a_loop_is_not_a_base():
         assert (out == want).all()
         hybrid = launch_segments(m, "list_sum", (1, 1, 1), (4, 1, 1), params, segs, mode="hybrid")
         assert full.counters() == hybrid.counters()
+
+
+# ------------------------------------------------------------ candidates
+def test_candidates_of_struct_fields_and_loaded_pointers():
+    """pair_copy_by_value's store: dst is ``ld.param.u64 [param_0+8]`` (a
+    field of the by-value struct, byte 8) plus ``off`` (param_1, byte 0, a
+    64-bit index); batched_scale's store: y = ``ld.global.u64 [%rd7]``
+    (loaded) plus ``off`` (param_3). The CTA classifier reads a field at its
+    offset: with the parameters {src = 8 << 32, dst = 9 << 32, off = 0} the
+    field at byte 8 gives segment 9."""
+    from ptxc.passes.cta_classes import SegmentSizes, home_segment
+    m = ptxc.load(O3)
+    fns = {f.name: f for f in m.functions}
+    store = next(i for i in fns["pair_copy_by_value"].instructions() if i.opcode == "st")
+    got = [(c[0], c[1].name, c[2]) for c in origins(store, 64)]
+    assert got == [("param", "pair_copy_by_value_param_0", 8),
+                   ("param", "pair_copy_by_value_param_1", 0)]
+    store = next(i for i in fns["batched_scale"].instructions() if i.opcode == "st")
+    kinds = [(c[0], c[1].name if c[0] == "param" else c[1].instr.loc.line) for c in origins(store, 64)]
+    assert kinds == [("param", "batched_scale_param_3"),
+                     ("loaded", line_of(O3, "ld.global.u64 \t%rd8, [%rd7]"))]
+
+    class Ev:       # the evaluator's parameter reader (cta_classes.Evaluator._param)
+        params = le(SRC << 32) + le(DST << 32) + le(0)
+
+        def _param(self, index, offset, t):
+            pos = [0, 16][index] + offset
+            return int.from_bytes(self.params[pos:pos + 8], "little")
+
+    class Check:
+        origins = (("param", 0, "u64", 8), ("param", 1, "u64", 0))
+
+    segments = SegmentSizes({SRC: 16, DST: 16}, 32)
+    assert home_segment(Ev(), Check(), segments, DST + 1) == DST
