@@ -278,3 +278,58 @@ def test_candidates_of_struct_fields_and_loaded_pointers():
 
     segments = SegmentSizes({SRC: 16, DST: 16}, 32)
     assert home_segment(Ev(), Check(), segments, DST + 1) == DST
+
+
+# .address_size 32: nvcc no longer emits 32-bit PTX (-m32 was removed), so
+# this kernel is written by hand, as tests/test_hybrid_faults.py's PTX32 is:
+# p = t[0] (a 32-bit pointer loaded from memory), p[tid + skip] = tid.
+# Segments are 16 MiB (SHIFT 24).
+PTX32 = """
+.version 6.5
+.target sm_50
+.address_size 32
+
+.visible .entry tab32(.param .u32 t, .param .u32 skip)
+{
+    .reg .b32 %r<8>;
+    ld.param.u32 %r1, [t];
+    ld.param.u32 %r2, [skip];
+    ld.global.u32 %r3, [%r1];
+    mov.u32 %r4, %tid.x;
+    add.s32 %r5, %r4, %r2;
+    shl.b32 %r6, %r5, 2;
+    add.s32 %r7, %r3, %r6;
+    st.global.u32 [%r7], %r4;
+    ret;
+}
+"""
+
+
+def test_loaded_pointer_32_bit_addresses():
+    """t = segment 6 holds a = 7 << 24; skip = 2^22 words = 2^24 bytes, one
+    segment: thread 0 stores at 0x8000000 (b + 0), 2^24 - 16 = 16777200
+    bytes after the end of the 16-byte a; the store is line 16 of the text
+    (it starts with a newline), the load line 11.
+    skip = 0: a = 0 1 2 3."""
+    m = ptxc.parse(PTX32, "t32.ptx")
+
+    def go(skip, mode):
+        segs = {6: np.array([7 << 24], np.uint32).view(np.uint8), 7: np.zeros(16, np.uint8),
+                8: np.zeros(16, np.uint8)}
+        params = (6 << 24).to_bytes(4, "little") + skip.to_bytes(4, "little")
+        launch_segments(m, "tab32", (1, 1, 1), (4, 1, 1), params, segs, mode=mode,
+                        segment_names={7: "buffer a", 8: "buffer b"})
+        return segs
+
+    segs = go(0, "full")
+    assert (segs[7].view(np.uint32) == np.arange(4)).all() and (segs[8] == 0).all()
+    msgs = []
+    for mode in ("full", "hybrid"):
+        with pytest.raises(ptxc.PtxcError) as e:
+            go(1 << 22, mode)
+        msgs.append(str(e.value))
+    assert msgs[0] == msgs[1]
+    assert ("t32.ptx:16:5: error: kernel tab32, CTA (0,0,0), thread (0,0,0): out-of-bounds access "
+            "at line 16 (st.global.u32), address 0x8000000 (buffer b + 0; its size is 16 bytes); "
+            "it was computed from the pointer loaded at line 11, which points into buffer a "
+            "(16 bytes at 0x7000000), and lies 16777200 bytes after the end of it") in msgs[0]
