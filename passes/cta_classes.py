@@ -129,7 +129,11 @@ def fault_signature(ev, check, segments: SegmentSizes) -> list:
     executions (docs/cta-equivalence.md). A separable address F(c) + G(t)
     is first tested per CTA over G's range: a CTA whose whole range lies in
     its home segment, aligned, has all-zero bits without evaluating every
-    thread; only the others are evaluated exactly."""
+    thread; only the others are evaluated exactly. An address over loop
+    iterations is classified by passes/cta_fault_loops.py."""
+    if check.loops:
+        from .cta_fault_loops import loop_fault_signature
+        return loop_fault_signature(ev, check, segments)
     rows = len(ev.cta[0])
     home = home_segment(ev, check, segments, len(segments.table))
     v = ev.value(check.addr)
@@ -301,6 +305,7 @@ class Evaluator:
         self.memo: dict[int, object] = {}
         self.cta = None
         self.exact_allowed = True
+        self.ids: dict = {}         # fault checks over loops: CTA triples -> ids (cta_fault_loops)
 
     def set_ctas(self, begin: int, end: int) -> None:
         c = np.arange(begin, end, dtype=np.int64).reshape(-1, 1)

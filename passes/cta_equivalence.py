@@ -34,8 +34,10 @@ instructions of the kernel's universe; every guard is evaluated):
 6. (slice option ``faults=checked``) the bounds check of an access the slice
    does not keep (ptxc/faultaccess.py) whose address depends on %ctaid is a
    *fault check*: a ``.global`` or generic access whose 64-bit address is a
-   formula without induction variable. cta_classes evaluates it for every
-   CTA and thread and splits CTAs whose lanes would fault differently.
+   formula, affine in the induction variables it may hold, each of a loop
+   with an exit test (rule 5; passes/cta_fault_loops.py). cta_classes
+   evaluates it for every CTA and thread (over the iterations the exit
+   tests allow) and splits CTAs whose lanes would fault differently.
 
 The memory-coalescing counters (if a Compiled kernel sets
 ``address_counters``) count addresses, which condition 3 does not cover: the
@@ -51,6 +53,7 @@ from ptxc.memaccess import address_operand, state_space
 from ptxc.passmanager import ALL, AnalysisManager, Pass, PassResult
 
 from .cta_expr import INT_TYPES, SET_CMPS as CMPS, ExprBuilder, Node, const, type_info
+from .cta_fault_loops import AffineBuilder, iv_loops
 from .domtree import DomTree
 from .loops import Loops
 from .slice_access import ALIAS_SPACES, GENERIC, accesses
@@ -88,6 +91,7 @@ class FaultCheck:
     addr: object
     nbytes: int
     origins: tuple = ()     # provenance candidates: ('param', index, type, offset) / ('globals',)
+    loops: tuple = ()       # (loop, its exit test Atom) per induction variable in addr
 
 
 @dataclass
@@ -147,6 +151,7 @@ class Analysis:
         self.call_taint = False
         self.callee_taint = False
         self.builders: dict[int, ExprBuilder] = {}
+        self.affine_builders: dict[int, AffineBuilder] = {}
         self.atoms: dict[int, Atom] = {}
         self.classified: dict[int, bool] = {}
         self.checks: list = []
@@ -251,12 +256,35 @@ class Analysis:
                 not isinstance(op, ir.Addr) or not isinstance(op.base, ir.Value) or \
                 op.base.type not in ("u64", "b64", "s64"):
             raise Refuse(f"{what} depends on %ctaid")
-        node = self.builder(ins.block.function).operand(op.base, 64)
+        fn = ins.block.function
+        node = self.builder(fn).operand(op.base, 64)
         if node is None or node.has_iv:
-            raise Refuse(f"{what} depends on %ctaid in a way that cannot be classified")
+            node = self.affine_builder(fn).operand(op.base, 64)
+        if node is None:
+            raise Refuse(f"{what} depends on %ctaid in a way that cannot be classified "
+                         f"(not a formula of %ctaid, %tid, launch constants and affine "
+                         f"induction variables)")
         if op.offset:
             node = Node("add", 64, False, (node, const(op.offset, 64)))
-        self.checks.append(FaultCheck(ins, node, access_bytes(ins), self._origins(ins)))
+        loops = tuple((loop, self._fault_loop_test(loop, what)) for loop in iv_loops(node))
+        self.checks.append(FaultCheck(ins, node, access_bytes(ins), self._origins(ins), loops))
+
+    def _fault_loop_test(self, loop, what: str) -> Atom:
+        """The exit test that bounds the iterations of ``loop`` (rule 5),
+        for a fault check over its induction variable (rule 6)."""
+        test = self._loop_test(loop)
+        if test is None:
+            head = next((i for i in loop.header.instrs if i.loc), None)
+            raise Refuse(f"{what} holds an induction variable of the loop at {where(head)}, "
+                         f"which has no exit test <, <=, > or >= on an induction variable (rule 5)")
+        return test
+
+    def affine_builder(self, fn) -> AffineBuilder:
+        b = self.affine_builders.get(id(fn))
+        if b is None:
+            b = self.affine_builders[id(fn)] = AffineBuilder(fn, self.program,
+                                                             self.am.get(Loops, fn))
+        return b
 
     def _origins(self, ins) -> tuple:
         """The provenance candidates of ``ins`` (ptxc/provenance.py)."""

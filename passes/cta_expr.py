@@ -352,21 +352,30 @@ class ExprBuilder:
             found = found or step
         return found
 
-    def _step_of(self, val, phi_value, w) -> Node | None:
-        if not isinstance(val, ir.Result) or val.instr.guard is not None:
+    def _step_of(self, val, phi_value, w, depth: int = 0) -> Node | None:
+        """S when ``val`` is ``phi + S`` or ``phi - S`` (launch constant S),
+        also through a chain of such adds (``(phi + S1) + S2``: S1 + S2)."""
+        if not isinstance(val, ir.Result) or val.instr.guard is not None or depth > 8:
             return None
         ins = val.instr
         if ins.opcode not in ("add", "sub") or len(ins.srcs) != 2 or \
                 any(m in ("cc", "sat") for m in ins.mods):
             return None
         a, b = ins.srcs
-        other = b if a is phi_value else (a if b is phi_value and ins.opcode == "add" else None)
-        if other is None:
-            return None
+        if a is phi_value or (b is phi_value and ins.opcode == "add"):
+            inner, other = None, (b if a is phi_value else a)
+        else:                                    # (phi + S1) +/- S2, or S2 + (phi + S1)
+            inner, other = self._step_of(a, phi_value, w, depth + 1), b
+            if inner is None and ins.opcode == "add":
+                inner, other = self._step_of(b, phi_value, w, depth + 1), a
+            if inner is None:
+                return None
         step = self.operand(other, w)
-        if step is None or step.kind:
+        if step is None or step.kind or step.has_iv:
             return None                          # the step must be a launch constant
-        return Node("neg", w, False, (step,)) if ins.opcode == "sub" else step
+        if ins.opcode == "sub":
+            step = Node("neg", w, False, (step,))
+        return step if inner is None else Node("add", w, False, (inner, step))
 
 
 def same_const(a: Node, b: Node) -> bool:

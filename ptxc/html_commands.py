@@ -79,19 +79,22 @@ def profile_html(path: str, mp) -> None:
 
 # ------------------------------------------------------------------ run
 def run_html(path: str, launches, meta: dict) -> None:
-    from .runtime.report import demangle, summary_json
+    from .runtime.kernel_keys import group, labels
+    from .runtime.report import summary_json
     report = json.loads(summary_json(launches, meta))
     total = sum(k["wall_s"] for k in report["kernels"])
-    names = demangle(k["kernel"] for k in report["kernels"])
+    groups = group(launches)                 # kernels are (name, module) pairs
+    names = labels(groups)
     kernels = []
     for k in report["kernels"]:
-        rs = [r for r in launches if r.kernel == k["kernel"] and r.module == k["module"]]
+        rs = groups.get((k["kernel"], k["module"]), [])
         module = getattr(rs[0], "ptx_module", None) if rs else None
         if module is None:
             continue
         prof = merge_profiles([r.profile.to_dict() for r in rs])
         counters = _counters(k, None, k["launches"], k["wall_s"], _share(k["wall_s"], total))
-        kernels.append(kernel_view(module, k["kernel"], prof, counters, names[k["kernel"]],
+        kernels.append(kernel_view(module, k["kernel"], prof, counters,
+                                   names[k["kernel"], k["module"]],
                                    dirs=[os.getcwd()]))
     title = f"ptxc run: {os.path.basename(str(meta.get('application', '?')))}"
     html_report.write(path, _model(title, report, kernels))

@@ -14,8 +14,10 @@ instruction counts its block's warp and thread executions (METRICS.md
 warp execution of its block), branches count the executions of ``bra`` /
 ``brx`` and SASSI's divergent executions (``per_branch``), memory columns sum
 the instructions' rows of ``memory_ranking`` (requests, transactions,
-requested and wasted bytes). ``merge_rows`` sums the rows of several
-launches. Instructions without a line are the row with ``line`` None.
+requested and wasted bytes). Several launches: line_rows of their summed
+profile (html_model.merge_profiles; summing their rows would count an
+instruction once per launch). Instructions without a line are the row with
+``line`` None.
 """
 from __future__ import annotations
 
@@ -133,18 +135,6 @@ def _row(rows: dict, loc) -> dict:
         rows[key] = {"file": key[0], "line": key[1], **dict.fromkeys(COUNT_KEYS, 0),
                      "ptx_lines": set()}
     return rows[key]
-
-
-def merge_rows(groups) -> list[dict]:
-    """Sum the rows of several launches (lists of line_rows) per source line."""
-    rows: dict = {}
-    for group in groups:
-        for g in group:
-            r = _row(rows, {"file": g["file"], "line": g["line"]} if g["line"] is not None else None)
-            for k in COUNT_KEYS:
-                r[k] += g[k]
-            r["ptx_lines"].update(g["ptx_lines"])
-    return finish(rows)
 
 
 def finish(rows: dict) -> list[dict]:

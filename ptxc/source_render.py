@@ -22,6 +22,7 @@ TABLE = (("line", None), ("inst", "inst_executed"), ("thread_inst", "thread_inst
          ("tx", "mem_transactions"), ("mem%", "memory_efficiency"),
          ("wasted B", "wasted_bytes"))
 CSV_COLUMNS = ("file", "kernel") + tuple(k for k in ROW_KEYS if k != "file")
+RUN_CSV_COLUMNS = ("file", "kernel", "module") + CSV_COLUMNS[2:]
 SOURCE_WIDTH = 60
 
 
@@ -79,12 +80,17 @@ def _table(cells: list[list[str]]) -> list[str]:
 
 
 def csv_rows(per_kernel: dict) -> str:
-    """CSV, one row per kernel and source line; ``per_kernel``: {kernel: rows}."""
+    """CSV, one row per kernel and source line; ``per_kernel``: {kernel: rows},
+    or {(kernel, module): rows} (``ptxc run``: a ``module`` column after ``kernel``)."""
+    by_module = any(isinstance(k, tuple) for k in per_kernel)
+    cols = RUN_CSV_COLUMNS if by_module else CSV_COLUMNS
     buf = io.StringIO()
     w = csv.writer(buf, lineterminator="\n")
-    w.writerow(CSV_COLUMNS)
-    for kernel, rows in per_kernel.items():
+    w.writerow(cols)
+    for key, rows in per_kernel.items():
+        kernel, module = key if by_module else (key, None)
         for r in rows:
-            vals = {**r, "kernel": kernel, "ptx_lines": " ".join(map(str, r["ptx_lines"]))}
-            w.writerow(["" if vals[c] is None else vals[c] for c in CSV_COLUMNS])
+            vals = {**r, "kernel": kernel, "module": module,
+                    "ptx_lines": " ".join(map(str, r["ptx_lines"]))}
+            w.writerow(["" if vals[c] is None else vals[c] for c in cols])
     return buf.getvalue()

@@ -3,15 +3,17 @@
 (ptxc.source_profile) as text or CSV (ptxc.source_render); docs/report.md.
 
 Each command's JSON carries the rows anyway (``source_lines`` of a kernel's
-profile dict; ``ptxc run``: ``source_lines`` per kernel, summed over its
-launches), so ``--by source`` changes only the text and CSV.
+profile dict), so ``--by source`` changes only their text and CSV. ``ptxc
+run``'s kernels are (name, module) pairs (runtime/kernel_keys.py): its CSV
+has a ``module`` column and its JSON ``source_lines`` is a list of
+{kernel, module, launches, rows}, rows summed over the kernel's launches.
 """
 from __future__ import annotations
 
 import os
 
 from .errors import PtxcError
-from .source_profile import line_rows, merge_rows
+from .source_profile import line_rows
 from .source_lines import SourceMap
 from .source_render import csv_rows, no_lines_error, read_sources, text
 
@@ -68,23 +70,29 @@ def profile_view(mp, fmt: str) -> str:
 
 # ----------------------------------------------------------------- run
 def run_rows(launches) -> dict:
-    """{kernel: rows summed over its launches} (modules without .loc skipped)."""
-    groups: dict = {}
-    for r in launches:
-        module = getattr(r, "ptx_module", None)
-        if module is None:
-            continue
-        if _smap(module).has_lines:
-            groups.setdefault(r.kernel, []).append(
-                line_rows(r.profile.to_dict(), module, _smap(module)))
-    return {k: merge_rows(g) for k, g in groups.items()}
+    """{(kernel, module): rows of its launches} (runtime/kernel_keys.py; modules
+    without .loc skipped): the rows of the launches' summed profiles, as the
+    HTML page's source view, so ``instructions`` counts each instruction once."""
+    from .html_model import merge_profiles
+    from .runtime.kernel_keys import group
+    out = {}
+    for key, rs in group(launches).items():
+        module = getattr(rs[0], "ptx_module", None)
+        if module is not None and _smap(module).has_lines:
+            merged = merge_profiles([r.profile.to_dict() for r in rs])
+            out[key] = line_rows(merged, module, _smap(module))
+    return out
 
 
 def run_view(launches, fmt: str) -> str:
+    from .runtime.kernel_keys import labels
     per = run_rows(launches)
     if launches and not per:
         raise no_lines_error("the application's PTX")
-    return render(per, fmt)
+    if fmt == "csv":
+        return csv_rows(per)
+    shown = labels(per)
+    return render({shown[key]: rows for key, rows in per.items()}, fmt)
 
 
 # ------------------------------------------------ ptxc run: SQLite columns
@@ -118,7 +126,8 @@ def memory_columns(record, e: dict) -> dict:
     return _columns(locate(_smap(module), module, e["function"], e["index"]))
 
 
-SOURCE_LINE_TEMPLATE = {"launch_id": 0, "kernel": "", "file": "", "line": 0, "instructions": 0,
+SOURCE_LINE_TEMPLATE = {"launch_id": 0, "kernel": "", "module": "", "file": "", "line": 0,
+                        "instructions": 0,
                         "inst_executed": 0, "thread_inst_executed": 0, "branch": 0,
                         "divergent_branch": 0, "mem_requests": 0, "mem_transactions": 0,
                         "requested_bytes": 0, "moved_bytes": 0, "wasted_bytes": 0,
@@ -134,14 +143,18 @@ def source_line_rows(launches) -> list[dict]:
         if module is None or not _smap(module).has_lines:
             continue
         for row in line_rows(r.profile.to_dict(), module, _smap(module)):
-            out.append({"launch_id": r.id, "kernel": r.kernel, **row,
+            out.append({"launch_id": r.id, "kernel": r.kernel, "module": r.module, **row,
                         "ptx_lines": " ".join(map(str, row["ptx_lines"]))})
     return out
 
 
 def run_json(text: str, launches) -> str:
-    """The ``ptxc run --format json`` document with ``source_lines`` {kernel: rows}."""
+    """The ``ptxc run --format json`` document with ``source_lines``: a list of
+    {kernel, module, launches, rows} (one per kernel of run_rows)."""
     import json
+    from .runtime.kernel_keys import group
     doc = json.loads(text)
-    doc["source_lines"] = run_rows(launches)
+    launched = group(launches)
+    doc["source_lines"] = [{"kernel": k, "module": m, "launches": len(launched[k, m]),
+                            "rows": rows} for (k, m), rows in run_rows(launches).items()]
     return json.dumps(doc, indent=2, default=list) + "\n"

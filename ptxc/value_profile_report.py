@@ -68,13 +68,14 @@ def instruction_rows(launches) -> list[dict]:
 
 
 def summary_text(launches, readable=None) -> str:
-    """Per kernel: SASSI's Table 2 over its launches."""
+    """Per kernel: SASSI's Table 2 over its launches; ``readable``: the
+    shown names, {(kernel, module): name} (runtime/kernel_keys.labels)."""
     readable = readable or {}
     lines = ["Value profile (docs/value-profile.md):"]
-    for (kernel, _), rs in groups(launches).items():
+    for (kernel, module), rs in groups(launches).items():
         vp = merged(rs)
         if vp is not None:
-            lines.append(f"Kernel: {readable.get(kernel, kernel)}")
+            lines.append(f"Kernel: {readable.get((kernel, module), kernel)}")
             lines += V.summary_lines(vp["summary"])
     return "\n".join(lines) + "\n"
 

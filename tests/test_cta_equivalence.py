@@ -78,11 +78,11 @@ def test_grid_stride_loop(m, grid, n, classes):
     reduced, _, _, args = three_runs(m, "saxpy_stride", grid, 64, lambda: [x, y0.copy(), 1.5, n],
                                      check_faults=False)
     assert reduced.ctas_run == classes
-    # Checking the skipped accesses (the default), the loop's addresses hold
-    # an induction variable, which the fault checks do not classify: every CTA runs
+    # Checking the skipped accesses (the default): the loop's addresses
+    # x + 4i, y + 4i over its iterations (rule 6, loops) stay within the n
+    # elements of x and y in every thread, so no CTA is split further
     checked, _, _, _ = three_runs(m, "saxpy_stride", grid, 64, lambda: [x, y0.copy(), 1.5, n])
-    assert checked.ctas_run == grid and "induction" not in (checked.cta_equivalence or "x") \
-        and "cannot be classified" in checked.cta_equivalence
+    assert checked.ctas_run == classes and checked.cta_equivalence == f"{classes} classes"
     assert np.allclose(args[1], 1.5 * x.astype(np.float64) + y0, rtol=1e-6)    # fma
 
 

@@ -36,7 +36,8 @@ def test_run_topdown_json_and_sqlite(app):
         lost = (148 - 4656 / 32) / 3
         td = launch["topdown"]
         assert l1["divergence"] * td["slots"] == pytest.approx(lost)
-        (name, kernel), = pred["kernels"].items()
+        (kernel,) = pred["kernels"]
+        assert (kernel["kernel"], kernel["module"]) == ("_Z4fillPii", "fatbin1")
         assert kernel["launches"] == 1
         assert kernel["seconds"] == pytest.approx(launch["predicted_seconds"])
         rows = sqlite3.connect(run.report).execute(

@@ -51,7 +51,7 @@ def run_both(app):
     for m, r in runs.items():
         assert r.returncode == 0, (m, r.proc.stderr)
         assert r.proc.stdout.rstrip().endswith("PASS"), (m, r.proc.stdout)
-    cols = ("kernel", "grid_x", "block_x", "stream") + TOTALS + DERIVED
+    cols = ("kernel", "grid_x", "block_x", "stream", "graph") + TOTALS + DERIVED
     rows = {m: [{c: row[c] for c in cols} for row in r.rows("SELECT * FROM launches ORDER BY id")]
             for m, r in runs.items()}
     assert rows["full"] == rows["hybrid"]
@@ -111,9 +111,20 @@ def test_graph_launches_in_the_report(graphs):
         assert all(r["inst_executed"] == mine[0]["inst_executed"] > 0 for r in mine)
 
 
+def test_graph_launch_numbers(graphs):
+    """Every launch is a kernel node; `graph` numbers the cudaGraphLaunch
+    calls that ran (graphs.cu's ten: the call that records xx into a
+    capture runs nothing and is not counted), three kernel nodes each. Each
+    kernel's row counts its 10 graph launches."""
+    full, rows = graphs
+    assert [r["graph"] for r in rows] == [n for n in range(1, 11) for _ in range(3)]
+    assert [k["graph_launches"] for k in full.summary["kernels"]] == [10, 10, 10]
+
+
 def test_stream_attributes(apps):
     full, rows = run_both(apps.build("stream_attrs"))
-    assert [(r["kernel"], r["stream"]) for r in rows] == [("_Z6triplePii", 1)]
+    assert [(r["kernel"], r["stream"], r["graph"]) for r in rows] == [("_Z6triplePii", 1, None)]
+    assert full.summary["kernels"][0]["graph_launches"] == 0
 
 
 # ------------------------------------------------ layouts against CUDA 13

@@ -139,6 +139,20 @@ def test_out_of_bounds_on_error(apps):
     assert strict.returncode == 1 and "device assertion failed" in strict.proc.stderr
 
 
+def test_stopped_launch_keeps_its_printf(apps):
+    """--on-error=stop ends the run at the trap of thread 5 of CTA 1. What
+    the launch printed before (thread 0 of CTAs 0 and 1: "trapKernel block
+    0", "... 1") is written to stdout before the application exits, after
+    the host's own output ("malloc: ..."), as a GPU prints it at the next
+    synchronising call; nothing after the launch runs. ptxc's diagnostic is
+    on stderr."""
+    run = run_ptxc(apps.build("device_faults"), "trap", options=("--on-error=stop",))
+    assert run.returncode == 1
+    assert run.proc.stdout == ("malloc: cudaSuccess (0)\n"
+                               "trapKernel block 0\ntrapKernel block 1\n")
+    assert "thread (5,0,0): trap" in run.proc.stderr
+
+
 def link_cuda12(tmp_path, name: str) -> str:
     """APP built from tests/cuda_apps/NAME.cu linked against ptxc's CUDA 12
     shim, which has soname and version node libcudart.so.12: the executable

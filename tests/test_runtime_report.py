@@ -51,7 +51,7 @@ def test_summary_formats(launches):
     line = next(ln for ln in text.splitlines() if " inst_executed " in ln)
     assert line.split()[:4] == ["3", "inst_executed", str(min(mins)), str(max(mins))]
     rows = report.summary_csv(launches, meta).splitlines()
-    assert rows[0].startswith("kernel,module,launches,inst_executed") and len(rows) == 2
+    assert rows[0].startswith("kernel,module,launches,graph_launches,inst_executed") and len(rows) == 2
     data = json.loads(report.summary_json(launches, meta))
     assert [r["id"] for r in data["launches"]] == [1, 2, 3] and data["meta"]["pid"] == 7
     assert "no kernel was launched" in report.summary_text([], meta)
@@ -123,3 +123,27 @@ def test_run_program_killed_by_signal():
 def test_unknown_gpu():
     r = ptxc_run("--gpu", "rtx9090", "--", "true")
     assert r.returncode == 1 and "unknown GPU model 'rtx9090'" in r.stderr
+
+
+def test_graph_note_names_the_graph_launches():
+    """Five launches of one kernel, four run by graph launches 1, 2, 3 and 5."""
+    from types import SimpleNamespace
+    rs = [SimpleNamespace(graph=g) for g in (1, 2, 0, 3, 5)]
+    assert report.graph_note(rs) == " (4 of 5 launches by cudaGraphLaunch 1-3, 5)"
+    assert report.graph_note(rs[2:3]) == ""
+    assert report.graph_note(rs[:1]) == " (1 of 1 launch by cudaGraphLaunch 1)"
+
+
+def test_same_name_in_two_modules_is_two_kernels(launches):
+    """The fixture's three launches, the last moved to a second module: two
+    kernel rows (2 + 1 launches, each summing its own launches) and two
+    names in the text, told apart by their module."""
+    from dataclasses import replace
+    two = launches[:2] + [replace(launches[2], module="fatbin2")]
+    rows = report.kernel_rows(two)
+    assert [(r["module"], r["launches"]) for r in rows] == [("fatbin1", 2), ("fatbin2", 1)]
+    assert rows[1]["inst_executed"] == launches[2].profile.inst_executed
+    text = report.summary_text(two, {})
+    assert "Kernel: vecadd_branchy [fatbin1]\n" in text
+    assert "Kernel: vecadd_branchy [fatbin2]\n" in text
+    assert "Kernel: vecadd_branchy\n" in report.summary_text(launches, {})

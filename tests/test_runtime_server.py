@@ -103,7 +103,7 @@ def pack(layout, size, values):
 
 
 def launch(shim, kid, grid, block, params, shared=0, stream=0):
-    head = struct.pack("<I3I3IIQQ", kid, grid, 1, 1, block, 1, 1, 0, shared, stream)
+    head = struct.pack("<I3I3IIQQQ", kid, grid, 1, 1, block, 1, 1, 0, shared, stream, 0)
     return shim.call(P.OP_LAUNCH, head + params)
 
 

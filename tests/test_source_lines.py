@@ -262,7 +262,8 @@ def test_run_by_source_json_and_sqlite(tmp_path):
                         "json", "-o", str(out), "--report", str(db), "--", str(exe)],
                        capture_output=True, text=True, cwd=tmp_path, timeout=300)
     assert r.returncode == 0 and "PASS" in r.stdout, r.stderr
-    rows = json.loads(out.read_text())["source_lines"]["srcline"]
+    per = {e["kernel"]: e["rows"] for e in json.loads(out.read_text())["source_lines"]}
+    rows = per["srcline"]
     loop = by_line(rows, CU, "loop")
     assert loop["divergent_branch"] == 2 * 6            # the trip counts do not depend on stride
     ld = by_line(rows, CU, "strided_load")
@@ -271,8 +272,7 @@ def test_run_by_source_json_and_sqlite(tmp_path):
         "SELECT launch_id, divergent_branch FROM source_lines WHERE kernel = 'srcline' "
         "AND line = ? ORDER BY launch_id", (marker(CU, "loop"),)).fetchall()
     assert got == [(1, 6), (2, 6)]
-    app_lines = {x["line"] for x in json.loads(out.read_text())["source_lines"]["scale_all"]
-                 if x["file"].endswith("srcline_app.cu")}
+    app_lines = {x["line"] for x in per["scale_all"] if x["file"].endswith("srcline_app.cu")}
     assert marker(root / "apps_src" / "srcline_app.cu", "scale_all_body") in app_lines
 
 

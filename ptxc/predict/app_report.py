@@ -5,7 +5,9 @@ Per launch: :func:`ptxc.predict.analyse` on the launch's profile (the run
 collects the memory counters). Per kernel: the launches' predicted times
 add up, and the TopDown slot counts add up before they are divided by the
 summed slots, so a kernel's fractions are slot-weighted over its launches
-and still sum to 1.
+and still sum to 1. A kernel is a (name, module) pair, as everywhere in the
+run report (runtime/kernel_keys.py): JSON ``kernels`` is a list of rows
+with ``kernel`` and ``module``.
 """
 from __future__ import annotations
 
@@ -35,10 +37,10 @@ def launch_results(launches, gpu_key: str) -> list:
 
 
 def kernel_totals(results) -> dict:
-    """{kernel: {"launches", "seconds", "slots", "fractions"}} (module doc)."""
+    """{(kernel, module): {"launches", "seconds", "slots", "fractions"}} (module doc)."""
     out: dict = {}
-    for _rec, r in results:
-        k = out.setdefault(r["kernel"], {"launches": 0, "seconds": 0.0, "slots": 0.0,
+    for rec, r in results:
+        k = out.setdefault((r["kernel"], rec.module), {"launches": 0, "seconds": 0.0, "slots": 0.0,
                                          "slot_counts": dict.fromkeys(
                                              r["topdown"]["slot_counts"], 0.0)})
         k["launches"] += 1
@@ -52,12 +54,12 @@ def kernel_totals(results) -> dict:
 
 
 def text(results) -> str:
-    from ..runtime.report import demangle
+    from ..runtime.kernel_keys import labels
     lines = ["", "==PTXC== Predicted time and TopDown per kernel (modelled; docs/predict.md)"]
     totals = kernel_totals(results)
     if not totals:
         lines.append("  no launch to predict")
-    readable = demangle(totals)
+    readable = labels(totals)
     for name, k in totals.items():
         fr = k["fractions"]
         parts = "  ".join(f"{n} {100 * fr[n]:.1f}%" for n in LEVEL1)
@@ -71,8 +73,9 @@ def text(results) -> str:
 
 def as_json(results) -> dict:
     return {"launches": [{"id": rec.id, **render.as_json(r)} for rec, r in results],
-            "kernels": {n: {k: v for k, v in d.items() if k != "slot_counts"}
-                        for n, d in kernel_totals(results).items()}}
+            "kernels": [{"kernel": n, "module": m,
+                         **{k: v for k, v in d.items() if k != "slot_counts"}}
+                        for (n, m), d in kernel_totals(results).items()]}
 
 
 def merge_json(summary: str, results) -> str:

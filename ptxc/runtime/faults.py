@@ -15,6 +15,13 @@ A launch reply's payload (native/devout.c reads it): u32 error (0, or the
 cudaError_t of the device fault), u32 stdout bytes, u32 stderr bytes, then
 the launch's device printf output (stdout) and the failed assertions' lines
 plus ptxc's diagnostic (stderr).
+
+When ptxc stops the run in a launch, its fatal reply (``fatal_reply``: u32
+exit status, then a launch reply with error 0) carries what the launch
+printed before it stopped (the CTAs up to the failing one, as for a CUDA
+error): a GPU's next synchronising call would print it, and the shim
+writes it on the application's stdout before it exits (native/conn.c);
+ptxc's diagnostic follows on stderr.
 """
 from __future__ import annotations
 
@@ -73,3 +80,10 @@ def as_cuda_error(err: PtxcError, on_error: str | None) -> Fault | None:
 def launch_reply(error: int, printf: list, stderr: bytes = b"") -> bytes:
     out = "".join(printf).encode("utf-8", "surrogateescape")
     return struct.pack("<III", error, len(out), len(stderr)) + out + stderr
+
+
+def fatal_reply(status: int, err: PtxcError) -> bytes:
+    """The payload of a reply that stops the run: the exit status, then the
+    printf output of the launch ``err`` stopped (empty for other errors)."""
+    printf = getattr(err, "printf", None) or []
+    return struct.pack("<I", status) + (launch_reply(0, printf) if printf else b"")

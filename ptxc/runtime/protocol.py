@@ -11,7 +11,7 @@ from __future__ import annotations
 import socket
 import struct
 
-PROTOCOL_VERSION = 1
+PROTOCOL_VERSION = 2
 FD_ENV = "PTXC_RUNTIME_FD"
 ST_FATAL = -1
 
@@ -27,7 +27,7 @@ OP_SYMBOL = 5
 OP_MALLOC = 6
 OP_REMAP = 7
 OP_FREE = 8
-OP_LAUNCH = 9              # reply: runtime/faults.launch_reply
+OP_LAUNCH = 9              # server.LAUNCH + params; reply: runtime/faults.launch_reply
 LAUNCH_COOPERATIVE = 1     # OP_LAUNCH flag: cudaLaunchCooperativeKernel
 OP_UNSUPPORTED = 10
 OP_HOST_WRITE = 11         # under ptxc check: device bytes a host copy or set wrote

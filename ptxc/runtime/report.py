@@ -8,7 +8,9 @@ counter added to the Profile becomes a column of every table here without
 editing this file.
 
 SQLite tables (docs/runtime.md has the schema): ``meta`` (key, value),
-``launches`` (one row per launch), ``kernels`` (aggregated per kernel),
+``launches`` (one row per launch; ``graph``: the cudaGraphLaunch that ran
+it), ``kernels`` (aggregated per kernel: per (name, module), never per name
+alone, runtime/kernel_keys.py),
 ``branches`` (per launch and conditional branch: SASSI's numbers). With
 ``ptxc run --memory-counters`` the launches and kernels get the memory
 totals as columns (docs/metrics.md) and ``memory_instructions`` has one row
@@ -27,6 +29,8 @@ from ptxc import value_profile_report as vpr
 from ptxc.backends.llvm.results_memory import RATIOS, add_ratios, scalar_totals
 from ptxc.sqlite_tables import new_database, table as _table
 
+from . import kernel_keys
+
 TIME_COLUMNS = ("wall_s", "compile_s", "run_s")
 
 
@@ -36,7 +40,8 @@ def launch_row(r) -> dict:
     row = {"id": r.id, "kernel": r.kernel, "module": r.module,
            "grid_x": r.grid[0], "grid_y": r.grid[1], "grid_z": r.grid[2],
            "block_x": r.block[0], "block_y": r.block[1], "block_z": r.block[2],
-           "shared_bytes": r.shared_bytes, "stream": r.stream, "mode": r.mode}
+           "shared_bytes": r.shared_bytes, "stream": r.stream, "graph": graph_of(r),
+           "mode": r.mode}
     row.update((k, getattr(p, k)) for k in profile.TOTALS)
     row.update((k, float(getattr(p, k))) for k in profile.DERIVED)
     row["static_inst"] = p.static_inst
@@ -47,6 +52,12 @@ def launch_row(r) -> dict:
     if p.memory_counters:
         row.update(scalar_totals(p.memory))
     return row
+
+
+def graph_of(r):
+    """The number of the cudaGraphLaunch that ran launch ``r`` (1, 2, ...
+    over the run), None when the application launched it itself."""
+    return getattr(r, "graph", 0) or None
 
 
 def memory_totals(rs) -> dict:
@@ -63,17 +74,16 @@ def memory_totals(rs) -> dict:
 
 
 def kernel_rows(launches) -> list[dict]:
-    """One row per kernel (in order of first launch), totals summed."""
-    groups: dict = {}
-    for r in launches:
-        groups.setdefault((r.kernel, r.module), []).append(r)
+    """One row per kernel, i.e. per (name, module) (in order of first
+    launch), totals summed."""
     rows = []
-    for (kernel, module), rs in groups.items():
+    for (kernel, module), rs in kernel_keys.group(launches).items():
         total = profile.Profile(kernel=kernel, mode=rs[0].mode, grid=(0, 0, 0), block=(0, 0, 0))
         for k in profile.TOTALS:
             setattr(total, k, sum(getattr(r.profile, k) for r in rs))
         walls = [r.wall_s for r in rs]
-        row = {"kernel": kernel, "module": module, "launches": len(rs)}
+        row = {"kernel": kernel, "module": module, "launches": len(rs),
+               "graph_launches": sum(1 for r in rs if graph_of(r))}
         row.update((k, getattr(total, k)) for k in profile.TOTALS)
         row.update((k, float(getattr(total, k))) for k in profile.DERIVED)
         row.update({"wall_s": sum(walls), "wall_avg_s": sum(walls) / len(walls),
@@ -98,7 +108,8 @@ def memory_instruction_rows(launches) -> list[dict]:
             for part in ("global", "shared"):
                 if part not in e:
                     continue
-                row = {"launch_id": r.id, "kernel": r.kernel, "function": e["function"],
+                row = {"launch_id": r.id, "kernel": r.kernel, "module": r.module,
+                       "function": e["function"],
                        "index": e["index"], "line": e["line"], "opcode": e["opcode"],
                        "kind": e["kind"], "space": part}
                 row.update((c, e[part].get(c)) for c in MEMORY_INSTR_COLUMNS)
@@ -112,7 +123,8 @@ def branch_rows(launches) -> list[dict]:
     for r in launches:
         for key, b in r.profile.per_branch.items():
             function, _, block = key.partition(":")
-            rows.append({"launch_id": r.id, "kernel": r.kernel, "function": function,
+            rows.append({"launch_id": r.id, "kernel": r.kernel, "module": r.module,
+                         "function": function,
                          "block": block, **b, **source_views.branch_columns(r, key)})
     return rows
 
@@ -128,7 +140,8 @@ def _memory_template(launches) -> dict:
 
 def _template_launch(launches=()) -> dict:
     t = {"id": 0, "kernel": "", "module": "", "grid_x": 0, "grid_y": 0, "grid_z": 0,
-         "block_x": 0, "block_y": 0, "block_z": 0, "shared_bytes": 0, "stream": 0, "mode": ""}
+         "block_x": 0, "block_y": 0, "block_z": 0, "shared_bytes": 0, "stream": 0, "graph": 0,
+         "mode": ""}
     t.update((k, 0) for k in profile.TOTALS)
     t.update((k, 0.0) for k in profile.DERIVED)
     t.update({"static_inst": 0, "slice_fraction": 0.0})
@@ -138,7 +151,7 @@ def _template_launch(launches=()) -> dict:
 
 
 def _template_kernel(launches=()) -> dict:
-    t = {"kernel": "", "module": "", "launches": 0}
+    t = {"kernel": "", "module": "", "launches": 0, "graph_launches": 0}
     t.update((k, 0) for k in profile.TOTALS)
     t.update((k, 0.0) for k in profile.DERIVED)
     t.update({"wall_s": 0.0, "wall_avg_s": 0.0, "wall_min_s": 0.0, "wall_max_s": 0.0,
@@ -148,10 +161,12 @@ def _template_kernel(launches=()) -> dict:
     return t
 
 
-BRANCH_TEMPLATE = {"launch_id": 0, "kernel": "", "function": "", "block": "", "line": 0,
+BRANCH_TEMPLATE = {"launch_id": 0, "kernel": "", "module": "", "function": "", "block": "",
+                   "line": 0,
                    "warp_execs": 0, "active": 0, "taken": 0, "not_taken": 0, "divergent": 0,
                    "source_file": "", "source_line": 0}
-MEMORY_INSTR_TEMPLATE = {"launch_id": 0, "kernel": "", "function": "", "index": 0, "line": 0,
+MEMORY_INSTR_TEMPLATE = {"launch_id": 0, "kernel": "", "module": "", "function": "", "index": 0,
+                         "line": 0,
                          "opcode": "", "kind": "", "space": "",
                          **{c: (0.0 if "_per_" in c or c == "efficiency" else 0)
                             for c in MEMORY_INSTR_COLUMNS}, "source_file": "", "source_line": 0}
@@ -239,19 +254,20 @@ def summary_text(launches, meta: dict) -> str:
             lines.append(f"{tag} no kernel was launched")
         return "\n".join(lines) + "\n"
     total = sum(k["wall_s"] for k in kernels) or 1.0
-    readable = demangle(k["kernel"] for k in kernels)
+    groups = kernel_keys.group(launches)
+    readable = kernel_keys.labels(groups)
     lines.append(f"{'Time(%)':>8}  {'Time':>11}  {'Calls':>6}  {'Avg':>11}  {'Min':>11}  "
                  f"{'Max':>11}  Name")
     for k in sorted(kernels, key=lambda k: -k["wall_s"]):
         lines.append(f"{100 * k['wall_s'] / total:7.2f}%  {_time(k['wall_s']):>11}  "
                      f"{k['launches']:>6}  {_time(k['wall_avg_s']):>11}  "
                      f"{_time(k['wall_min_s']):>11}  {_time(k['wall_max_s']):>11}  "
-                     f"{readable[k['kernel']]}")
+                     f"{readable[k['kernel'], k['module']]}")
     lines.append(f"{tag} Metric result:")
     lines.append(f"{'Invocations':>11}  {'Metric Name':<32}  {'Min':>14}  {'Max':>14}  {'Avg':>16}")
     for k in kernels:
-        rs = [r for r in launches if r.kernel == k["kernel"] and r.module == k["module"]]
-        lines.append(f"Kernel: {readable[k['kernel']]}")
+        rs = groups[k["kernel"], k["module"]]
+        lines.append(f"Kernel: {readable[k['kernel'], k['module']]}{graph_note(rs)}")
         for name, vals, percent in _metric_values(rs):
             lines.append(_metric_line(len(rs), name, vals, percent))
     text = "\n".join(lines) + "\n"
@@ -260,6 +276,22 @@ def summary_text(launches, meta: dict) -> str:
     if vpr.profiled(launches):
         text += f"{tag} " + vpr.summary_text(launches, readable)
     return text
+
+
+def graph_note(rs) -> str:
+    """' (2 of 3 launches by cudaGraphLaunch 1-2)' for a kernel's launches
+    that graph launches ran ('' when none did)."""
+    numbers = sorted({graph_of(r) for r in rs if graph_of(r)})
+    if not numbers:
+        return ""
+    n = sum(1 for r in rs if graph_of(r))
+    spans, start = [], numbers[0]
+    for a, b in zip(numbers, numbers[1:] + [None]):
+        if b != a + 1:
+            spans.append(str(a) if a == start else f"{start}-{a}")
+            start = b
+    return (f" ({n} of {len(rs)} launch{'es' if len(rs) != 1 else ''} by cudaGraphLaunch "
+            f"{', '.join(spans)})")
 
 
 def _metric_values(rs):

@@ -26,7 +26,8 @@ from .devmem import DeviceMemory
 from .modules import Registry
 
 HYBRID_SLICE = {"criteria": "effects"}
-LAUNCH = struct.Struct("<I3I3IIQQ")
+# kernel, grid, block, flags, shared bytes, stream, graph launch (0: none), then the params
+LAUNCH = struct.Struct("<I3I3IIQQQ")
 
 
 @dataclass
@@ -60,6 +61,7 @@ class LaunchRecord:
     wall_s: float
     compile_s: float
     ptx_module: object = None         # the Module the launch ran (ptxc run --topdown, --by source, --html)
+    graph: int = 0                    # the cudaGraphLaunch (1, 2, ...) that ran it; 0: none
 
 
 @dataclass
@@ -114,10 +116,11 @@ class Session:
             self._close_pending()
 
     def stop(self, err: PtxcError) -> None:
-        """Stop the run: the shim exits the application with EXIT_STOPPED."""
+        """Stop the run: the shim exits the application with EXIT_STOPPED,
+        after writing what the stopped launch printed (faults.fatal_reply)."""
         from ptxc.cli import render_error
         self.stopped = render_error(self.registry.with_source_line(err))
-        self.channel.reply(P.ST_FATAL, struct.pack("<I", P.EXIT_STOPPED))
+        self.channel.reply(P.ST_FATAL, faults.fatal_reply(P.EXIT_STOPPED, err))
 
     def _close_pending(self) -> None:
         """The shim maps a new allocation at once or asks for another number
@@ -209,7 +212,7 @@ class Session:
 
     # ------------------------------------------------------------ launch
     def launch(self, payload: bytes) -> None:
-        kid, gx, gy, gz, bx, by, bz, flags, shared, stream = LAUNCH.unpack_from(payload)
+        kid, gx, gy, gz, bx, by, bz, flags, shared, stream, graph = LAUNCH.unpack_from(payload)
         params = payload[LAUNCH.size:]
         k = self.registry.kernel(kid)
         fn = k.function
@@ -223,6 +226,7 @@ class Session:
         try:
             record = self.run_launch(k, fn, grid, block, shared, stream, params,
                                      cooperative=bool(flags & P.LAUNCH_COOPERATIVE))
+            record.graph = graph
         except PtxcError as e:
             fault = faults.as_cuda_error(e, self.options.on_error)
             if fault is None:

@@ -150,6 +150,8 @@ void shim_call(uint32_t op, const void *a, size_t alen, const void *b, size_t bl
     r->data[r->len] = 0;
     if (r->status == PTXC_ST_FATAL) {
         int status = r->len >= 4 ? (int)get32(r->data) : PTXC_EXIT_STOPPED;
+        if (r->len > 4)      /* what the stopped launch printed: written at exit (devout.c) */
+            device_launch_result(r->data + 4, r->len - 4);
         fflush(NULL);
         shim_fatal(status);
     }

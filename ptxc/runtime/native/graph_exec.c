@@ -77,6 +77,20 @@ EXPORT cudaError_t cudaGraphExecDestroy(cudaGraphExec_t e)
     return cudaSuccess;
 }
 
+/* graph launches that ran (not those recorded into a capture), and the one
+ * running now (0: none); the lock held by cudaGraphLaunch covers both */
+static uint64_t graph_launches, graph_current;
+
+uint64_t graph_launch_number(void) { return graph_current; }
+
+static cudaError_t launch_graph(cudaGraph_t g, cudaStream_t s)
+{
+    graph_current = ++graph_launches;
+    cudaError_t st = graph_run(g, s);
+    graph_current = 0;
+    return st;
+}
+
 EXPORT cudaError_t cudaGraphLaunch(cudaGraphExec_t e, cudaStream_t s)
 {
     if (!exec_ok(e))
@@ -85,7 +99,7 @@ EXPORT cudaError_t cudaGraphLaunch(cudaGraphExec_t e, cudaStream_t s)
         return set_error(cudaErrorInvalidResourceHandle);
     LOCK();
     int c = capture_state(s);     /* launched into a capture: a child graph node */
-    cudaError_t st = c ? (c < 0 ? capture_graph(s, e->graph) : c) : graph_run(e->graph, s);
+    cudaError_t st = c ? (c < 0 ? capture_graph(s, e->graph) : c) : launch_graph(e->graph, s);
     UNLOCK();
     return set_error(st);
 }

@@ -6,7 +6,9 @@
  *          with nfds file descriptors (SCM_RIGHTS) on the header
  * status   0 success, > 0 a cudaError_t for the API call to return,
  *          PTXC_ST_FATAL: ptxc printed why and stopped the run; the payload is
- *          the exit status the application must exit with.
+ *          the exit status the application must exit with (u32), then, when
+ *          the run stopped in a launch that printed, a launch reply with
+ *          error 0 (its printf output, written before the exit).
  *
  * ptxc/runtime/protocol.py mirrors every number here (a test compares them).
  * All integers are little-endian; structs are packed by hand, field by field.
@@ -14,7 +16,7 @@
 #ifndef PTXC_PROTOCOL_H
 #define PTXC_PROTOCOL_H
 
-#define PTXC_PROTOCOL_VERSION 1
+#define PTXC_PROTOCOL_VERSION 2
 #define PTXC_FD_ENV "PTXC_RUNTIME_FD"
 
 #define PTXC_ST_FATAL (-1)
@@ -33,7 +35,8 @@
 #define OP_MALLOC 6           /* u64 size, u32 kind -> mapping */
 #define OP_REMAP 7            /* u32 segment (mapping it failed) -> a new mapping */
 #define OP_FREE 8             /* u32 segment */
-#define OP_LAUNCH 9           /* u32 kernel, u32 grid[3], u32 block[3], u32 flags, u64 shared, u64 stream, params
+#define OP_LAUNCH 9           /* u32 kernel, u32 grid[3], u32 block[3], u32 flags, u64 shared, u64 stream,
+                                 u64 graph launch (0: not run by cudaGraphLaunch), params
                                  -> u32 device error, u32 stdout bytes, u32 stderr bytes, bytes (devout.c) */
 #define LAUNCH_COOPERATIVE 1  /* OP_LAUNCH flag: cudaLaunchCooperativeKernel */
 #define OP_UNSUPPORTED 10     /* name of the unsupported call */

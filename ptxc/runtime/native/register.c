@@ -362,7 +362,7 @@ static cudaError_t launch_flags(struct kernel *k, dim3 grid, dim3 block, void **
         for (uint32_t i = 0; i < k->nparams; i++)
             if (k->offsets[i] + (uint64_t)k->sizes[i] <= k->param_bytes)
                 memcpy(params + k->offsets[i], args[i], k->sizes[i]);
-        char req[48];
+        char req[56];
         memset(req, 0, sizeof req);
         put32(req, k->id);
         put32(req + 4, grid.x);
@@ -374,6 +374,7 @@ static cudaError_t launch_flags(struct kernel *k, dim3 grid, dim3 block, void **
         put32(req + 28, flags);
         put64(req + 32, shared);
         put64(req + 40, stream_id(stream));
+        put64(req + 48, graph_launch_number());   /* 0 unless a graph node (graph_exec.c) */
         fflush(NULL);   /* the application's output so far comes before ptxc's */
         struct reply r;
         shim_call(OP_LAUNCH, req, sizeof req, params, k->param_bytes, &r);

@@ -291,6 +291,11 @@ cudaError_t capture_event_wait(cudaStream_t s, cudaEvent_t e, unsigned flags);
 cudaError_t capture_sync(cudaStream_t s, int device);   /* a synchronising call */
 void capture_forget(const void *handle);           /* a stream or event destroyed */
 
+/* ------------------------------------------------------- graph_exec.c */
+/* the number of the cudaGraphLaunch running now (1, 2, ... over the run;
+ * 0 outside one): OP_LAUNCH marks the kernel nodes it runs */
+uint64_t graph_launch_number(void);
+
 /* ------------------------------------------------------ stream_attr.c */
 void stream_attr_forget(cudaStream_t s);
 
