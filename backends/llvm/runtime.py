@@ -47,6 +47,7 @@ class RunError(Exception):
         super().__init__(code)
         self.code, self.cta, self.warp, self.lane = code, cta, warp, lane
         self.instr_id, self.addr = instr_id, addr
+        self.ws = None          # the failing warp's state (its registers), when known
 
 
 class ModuleMemory:
@@ -291,6 +292,7 @@ class Worker:
             code, iid, lane = struct.unpack_from("<3i", self.ws, base + Lo.WS_ERR_CODE)
             addr, = struct.unpack_from("<Q", self.ws, base + Lo.WS_ERR_ADDR)
             self.error = RunError(code, cta, warp, lane, iid, addr)
+            self.error.ws = bytes(self.ws[base:base + self.ws_size])   # provenance_message.py
 
 
 # ------------------------------------------------------ module variables
