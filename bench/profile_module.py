@@ -33,6 +33,20 @@ It also records, for the cold run:
   ratio HyPA-style / ours is printed for the whole process and for the
   kernels' run time alone (the rows' ``seconds``).
 
+and, for the speed of the cold run (docs/profile.md, "Speed"):
+
+* the split: what the parent does before the fork (reading and scanning the
+  file, loading the parser, LLVM and the analyses: ptxc/profile_split.py's
+  ``prepare``) and, for each process, when its share started and ended and
+  its stages (parse, slice, infer, codegen, llvm, launches), from one cold
+  run with the split's functions wrapped (a timeline from the process start);
+* the floor: a process that starts the interpreter, imports what the cold
+  run imports before the fork and loads the parser and LLVM, and does
+  nothing else (wall median, ratio to ptxas): no run can be faster;
+* the cold wall (median of N) on one core (``taskset -c 0``: ``--jobs``
+  defaults to 1 there, the one-process path) and on every core, each with
+  its ratio to ptxas, so that the reader sees how it scales with cores.
+
 Ratios only; no test asserts them. CPU is the child's user + sys time
 (its forked processes and threads included); wall is the time the user
 waits. On a machine that other jobs load, wall times mean little: ``--rt``
@@ -40,7 +54,7 @@ runs every measured command (ours and ptxas) with ``chrt -f 10`` (Linux
 real-time priority: the run gets the cores it asks for), so that the wall
 times are those of an idle machine.
 
-    python bench/profile_module.py [--repeat 5] [--no-hypa] [--rt] [FILE]
+    python bench/profile_module.py [--repeat 5] [--no-hypa] [--rt] [--speed] [FILE]
 """
 from __future__ import annotations
 
@@ -201,6 +215,8 @@ def main() -> int:
     ap.add_argument("--no-hypa", action="store_true", help="skip the HyPA-style run")
     ap.add_argument("--rt", action="store_true",
                     help="run the measured commands with chrt -f 10 (idle-machine wall times)")
+    ap.add_argument("--speed", action="store_true",
+                    help="only the cold run, its split, the floor and the cores (quick)")
     a = ap.parse_args()
     if a.rt:
         PREFIX[:] = ["chrt", "-f", "10"]
@@ -209,6 +225,11 @@ def main() -> int:
                                 capture_output=True).returncode != 0:
         ptxas = None
     run_cpu(ptxc_cmd(a.file), ptxc_env(None))           # write .pyc files, warm the page cache
+    if a.speed:
+        cold = measure(a.file, a.repeat, ptxas, None)
+        print(line("cold", *cold))
+        speed(a.file, a.repeat, ptxas, cold)
+        return 0
     with tempfile.TemporaryDirectory() as tmp:
         cache = os.path.join(tmp, "objects")
         cold = measure(a.file, a.repeat, ptxas, None)
@@ -233,7 +254,84 @@ def main() -> int:
           "  ".join(f"{k} {parts[k]:.3f}" for k in ("lex", "lalr+tuples", "build", "ssa")))
     if not a.no_hypa:
         hypa(a.file, a.repeat, cold)
+    speed(a.file, a.repeat, ptxas, cold)
     return 0
+
+
+def speed(path: Path, repeat: int, ptxas: str | None, cold) -> None:
+    """The split timeline, the floor and the cold wall on 1 core and on all (module doc)."""
+    split_timeline(path)
+    ref_wall = cold[3][1] if cold[3] else None
+    floor_wall = median_wall(PREFIX + [sys.executable, "-c", FLOOR], ptxc_env(None), repeat)
+    print(f"floor (interpreter, imports, parser and LLVM loaded; nothing run): wall median "
+          f"{floor_wall:.3f} s" + (f"  ratio to ptxas {floor_wall / ref_wall:.2f}" if ref_wall else ""))
+    for name, prefix in (("1 core (taskset -c 0)", ["taskset", "-c", "0"]),
+                         (f"{os.cpu_count()} cores", [])):
+        if prefix and not shutil.which("taskset"):
+            continue
+        ours = median_wall(PREFIX + prefix + ptxc_cmd(path), ptxc_env(None), repeat)
+        ref = (median_wall(PREFIX + prefix + [ptxas, "-arch=sm_75", "-O0", str(path), "-o", os.devnull],
+                           dict(os.environ), repeat) if ptxas else None)
+        print(f"cold wall median, {name}: {ours:.3f} s" +
+              (f"  ptxas -O0 {ref:.3f} s  ratio {ours / ref:.2f}" if ref else ""))
+
+
+# The floor: what every cold `ptxc profile` process does before its first kernel.
+FLOOR = ("import ptxc.cli, ptxc.module_profile, ptxc.module_profile_render\n"
+         "from ptxc.profile_split import prepare\nprepare()\n"
+         "import os\nos._exit(0)\n")
+
+
+def median_wall(cmd: list[str], env: dict, repeat: int) -> float:
+    walls = sorted(run_cpu(cmd, env)[1] for _ in range(repeat))
+    return walls[len(walls) // 2]
+
+
+# One cold `ptxc profile` with the split's steps timed (ptxc/profile_split.py).
+TIMELINE = """
+import json, os, sys, time
+T0 = time.perf_counter()
+import ptxc.cli, ptxc.profile_split as ps
+FD = int(os.environ["TIMELINE_FD"])
+out, run, prep = [], ps.run_share, ps.prepare
+def prepare():
+    t = time.perf_counter(); prep(); out.append(("prepare", t - T0, time.perf_counter() - T0))
+def share(*a):
+    t = time.perf_counter(); got = run(*a)
+    line = json.dumps(["share", os.getpid(), len(a[3]), t - T0, time.perf_counter() - T0, got[2]])
+    os.write(FD, (line + "\\n").encode())
+    return got
+ps.prepare, ps.run_share = prepare, share
+import atexit
+atexit.register(lambda: os.write(FD, (json.dumps(["parent"] + out) + "\\n").encode()))
+sys.argv = ["ptxc", "profile", "--format=json", sys.argv[1]]
+ptxc.cli.main()
+"""
+
+
+def split_timeline(path: Path) -> None:
+    """The parent's work before the fork and each process's share (module doc)."""
+    read, write = os.pipe()
+    t = time.perf_counter()
+    r = subprocess.run(PREFIX + [sys.executable, "-c", TIMELINE, str(path)], capture_output=True,
+                       env=dict(ptxc_env(None), TIMELINE_FD=str(write)), pass_fds=(write,))
+    wall = time.perf_counter() - t
+    os.close(write)
+    with os.fdopen(read) as fh:
+        lines = [json.loads(x) for x in fh.read().splitlines() if x]
+    if r.returncode not in (0, 1) or not any(x[0] == "share" for x in lines):
+        print("split timeline: the one-process path ran (too few kernels or an option it "
+              "does not take)")
+        return
+    print(f"split timeline (one cold run, wall {wall:.3f} s, seconds from the interpreter's "
+          "first ptxc import):")
+    for x in lines:
+        if x[0] == "parent":
+            for _, start, end in x[1:]:
+                print(f"  parent before the fork: imports, parser, LLVM {start:.3f} -> {end:.3f}")
+    for x in sorted((x for x in lines if x[0] == "share"), key=lambda x: x[3]):
+        stages = "  ".join(f"{k} {v:.3f}" for k, v in x[5].items())
+        print(f"  process {x[1]}: {x[2]} kernels {x[3]:.3f} -> {x[4]:.3f}  [{stages}]")
 
 
 def hypa(path: Path, repeat: int, cold) -> None:

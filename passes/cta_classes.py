@@ -199,7 +199,7 @@ def home_segment(ev, check, segments: SegmentSizes, nsegs: int):
         if cand[0] == "globals":
             homes.append(segments.first)
             continue
-        seg = (ev._param(cand[1], 0, cand[2]) % (1 << 64)) >> segments.shift
+        seg = (ev._param(cand[1], cand[3], cand[2]) % (1 << 64)) >> segments.shift
         if segments.first <= seg < nsegs:
             homes.append(seg)
     return homes[0] if len(homes) == 1 else None

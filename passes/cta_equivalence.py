@@ -95,7 +95,7 @@ class FaultCheck:
     instr: object
     addr: object
     nbytes: int
-    origins: tuple = ()     # provenance candidates: ('param', index, type) / ('globals',)
+    origins: tuple = ()     # provenance candidates: ('param', index, type, offset) / ('globals',)
     loops: tuple = ()       # (loop, its exit test Atom) per induction variable in addr
 
 
@@ -297,10 +297,14 @@ class Analysis:
         """The provenance candidates of ``ins`` (ptxc/provenance.py)."""
         from ptxc.backends.llvm.layout import address_bits
         from ptxc.provenance import origins
-        params = self.kernel.params
+        params, bits = self.kernel.params, address_bits(self.kernel.module)
+        cands = origins(ins, bits) or []
+        if any(c[0] == "loaded" for c in cands):
+            raise Refuse(f"the address of {ins.full_opcode} at {where(ins)} (checked for faults) "
+                         f"derives from a pointer loaded from memory")
         return tuple(("globals",) if c[0] == "globals" else
-                     ("param", next(i for i, p in enumerate(params) if p is c[1]), c[1].type)
-                     for c in origins(ins, address_bits(self.kernel.module)) or [])
+                     ("param", next(i for i, p in enumerate(params) if p is c[1]),
+                      f"u{bits}", c[2]) for c in cands)
 
     def _check_call(self, ins) -> None:
         site = decode_call(ins)

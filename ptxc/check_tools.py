@@ -13,7 +13,8 @@ HOOKED = ("racecheck", "synccheck")
 
 def make_checkers(c, tools, cooperative: bool = False) -> dict:
     """{tool: checker} of the hooked ``tools``. A cooperative launch
-    interleaves CTAs on one worker: its checkers keep every CTA's state."""
+    interleaves CTAs: synccheck keeps every CTA's state (racecheck's is
+    per worker, and a cooperative launch gives each CTA its own)."""
     from .backends.llvm.racecheck import RaceChecker
     from .backends.llvm.synccheck import SyncChecker
     out = {}
@@ -21,8 +22,8 @@ def make_checkers(c, tools, cooperative: bool = False) -> dict:
         out["racecheck"] = RaceChecker(c.plan.shift)
     if "synccheck" in tools:
         out["synccheck"] = SyncChecker(c.plan)
-    for ch in out.values():
-        ch.ctas.keep = cooperative
+    if "synccheck" in out:
+        out["synccheck"].ctas.keep = cooperative
     return out
 
 
@@ -35,6 +36,7 @@ def activate(run, checkers: dict):
     from .backends.llvm import check_hooks
     from .backends.llvm.runtime import ptr
     order = [checkers[t] for t in HOOKED if t in checkers]
+    run.race = checkers.get("racecheck")      # each worker attaches its shadow memory
     with check_hooks.active(ptr(run.L), order):
         try:
             yield

@@ -54,7 +54,23 @@ class InputError(PtxcError):
 # ----------------------------------------------------------------- group
 
 class PtxcGroup(click.Group):
-    """A click group that turns ptxc errors into clean messages and exit codes."""
+    """A click group that turns ptxc errors into clean messages and exit codes,
+    and imports a command's module (``lazy``: name -> (module, attribute))
+    only when that command runs or help lists it: `ptxc profile` does not
+    pay for the imports of `ptxc run`, `inject`, ... (docs/profile.md, "Speed")."""
+
+    lazy: dict = {}
+
+    def list_commands(self, ctx: click.Context) -> list[str]:
+        return sorted(set(super().list_commands(ctx)) | set(self.lazy))
+
+    def get_command(self, ctx: click.Context, name: str):
+        if name not in self.commands and name in self.lazy:
+            import importlib
+            module, attribute = self.lazy[name]
+            self.add_command(getattr(importlib.import_module(module, __package__), attribute),
+                             name)
+        return super().get_command(ctx, name)
 
     def invoke(self, ctx: click.Context):
         try:
@@ -525,15 +541,22 @@ def profile_command(files, launches, args, launch_file, zero_fill, kernels, mode
     from .module_profile import FAILED, profile_module
     from .module_profile_render import render
     pause_gc()
-    t0 = time.perf_counter()
-    module = read_module(files[0])
-    parse_s = time.perf_counter() - t0
-    seen = _print_warnings(module)
-    try:
-        mp = profile_module(module, **options, jobs=1 if topdown else kernel_jobs(jobs))
-    finally:
-        _print_warnings(module, seen)
-    mp.timings = {"parse": parse_s, **mp.timings}
+    mp = None
+    if not (topdown or value_profile or by == "source" or html_path or report_path):
+        from .profile_split import profile_split        # every kernel's work in forked processes
+        mp = profile_split(files[0], options, kernel_jobs(jobs))
+        if mp is not None:
+            _print_warnings(mp.module)
+    if mp is None:
+        t0 = time.perf_counter()
+        module = read_module(files[0])
+        parse_s = time.perf_counter() - t0
+        seen = _print_warnings(module)
+        try:
+            mp = profile_module(module, **options, jobs=1 if topdown else kernel_jobs(jobs))
+        finally:
+            _print_warnings(module, seen)
+        mp.timings = {"parse": parse_s, **mp.timings}
     text, predictions = render(mp, fmt), None
     if topdown:
         from .cli_predict import profile_topdown
@@ -614,23 +637,14 @@ def _field_default(f):
 
 # ------------------------------------------------------------------- run
 
-from .cli_run import run_command  # noqa: E402 - `ptxc run` (docs/runtime.md)
-
-cli.add_command(run_command)
-from .cli_check import check_command  # noqa: E402 - `ptxc check` (docs/check.md)
-cli.add_command(check_command)
-from .cli_inject import inject_command  # noqa: E402 - `ptxc inject` (docs/inject.md)
-cli.add_command(inject_command)
-
-from .cli_occupancy import occupancy_command  # noqa: E402 - `ptxc occupancy` (docs/gpus.md)
-
-cli.add_command(occupancy_command)
-from .cli_predict import predict_command  # noqa: E402 - `ptxc predict` (docs/predict.md)
-
-cli.add_command(predict_command)
-from .cli_calibrate import calibrate_command  # noqa: E402 - `ptxc calibrate` (docs/predict.md)
-
-cli.add_command(calibrate_command)
+PtxcGroup.lazy.update({          # imported when used (PtxcGroup)
+    "run": (".cli_run", "run_command"),                  # `ptxc run` (docs/runtime.md)
+    "check": (".cli_check", "check_command"),            # `ptxc check` (docs/check.md)
+    "inject": (".cli_inject", "inject_command"),         # `ptxc inject` (docs/inject.md)
+    "occupancy": (".cli_occupancy", "occupancy_command"),    # `ptxc occupancy` (docs/gpus.md)
+    "predict": (".cli_predict", "predict_command"),      # `ptxc predict` (docs/predict.md)
+    "calibrate": (".cli_calibrate", "calibrate_command"),    # `ptxc calibrate` (docs/predict.md)
+})
 
 
 # ------------------------------------------------------------------ main

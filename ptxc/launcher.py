@@ -611,6 +611,7 @@ def run_compiled(c, fn, grid, block, params, segments, shared_bytes, max_steps, 
     if "memcheck" in check_tools(check):
         from .backends.llvm.memcheck import MemcheckLog
         log = MemcheckLog()
+        log.shadow_offsets = tuple(sorted(set(getattr(c.plan, "provenance_shadow", {}).values())))
     init = initcheck_setup(check, shadow)
     if init is not None:
         threads = 1          # CTAs in linear order: one answer for racing CTAs (docs/check.md)
@@ -841,9 +842,9 @@ def run_error(c, fn, grid, block, e, max_steps, run_sizes=None, assertions=()) -
         text += f" at line {loc.line} ({ins.full_opcode})"
     if e.code in (Lo.ERR_OOB, Lo.ERR_MISALIGNED, Lo.ERR_BAD_FREE):
         text += f", address 0x{e.addr:x}{describe_address(e.addr, ins, run_sizes)}"
-    if e.code == Lo.ERR_OOB and inst.parent is None:
-        from .provenance import started_from
-        text += started_from(c.plan, ins, e.addr, run_sizes or {})
+    if e.code == Lo.ERR_OOB:
+        from .provenance_message import started_from
+        text += started_from(c.plan, inst, ins, e.addr, run_sizes or {}, getattr(e, "ws", None), e.lane)
     if e.code == Lo.ERR_ASSERT and assertions:
         text += f": {assertions[0].strip()}"
     if inst.parent is not None:

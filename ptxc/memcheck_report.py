@@ -60,9 +60,9 @@ def describe_errors(c, fn, log, sizes: dict) -> list[MemcheckError]:
             space = {Lo.SEG_SHARED: "shared", Lo.SEG_LOCAL: "local"}.get(
                 e.address >> c.plan.shift, "global")
         where = describe_address(e.address, ins, sizes, space=e.space).strip()[1:-1]
-        if e.code == Lo.ERR_OOB and inst.parent is None:        # ptxc/provenance.py
-            from .provenance import started_from
-            where += started_from(c.plan, ins, e.address, sizes)
+        if e.code == Lo.ERR_OOB:        # ptxc/provenance.py
+            from .provenance_message import started_from
+            where += started_from(c.plan, inst, ins, e.address, sizes, shadow=e.shadow)
         out.append(MemcheckError(
             kernel=fn.name, line=ins.loc.line if ins.loc else 0, opcode=ins.full_opcode,
             kind=e.kind, space=space, error="out-of-bounds" if e.code == Lo.ERR_OOB else "misaligned",

@@ -73,6 +73,8 @@ class KernelRow:
     no_launch: str = ""               # ONE_CTA: why the whole launch is unknown
     reads_nctaid: bool = False        # ONE_CTA: the kernel sees %nctaid = 1
     zero_filled: list = field(default_factory=list)   # parameters run on zero-filled memory
+    counts: dict | None = None        # set by a split run (profile_split.py): static counts
+    profile_json: dict | None = None  # ... and the JSON profile, made where the IR is
 
     @property
     def per_cta(self) -> bool:
@@ -89,6 +91,7 @@ class ModuleProfile:
     mode: str
     rows: list = field(default_factory=list)
     timings: dict = field(default_factory=dict)
+    counts_total: dict | None = None   # a split run (profile_split.py): the count pass's total
 
     @property
     def ran(self) -> list:

@@ -194,10 +194,13 @@ def count_report(mp) -> dict:
     row's dynamic columns and a last pseudo-kernel holding the totals."""
     from .passes.count import csv_dynamic, module_header
     from .passes.count_static import module_counts
-    report = {**module_header(mp.module), **module_counts(mp.module)}
+    if mp.counts_total is not None:         # a split run: every row has its counts
+        report = {**module_header(mp.module), "functions": {}, "total": mp.counts_total}
+    else:
+        report = {**module_header(mp.module), **module_counts(mp.module)}
     functions = {}
     for row in mp.rows:
-        fc = report["functions"][row.kernel]
+        fc = row.counts if row.counts is not None else report["functions"][row.kernel]
         if row.profile is not None:
             fc["csv_dynamic"] = csv_dynamic(row.kernel, fc, row.profile.to_dict(), row.seconds)
         fc.update(grid=dims_text(row.grid), block=dims_text(row.block), launch=row.source,
@@ -257,7 +260,8 @@ def to_dict(mp) -> dict:
             k["reason"] = r.reason
         if r.profile is not None:
             k["seconds"] = round(r.seconds, 6)
-            k["profile"] = with_source(r.profile.to_dict(), mp.module, smap)
+            k["profile"] = (r.profile_json if r.profile_json is not None
+                            else with_source(r.profile.to_dict(), mp.module, smap))
         kernels.append(k)
     return {"file": mp.module.filename, "mode": mp.mode, "kernels": kernels,
             "total": mp.total(), "timings": {k: round(v, 6) for k, v in mp.timings.items()}}

@@ -48,7 +48,7 @@ def run_rows(module, rows: list, mode: str, threads, max_steps, n: int, precompi
     for row in groups[0]:
         run_row(module, row, mode, threads, max_steps)
     for pid, read, group in children:
-        results = _collect(pid, read)
+        results = collect(pid, read)
         if results is None or len(results) != len(group):      # the child failed: run them here
             precompile(module, group, mode)
             for row in group:
@@ -90,8 +90,9 @@ def _child(write: int, module, group, mode, threads, max_steps, precompile, run_
         os._exit(code)
 
 
-def _collect(pid: int, read: int):
-    """The child's results, or None when it failed."""
+def collect(pid: int, read: int):
+    """What a forked child wrote to ``read`` (unpickled), or None when it
+    failed (a non-zero exit, no data, a truncated message)."""
     with os.fdopen(read, "rb") as fh:
         data = fh.read()
     _, status = os.waitpid(pid, 0)

@@ -5,14 +5,17 @@ layout.py): a buffer is a segment, and an offset that overflows its 32 (or,
 with ``.address_size 32``, 24) bits carries into the *next* segment, another
 buffer. Checking ``offset + size <= size(segment)`` alone would then let a
 store 4 GiB past the end of buffer ``a`` write buffer ``b``. So every global
-or generic access whose address derives from one kernel pointer parameter
-(the pointer-provenance analysis of passes/slice_regions.py: arithmetic,
-moves and conversions of one ``ld.param`` of a scalar pointer-wide
-parameter) or from a ``.global`` variable must also lie in *that* segment:
-the segment of the parameter's value, or segment 5 for the module's
-``.global`` variables. A pointer of unknown origin (loaded from memory,
-mixed from two parameters, returned by a call) is checked against the
-segment it lands in only; docs/executor.md says so.
+or generic access whose address derives from one pointer (the provenance
+analysis of ptxc/provenance_flow.py over passes/slice_regions.py:
+arithmetic, moves and conversions of one *base*) must also lie in the
+segment that base points into. The bases: a kernel pointer parameter (or a
+pointer field of a by-value struct parameter), the module's ``.global``
+variables (segment 5), and a pointer-wide value loaded from memory (an
+array of pointers, a ``-G`` stack slot, a pointer argument of a called
+``.func``, a pointer a call returns), whose value the executor keeps for the
+check. A base mixed from two pointers, shuffled, or chased around a loop
+(``p = p->next``) is unknown: such an access is checked against the segment
+it lands in only; docs/executor.md says so.
 
 C and CUDA make an access outside the object a pointer was derived from
 undefined behaviour (LLVM's ``inbounds``); on a GPU such an access faults or
@@ -39,75 +42,79 @@ def checked_address(ins):
 
 
 def origins(ins, address_bits: int):
-    """The objects the address of ``ins`` may derive from: a list of
-    ('param', parameter) for scalar pointer-wide kernel parameters and
-    ('globals',) for .global variables, or None when some base is unknown
-    (a loaded pointer: not checked). At run time the address must lie in the
-    segment of the one candidate whose value is a buffer pointer (a 64-bit
-    index parameter, ``a + i`` with ``i`` from ``ld.param``, is a candidate
-    too, but its value names no buffer); with none or several, it is not
-    checked (provenance_ir.py)."""
+    """The bases the address of ``ins`` may derive from: a list of
+    ('param', parameter, offset) for a pointer-wide kernel parameter read
+    at that byte offset, ('globals',) for .global variables and ('loaded',
+    result) for a pointer-wide load result of the access's function; None
+    when some base is unknown (not checked). At run time the address must
+    lie in the segment of the one candidate whose value is a buffer pointer
+    (a 64-bit index parameter, ``a + i`` with ``i`` from ``ld.param``, is a
+    candidate too, but its value names no buffer); with none or several, it
+    is not checked (backends/llvm/provenance_ir.py)."""
     from ptxc.passes.slice_regions import UNKNOWN, UNKNOWN32
     got = checked_address(ins)
     fn = ins.block.function if ins.block is not None else None
-    if got is None or fn is None or not fn.is_kernel or not isinstance(got[0].base, ir.Value):
+    if got is None or fn is None or not isinstance(got[0].base, ir.Value):
         return None
-    bases = regions(fn, address_bits).of(got[0].base)
-    ptr_types = ("u64", "b64", "s64") if address_bits == 64 else ("u32", "b32", "s32")
     out = []
-    for base in bases:
+    for base in regions(fn, address_bits).of(got[0].base):
         if base == UNKNOWN32:
             continue
-        if base == UNKNOWN:
+        cand = _candidate(fn, base, address_bits)
+        if cand is None:
             return None
-        if base[0] == "param":
-            p = next((p for p in fn.params if p.name == base[1]), None)
-            if p is None or p.dims or p.type not in ptr_types:
-                return None
-            out.append(("param", p))
-        elif base[0] == "sym" and getattr(base[1], "space", None) == "global":
-            out.append(("globals",))
-        else:
+        out.append(cand)
+    return sorted(set(out), key=_order) or None
+
+
+def _candidate(fn, base, address_bits: int):
+    from ptxc.passes.slice_regions import UNKNOWN
+    if base == UNKNOWN:
+        return None
+    if base[0] == "param":
+        p = next((p for p in fn.params if p.name == base[1]), None)
+        ptr_types = ("u64", "b64", "s64") if address_bits == 64 else ("u32", "b32", "s32")
+        if p is None or (not p.dims and p.type not in ptr_types):
             return None
-    return sorted(set(out), key=lambda o: o[1].name if len(o) > 1 else "") or None
+        return ("param", p, base[2])
+    if base[0] == "sym" and getattr(base[1], "space", None) == "global":
+        return ("globals",)
+    if base[0] == "loaded":
+        return base
+    return None
+
+
+def _order(cand):
+    if cand[0] == "param":
+        return (0, cand[1].name, cand[2])
+    if cand[0] == "loaded":
+        return (2, cand[1].instr.loc.line if cand[1].instr.loc else 0, cand[1].name)
+    return (1, "", 0)
 
 
 def regions(fn, address_bits: int):
-    """The pointer-provenance analysis of ``fn`` (cached on the function
-    for the module's current IR)."""
+    """The provenance analysis of ``fn`` (cached on the function for the
+    module's current IR)."""
     from ptxc.passes.cta_equivalence import module_program
-    from ptxc.passes.slice_regions import Regions
+    from .provenance_flow import ProvenanceRegions
     cache = fn.module.attrs.setdefault("provenance_regions", {})
     got = cache.get(fn.name)
-    if got is None or got[0] is not fn:
-        got = cache[fn.name] = (fn, Regions(fn, module_program(fn.module), address_bits))
+    if got is None or got[0] is not fn or got[2] != address_bits:
+        got = cache[fn.name] = (fn, ProvenanceRegions(fn, module_program(fn.module), address_bits),
+                                address_bits)
     return got[1]
 
 
-def started_from(plan, ins, addr: int, sizes: dict) -> str:
-    """'; it was computed from <buffer>: N bytes after its end' when a
-    reported address lies outside the allocation it started from (the
-    provenance check failed), else ''."""
-    shift = sizes.get("shift", plan.shift)
-    cands = origins(ins, 32 if shift == 24 else 64)
-    params = sizes.get("params")
-    if not cands or params is None:
-        return ""
-    segs = []
-    for cand in cands:
-        if cand[0] == "globals":
-            segs.append(5)
-            continue
-        off, width = plan.param_layout[cand[1].name][1], 8 if shift == 32 else 4
-        seg = int.from_bytes(params[off:off + width], "little") >> shift
-        if seg >= 5:
-            segs.append(seg)
-    if len(segs) != 1 or segs[0] == addr >> shift:
-        return ""
-    seg = segs[0]
-    name, n = sizes.get("buffers", {}).get(seg, (".global variables", plan.global_size)) \
-        if seg != 5 else ("the .global variables", plan.global_size)
-    base = seg << shift
-    where = f"{base - addr} bytes before" if addr < base else f"{addr - base - n} bytes after the end of"
-    return (f"; it was computed from {name} ({n} bytes at 0x{base:x}) and lies {where} it "
-            f"(an offset never carries into another allocation)")
+def loaded_roots(fn, address_bits: int) -> frozenset:
+    """ids of the load results of ``fn`` some check reads (their values are
+    kept in shadow slots), cached with the analysis."""
+    r = regions(fn, address_bits)
+    got = getattr(r, "roots_used", None)
+    if got is None:
+        got = set()
+        for ins in fn.instructions():
+            for cand in origins(ins, address_bits) or ():
+                if cand[0] == "loaded":
+                    got.add(id(cand[1]))
+        got = r.roots_used = frozenset(got)
+    return got

@@ -51,7 +51,7 @@ def undefined_inlined_at(text: str) -> list[str]:
         if re.search(r"\.(entry|func)\s", line):
             seen = set()
         s = line.strip()
-        if not s.startswith(".loc"):
+        if not re.match(r"\.loc\s", s):           # not .local
             continue
         at = _AT.search(s)
         if at and at.groups() not in seen:

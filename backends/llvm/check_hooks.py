@@ -2,22 +2,25 @@
 
 A launch under ``check="racecheck"`` or ``"synccheck"`` runs a compiled
 variant of its own (jit.compile_kernel(..., racecheck=True)), as memcheck does
-(memcheck.py): the default code is unchanged. The variant calls back into
-Python (ctypes) at
+(memcheck.py): the default code is unchanged. The variant
 
-* every shared-memory ``ld``/``st``/``atom``/``red``/``cp.async`` (racecheck;
-  a generic access only when one of its lanes falls in the shared window):
-  ``ptxc_race(L, cta, ws, i32 id, ptr addrs, i32 lanes, i32 kind, i32 nbytes,
-  i32 generic)`` with the 32 lane addresses and the lanes that access;
-* every CTA barrier a warp reaches (``bar.sync``, ``barrier.sync``,
-  ``bar.red``; not the arrive-only forms) and every ``bar.warp.sync``
-  (both tools): ``ptxc_sync(L, cta, ws, i32 id, i32 event, i32 lanes, ptr
-  masks, i32 sp)`` (``sp``: the reconvergence stack depth, whose entries
+* at every shared-memory ``ld``/``st``/``atom``/``red``/``cp.async``
+  (racecheck; a generic access only when one of its lanes falls in the
+  shared window) calls the native ``ptxc_race(L, cta, ws, i32 id, ptr
+  addrs, i32 lanes, i32 kind, i32 nbytes, i64 lowmask)`` of
+  racecheck_ir.py with the 32 lane addresses and the lanes that access; it
+  calls back into Python (ctypes) only when it finds hazards:
+  ``ptxc_race_report(L, cta, ws, i32 id, i32 kind, i32 nbytes, ptr shadow)``;
+* at every CTA barrier a warp reaches (``bar.sync``, ``barrier.sync``,
+  ``bar.red``; not the arrive-only forms) and every ``bar.warp.sync`` calls
+  the native ``ptxc_race_sync(cta, ws, i32 event)`` (racecheck) and
+  ``ptxc_sync(L, cta, ws, i32 id, i32 event, i32 lanes, ptr masks, i32 sp)``
+  in Python (synccheck; ``sp``: the reconvergence stack depth, whose entries
   below the top say where the lanes that do not execute will resume);
-* a ``.sync`` warp collective (``shfl``, ``vote``, ``match``, ``redux``,
+* at a ``.sync`` warp collective (``shfl``, ``vote``, ``match``, ``redux``,
   ``elect``) whose member mask names a live lane that does not execute it,
-  or leaves out an executing lane (synccheck; tested in the generated code,
-  so a correct collective costs no call).
+  or leaves out an executing lane, calls ``ptxc_sync`` (synccheck; tested in
+  the generated code, so a correct collective costs no call).
 
 The callbacks find the launch's checker (racecheck.RaceChecker,
 synccheck.SyncChecker) by its launch-state address; see :class:`active`.
@@ -35,8 +38,8 @@ EV_BARRIER, EV_WARPSYNC, EV_COLLECTIVE = 0, 1, 2
 COLLECTIVE_MASK = {"shfl": 3, "vote": 1, "match": 1, "redux": 1, "elect": 0}   # membermask operand
 TOOLS = ("racecheck", "synccheck")
 
-RACE_ARGS = (ctypes.c_void_p, ctypes.c_void_p, ctypes.c_void_p, ctypes.c_int32, ctypes.c_void_p,
-             ctypes.c_uint32, ctypes.c_int32, ctypes.c_int32, ctypes.c_int32)   # ptxc_race's, void
+RACE_ARGS = (ctypes.c_void_p, ctypes.c_void_p, ctypes.c_void_p, ctypes.c_int32, ctypes.c_int32,
+             ctypes.c_int32, ctypes.c_void_p)                  # ptxc_race_report's, void
 SYNC_ARGS = (ctypes.c_void_p, ctypes.c_void_p, ctypes.c_void_p, ctypes.c_int32, ctypes.c_int32,
              ctypes.c_uint32, ctypes.c_void_p, ctypes.c_int32)                 # ptxc_sync's, void
 
@@ -44,11 +47,15 @@ SYNC_ARGS = (ctypes.c_void_p, ctypes.c_void_p, ctypes.c_void_p, ctypes.c_int32, 
 # ------------------------------------------------------------ codegen
 def race_hook(cg, addr: str | None, a_tmp: str | None, emi: str, kind: int, nbytes: int,
               generic: bool) -> None:
-    """After the checks of a shared (or generic) access: report its lanes
-    ``emi`` (i32) and addresses (``addr`` <32 x i64>, or already in ``a_tmp``)."""
+    """After the checks of a shared (or generic) access: check its lanes
+    ``emi`` (i32) and addresses (``addr`` <32 x i64>, or already in ``a_tmp``)
+    against the shadow memory (racecheck_ir.py)."""
     if "racecheck" not in getattr(cg, "checks", ()):
         return
+    from . import racecheck_ir
     from .ops_mem import spill_addr
+    if nbytes > racecheck_ir.MAX_NBYTES:
+        raise ValueError(f"internal error: racecheck of a {nbytes}-byte access")
     f = cg.f
     a_tmp = a_tmp or spill_addr(cg, addr)
     lanes = emi
@@ -57,11 +64,18 @@ def race_hook(cg, addr: str | None, a_tmp: str | None, emi: str, kind: int, nbyt
         seg = f.val(f"lshr <32 x i64> {a}, {splat('i64', cg.plan.shift)}")
         sh = f.val(f"icmp eq <32 x i64> {seg}, {splat('i64', Lo.SEG_SHARED)}")
         lanes = f.val(f"and i32 {f.cast('bitcast', '<32 x i1>', sh, 'i32')}, {emi}")
-    call_if(cg, lanes, "ptxc_race",
-            "declare void @ptxc_race(ptr, ptr, ptr, i32, ptr, i32, i32, i32, i32)",
+    _race_helpers(cg)
+    lowmask = (1 << cg.plan.shift) - 1 if generic else -1
+    call_if(cg, lanes, "ptxc_race", None,
             [("ptr", "%L"), ("ptr", "%cta"), ("ptr", "%ws"), ("i32", str(cg.iid())),
              ("ptr", a_tmp), ("i32", lanes), ("i32", str(kind)), ("i32", str(nbytes)),
-             ("i32", "1" if generic else "0")])
+             ("i64", str(lowmask))])
+
+
+def _race_helpers(cg) -> None:
+    from . import racecheck_ir
+    cg.helpers.setdefault("ptxc_race", racecheck_ir.TEXT)
+    cg.decls.update(racecheck_ir.DECLS)
 
 
 def sync_hook(cg, ins) -> None:
@@ -73,11 +87,22 @@ def sync_hook(cg, ins) -> None:
     if op in ("bar", "barrier"):
         if "arrive" in mods:
             return
-        if "warp" in mods:
-            return _event(cg, EV_WARPSYNC, _mask_operand(cg, ins, 0), always=True)
-        return _event(cg, EV_BARRIER, None, always=True)
+        event = EV_WARPSYNC if "warp" in mods else EV_BARRIER
+        if "racecheck" in checks:
+            _race_sync(cg, event)
+        if "synccheck" in checks:
+            _event(cg, event, _mask_operand(cg, ins, 0) if event == EV_WARPSYNC else None,
+                   always=True)
+        return
     if op in COLLECTIVE_MASK and "sync" in mods and "synccheck" in checks:
         _event(cg, EV_COLLECTIVE, _mask_operand(cg, ins, COLLECTIVE_MASK[op]), always=False)
+
+
+def _race_sync(cg, event: int) -> None:
+    """racecheck: the warp passes a barrier (ep, wep) or __syncwarp (wep)."""
+    _race_helpers(cg)
+    call_if(cg, cg.emi, "ptxc_race_sync", None,
+            [("ptr", "%cta"), ("ptr", "%ws"), ("i32", str(event))])
 
 
 def _mask_operand(cg, ins, k: int) -> str:
@@ -120,13 +145,15 @@ def bad_lanes(cg, masks: str) -> str:
     return f.val(f"call i32 @llvm.vector.reduce.or.v32i32(<32 x i32> {bad})")
 
 
-def call_if(cg, lanes: str, name: str, decl: str, args) -> None:
-    """``call name(args)`` when ``lanes`` (i32) is not 0."""
+def call_if(cg, lanes: str, name: str, decl: str | None, args) -> None:
+    """``call name(args)`` when ``lanes`` (i32) is not 0 (``decl``: its
+    declaration, None for a function the module defines)."""
     f = cg.f
     go, done = f.fresh_label("chk"), f.fresh_label("chkok")
     f.cbr(f.icmp("ne", "i32", lanes, "0"), go, done)
     f.label(go, dominated=True)
-    cg.decls.add(decl)
+    if decl:
+        cg.decls.add(decl)
     f.call("void", name, args)
     f.br(done)
     f.label(done, dominated=True)
@@ -158,10 +185,10 @@ class active:
             raise RuntimeError("a check callback failed") from failed
 
 
-def _race(L, cta, ws, iid, addrs, lanes, kind, nbytes, generic) -> None:
+def _race(L, cta, ws, iid, kind, nbytes, shadow) -> None:
     for c in _checkers.get(L, ()):
         if hasattr(c, "access"):
-            c.access(L, cta, ws, iid, addrs, lanes, kind, nbytes, generic)
+            c.access(L, cta, ws, iid, kind, nbytes, shadow)
 
 
 def _sync(L, cta, ws, iid, event, lanes, masks, sp) -> None:
@@ -185,5 +212,5 @@ _sync_cb = callbacks.c_function(_safe(_sync), None, *SYNC_ARGS)
 
 
 def register_symbols(binding) -> None:
-    """Make ``ptxc_race`` and ``ptxc_sync`` resolvable by the JIT."""
-    callbacks.add_symbols(binding, {"ptxc_race": _race_cb, "ptxc_sync": _sync_cb})
+    """Make ``ptxc_race_report`` and ``ptxc_sync`` resolvable by the JIT."""
+    callbacks.add_symbols(binding, {"ptxc_race_report": _race_cb, "ptxc_sync": _sync_cb})

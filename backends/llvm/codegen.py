@@ -41,6 +41,7 @@ from .fault_check import check_only
 from .mem_count import count_only
 from .ops_mma import WHOLE_WARP_OPS
 from .plan import Plan
+from .provenance_ir import keep_root
 from .simt import SimtMixin
 
 SPIN_SEMANTICS = ("acquire", "relaxed", "volatile")
@@ -327,6 +328,8 @@ class KernelCodegen(SimtMixin, Values):
                     from .value_prof import WriteProfile
                     vp = WriteProfile(self, ins)
                 self.lower(ins, handler, ins)
+                if op in ("ld", "ldu"):
+                    keep_root(self, ins)    # provenance_ir.py: loaded pointers a check reads
                 if self.value_profile:
                     vp.after()
         elif self.checks_faults and checked(ins):

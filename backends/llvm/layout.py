@@ -103,6 +103,7 @@ CTA_RES_AND = 32
 CTA_RES_OR = 36
 CTA_INST = 40        # i64 warp-level instructions of the current CTA
 CTA_TINST = 48       # i64 thread-level instructions of the current CTA
+CTA_RACE = 56        # ptr the worker's racecheck shadow (racecheck_ir.py; 0: none)
 CTA_SIZE = 64
 
 # ---------------------------------------------------- launch state (L)

@@ -60,6 +60,7 @@ class MemError:
     lane: int
     address: int
     order: tuple         # (linear CTA, warp, lane) of the first occurrence
+    shadow: dict | None = None   # its lane's provenance shadow slots: warp-state offset -> value
 
 
 class MemcheckLog:
@@ -68,6 +69,7 @@ class MemcheckLog:
     def __init__(self):
         self.by_key: dict[tuple, MemError] = {}
         self.lock = threading.Lock()
+        self.shadow_offsets: tuple = ()     # provenance shadow slots to keep (provenance_ir.py)
 
     def record(self, key, order, make) -> None:
         with self.lock:
@@ -129,7 +131,17 @@ def _record(L, cta, ws, bad, iid, addrs, kind, space, nbytes) -> None:
                 order = (linear, warp, lane)
                 log.record((iid, kind, code), order, lambda lane=lane, code=code, order=order: MemError(
                     iid, KIND_NAMES[kind], SPACE_NAMES[space], code, nbytes, 1, tuple(ctaid),
-                    (tids[0][lane], tids[1][lane], tids[2][lane]), warp, lane, lane_addrs[lane], order))
+                    (tids[0][lane], tids[1][lane], tids[2][lane]), warp, lane, lane_addrs[lane], order,
+                    shadow_values(log, ws, lane)))
+
+
+def shadow_values(log, ws: int, lane: int):
+    """The lane's provenance shadow slots (ptxc/provenance_message.py names
+    the allocation a loaded pointer pointed into), or None."""
+    if not log.shadow_offsets:
+        return None
+    return {o: struct.unpack("<Q", ctypes.string_at(ws + o + 8 * lane, 8))[0]
+            for o in log.shadow_offsets}
 
 
 _callback = callbacks.c_function(callbacks.guarded(_record), None, *ARGTYPES)

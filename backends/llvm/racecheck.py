@@ -37,6 +37,15 @@ a thread whose 4-byte write meets one earlier write of another thread counts
 once, not 4 times. Hazards are aggregated per (kind, earlier instruction,
 later instruction, severity) with the first occurrence, the smallest (linear
 CTA, later thread), so the result is the same for any number of workers.
+
+Implementation: the shadow memory lives in the kernel's own code
+(racecheck_ir.py, the racecheck variant of check_hooks.py), one per worker
+(:class:`RaceShadow`, reached through the CTA state), cleared when the
+worker starts another CTA; Python is called only for a warp access that met
+hazards, to aggregate them (:meth:`RaceChecker.access`).
+tests/race_reference.py keeps the NumPy model this replaced, and
+tests/test_racecheck_native.py runs both on random access streams and on
+kernels.
 """
 from __future__ import annotations
 
@@ -48,10 +57,9 @@ from dataclasses import dataclass
 import numpy as np
 
 from . import layout as Lo
-from .check_hooks import EV_BARRIER
-from .memcheck import KIND_ATOMIC, KIND_LOAD
+from . import racecheck_ir as R
+from .memcheck import KIND_LOAD
 
-TID, IID, SEQ, EP, WEP, ATOM = range(6)
 ERROR, WARNING = "error", "warning"
 
 
@@ -105,10 +113,6 @@ def warp_of(ws) -> int:
     return struct.unpack("<i", ctypes.string_at(ws + Lo.WS_WARP, 4))[0]
 
 
-def lane_array(mask: int) -> np.ndarray:
-    return np.nonzero((np.uint64(mask) >> np.arange(32, dtype=np.uint64)) & np.uint64(1))[0]
-
-
 class PerCta:
     """Per-CTA state kept while one worker runs the CTA: a CTA runs to its
     end on one worker, so a worker's next CTA ends the state of its last."""
@@ -145,144 +149,73 @@ class PerCta:
             self.current.clear()
 
 
-class CtaShadow:
-    """The shadow memory of one CTA's shared memory (see module doc)."""
+class RaceShadow:
+    """The shadow memory of one worker (racecheck_ir.py's layouts): NumPy
+    arrays, zeroed lazily by the OS, so bytes a kernel never touches cost
+    no memory."""
 
     def __init__(self, size: int, nwarps: int):
-        self.size = size
-        self.w = np.full((6, size), -1, dtype=np.int64)
-        self.r1 = np.full((5, size), -1, dtype=np.int64)
-        self.r2 = np.full((5, size), -1, dtype=np.int64)
-        self.ep = np.zeros(nwarps, dtype=np.int64)
-        self.wep = np.zeros(nwarps, dtype=np.int64)
-        self.seq = 0
-        self.iid = -1
+        self.bytes = np.zeros(max(size, 1) * R.BYTE, np.uint8)
+        self.ep = np.zeros(max(nwarps, 1), np.int32)
+        self.wep = np.zeros(max(nwarps, 1), np.int32)
+        self.rows = np.zeros(R.ROW_CAP * R.ROW // 4, np.int32)
+        self.head = np.zeros(R.H_BYTES_TOTAL // 8, np.int64)
+        for off, v in ((R.H_LINEAR, -1), (R.H_SIZE, size), (R.H_BYTES, self.bytes.ctypes.data),
+                       (R.H_EP, self.ep.ctypes.data), (R.H_WEP, self.wep.ctypes.data),
+                       (R.H_NWARPS, nwarps), (R.H_ROWS, self.rows.ctypes.data),
+                       (R.H_CAP, R.ROW_CAP)):
+            self.head[off // 8] = v
+        self.address = self.head.ctypes.data
 
-    def sync(self, warp: int, event: int) -> None:
-        if event == EV_BARRIER:
-            self.ep[warp] += 1
-        self.wep[warp] += 1
-
-    def access(self, warp: int, lanes: np.ndarray, offsets: np.ndarray, kind: int, nbytes: int,
-               iid: int):
-        """Check and record one warp access; returns the hazards as
-        (kind, earlier iid, severity, lane index, earlier thread, byte offset)
-        arrays (one row per conflicting byte)."""
-        self.seq += 1
-        self.iid = iid
-        per = np.arange(nbytes, dtype=np.int64)
-        idx = (offsets[:, None].astype(np.int64) + per).ravel()
-        row = np.repeat(np.arange(len(lanes)), nbytes)
-        keep = (idx >= 0) & (idx < self.size)
-        idx, row = idx[keep], row[keep]
-        tid = (warp * 32 + lanes[row]).astype(np.int64)
-        found = []
-        write = kind != KIND_LOAD
-        atomic = kind == KIND_ATOMIC
-        w_bad, w_same = self.unordered(self.w, idx, tid, warp)
-        if write and atomic:
-            w_bad &= self.w[ATOM, idx] != 1
-        found.append(("WAW" if write else "RAW", self.w, w_bad, w_same))
-        if write:
-            for r in (self.r1, self.r2):
-                bad, same = self.unordered(r, idx, tid, warp)
-                found.append(("WAR", r, bad, same))
-        hazards = []
-        for name, src, bad, same in found:
-            k = np.nonzero(bad)[0]
-            if len(k):
-                hazards.append((name, src[IID, idx[k]], same[k], row[k], src[TID, idx[k]], idx[k]))
-        if write:
-            self.store(idx, tid, int(atomic), warp)
-        else:
-            self.load(idx, tid, warp)
-        return hazards
-
-    def unordered(self, rec, idx, tid, warp):
-        """(hazard, same warp) per byte: ``rec``'s access is by another
-        thread, another warp instruction, and not ordered before this one."""
-        sub = rec[:WEP + 1, idx]
-        t = sub[TID]
-        same = (t // 32) == warp
-        ordered = np.where(same, sub[WEP] < self.wep[warp], sub[EP] < self.ep[warp])
-        bad = (t >= 0) & (t != tid) & (sub[SEQ] != self.seq) & ~ordered
-        return bad, same
-
-    def stamp(self, rec, idx, tid, warp, iid) -> None:
-        """Record this access (thread ``tid``, per byte) in ``rec`` at ``idx``."""
-        buf = np.empty((WEP + 1, len(idx)), dtype=np.int64)
-        buf[TID], buf[IID], buf[SEQ], buf[EP], buf[WEP] = tid, iid, self.seq, self.ep[warp], \
-            self.wep[warp]
-        rec[:WEP + 1, idx] = buf
-
-    def store(self, idx, tid, atomic: int, warp: int) -> None:
-        self.stamp(self.w, idx, tid, warp, self.iid)
-        self.w[ATOM, idx] = atomic
-        self.r1[TID, idx] = -1
-        self.r2[TID, idx] = -1
-
-    def load(self, idx, tid, warp: int) -> None:
-        """The last two readers by different threads: r1 the latest."""
-        uniq, first = np.unique(idx, return_index=True)
-        last = len(idx) - 1 - np.unique(idx[::-1], return_index=True)[1]
-        t_first, t_last = tid[first], tid[last]
-        multi = t_first != t_last
-        old = self.r1[TID, uniq]
-        shift = ~multi & (old >= 0) & (old != t_last)
-        s = uniq[shift]
-        self.r2[:, s] = self.r1[:, s]
-        m = uniq[multi]
-        self.stamp(self.r2, m, t_first[multi], warp, self.iid)
-        self.stamp(self.r1, uniq, t_last, warp, self.iid)
+    def found(self) -> np.ndarray:
+        """The hazard rows of the current access, (n, 6) int32."""
+        n = int(self.head[R.H_NROWS // 8])
+        if n > R.ROW_CAP:
+            raise RuntimeError(f"racecheck: {n} hazard rows for one access (room for {R.ROW_CAP})")
+        return self.rows[:n * 6].reshape(n, 6).copy()
 
 
 class RaceChecker:
-    """The racecheck of one launch: shadow memory per running CTA, the
-    hazards found (``log``)."""
+    """The racecheck of one launch: a shadow memory per worker (attach),
+    the hazards found (``log``)."""
 
     def __init__(self, shift: int):
         self.shift = shift          # generic address = segment << shift | offset
         self.log = HazardLog()
-        self.ctas = PerCta(self._new)
+        self.shadows: dict[int, RaceShadow] = {}
+        self.lock = threading.Lock()
 
-    def _new(self, L, linear):
-        shared, = struct.unpack("<i", ctypes.string_at(L + Lo.L_SHARED, 4))
-        nwarps, = struct.unpack("<i", ctypes.string_at(L + Lo.L_NWARPS, 4))
-        return CtaShadow(shared, nwarps)
+    def attach(self, size: int, nwarps: int) -> int:
+        """A new worker's shadow for ``size`` shared bytes; its address."""
+        sh = RaceShadow(size, nwarps)
+        with self.lock:
+            self.shadows[sh.address] = sh
+        return sh.address
 
-    def sync(self, L, cta, ws, iid, event, lanes, masks, sp) -> None:
-        _, linear = cta_info(cta)
-        self.ctas.get(L, linear).sync(warp_of(ws), event)
-
-    def access(self, L, cta, ws, iid, addrs, lanes, kind, nbytes, generic) -> None:
+    def access(self, L, cta, ws, iid, kind, nbytes, h) -> None:
+        """Record the hazards the generated code found at one warp access
+        (the rows of shadow ``h``): one per (later thread, earlier
+        instruction, kind), first occurrence its smallest lane."""
+        rows = self.shadows[h].found()
+        rows = rows[np.argsort(rows[:, 0], kind="stable")]     # write record, r1, r2
         ctaid, linear = cta_info(cta)
-        st = self.ctas.get(L, linear)
         warp = warp_of(ws)
-        lane = lane_array(lanes)
-        a = np.frombuffer(ctypes.string_at(addrs, 256), dtype=np.uint64)[lane]
-        if generic:
-            a = a & np.uint64((1 << self.shift) - 1)
-        found = st.access(warp, lane, a.astype(np.int64), kind, nbytes, iid)
-        for name, first_iid, same, row, first_tid, off in found:
-            self._record(name, iid, ctaid, linear, warp, lane, first_iid, same, row, first_tid,
-                         off, nbytes)
-
-    def _record(self, name, iid, ctaid, linear, warp, lane, first_iid, same, row, first_tid, off,
-                nbytes) -> None:
-        keys = {}
-        for k in range(len(row)):       # one hazard per (later thread, earlier instruction, kind)
-            key = (name, int(first_iid[k]), ERROR if not same[k] else WARNING)
-            keys.setdefault(key, {}).setdefault(int(row[k]), (int(first_tid[k]), int(off[k])))
-        for (kind, fiid, sev), rows in keys.items():
-            r = min(rows)
-            tid = warp * 32 + int(lane[r])
-            ftid, o = rows[r]
-            self.log.record((kind, fiid, iid, sev), (linear, tid), len(rows),
-                            lambda: Hazard(kind, fiid, iid, sev, 0, ctaid, ftid, tid, o, nbytes,
+        first = "WAW" if kind != KIND_LOAD else "RAW"
+        keys: dict = {}
+        for cat, lane, fiid, ftid, off, same in rows.tolist():
+            key = ("WAR" if cat else first, fiid, WARNING if same else ERROR)
+            keys.setdefault(key, {}).setdefault(lane, (ftid, off))
+        for (name, fiid, sev), lanes in keys.items():
+            lane = min(lanes)
+            tid = warp * 32 + lane
+            ftid, off = lanes[lane]
+            self.log.record((name, fiid, iid, sev), (linear, tid), len(lanes),
+                            lambda: Hazard(name, fiid, iid, sev, 0, ctaid, ftid, tid, off, nbytes,
                                            (linear, tid)))
 
     def finish(self) -> None:
-        self.ctas.finish_all()
+        with self.lock:
+            self.shadows.clear()
 
     def hazards(self) -> list[Hazard]:
         return self.log.entries()

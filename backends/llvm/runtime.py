@@ -47,6 +47,7 @@ class RunError(Exception):
         super().__init__(code)
         self.code, self.cta, self.warp, self.lane = code, cta, warp, lane
         self.instr_id, self.addr = instr_id, addr
+        self.ws = None          # the failing warp's state (its registers), when known
 
 
 class ModuleMemory:
@@ -118,6 +119,7 @@ class Launch:
         self.L = self._launch_state(dyn_shared, max_steps)
         self.seg_template = self._segments()
         self.output = DeviceOutput(plan.shift)     # printf records, failed assertions
+        self.race = None        # a racecheck.RaceChecker (check_tools.activate): shadow per worker
 
     # ---------------------------------------------------------- structs
     def _launch_state(self, dyn_shared: int, max_steps: int) -> np.ndarray:
@@ -272,6 +274,9 @@ class Worker:
         self.segs[Lo.SEG_LOCAL] = (ptr(self.local), launch.local_size, launch.local_size, 0)
         self.counters = np.zeros(max(c.n_counters, 1), dtype=np.int64)
         self.cta = aligned(Lo.CTA_SIZE)
+        if launch.race is not None:         # racecheck: this worker's shadow memory
+            struct.pack_into("<Q", self.cta, Lo.CTA_RACE,
+                             launch.race.attach(launch.shared_total, launch.nwarps))
         self.W = aligned(Lo.W_SIZE)
         struct.pack_into("<6Qq", self.W, 0, ptr(self.ws), ptr(self.local), ptr(self.shared),
                          ptr(self.segs), ptr(self.counters), ptr(self.cta), c.ws_size)
@@ -287,6 +292,7 @@ class Worker:
             code, iid, lane = struct.unpack_from("<3i", self.ws, base + Lo.WS_ERR_CODE)
             addr, = struct.unpack_from("<Q", self.ws, base + Lo.WS_ERR_ADDR)
             self.error = RunError(code, cta, warp, lane, iid, addr)
+            self.error.ws = bytes(self.ws[base:base + self.ws_size])   # provenance_message.py
 
 
 # ------------------------------------------------------ module variables

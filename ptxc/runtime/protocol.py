@@ -8,8 +8,11 @@ SCM_RIGHTS on the header (the memfds of new device memory).
 """
 from __future__ import annotations
 
-import socket
 import struct
+from typing import TYPE_CHECKING
+
+if TYPE_CHECKING:       # imported where used: `ptxc profile` reads GPU_FIELDS only
+    import socket
 
 PROTOCOL_VERSION = 2
 FD_ENV = "PTXC_RUNTIME_FD"
@@ -98,6 +101,7 @@ class Channel:
     def reply(self, status: int = 0, payload: bytes = b"", fds=()) -> None:
         head = _REPLY.pack(status, len(payload), len(fds), 0)
         if fds:
+            import socket
             socket.send_fds(self.sock, [head], list(fds))
             if payload:
                 self.sock.sendall(payload)

@@ -17,6 +17,9 @@ ptx textures      sm90          -arch=sm_90 -O3
 
 ptx hybrid_faults sm90          -arch=sm_90 -O3
 
+ptx provenance    sm90          -arch=sm_90 -O3
+ptx provenance    sm90.G        -arch=sm_90 -G
+
 ptx divergence    sm90          -arch=sm_90 -O3
 ptx divergence    sm90.G        -arch=sm_90 -G
 ptx divergence    sm90.O0       -arch=sm_90 -Xcicc -O0
