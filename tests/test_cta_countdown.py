@@ -224,3 +224,20 @@ def test_wrapping_countdown_refused(m):
     assert oob("cd_until", 0, "30,0,0", 362, "st.global.u32", X + 1200, 0, 1200, X) in msg
     (classes, note), = module.attrs["cta_classes"].values()
     assert classes is None and note.startswith("off: the fault check at line 362")
+
+
+def test_opt_prints_the_condition():
+    """``ptxc opt`` on cd_param_stride (PTX lines 37-98): the comparisons
+    i0 >= n (37), R & 3 == 0 (45), the remainder loop's != 0 (62), R - 1 < 3
+    (66) and the unrolled loop's i < n (97); the fault checks are the
+    remainder loop's load and store (55, 57) and the unrolled loop's four
+    of each (74 ... 95)."""
+    import subprocess
+    import sys
+    out = subprocess.run([sys.executable, "-m", "ptxc.cli", "opt",
+                          "--pass=slice{faults=checked},cta-equivalence", str(PTX)],
+                         capture_output=True, text=True, check=True).stdout
+    assert "kernel @cd_param_stride: CTA equivalence: 5 comparison(s) on %ctaid (lines 37, " \
+           "45, 62, 66, 97), 10 fault check(s) (lines 55, 57, 74, 77, 79, 82, 86, 89, 92, " \
+           "95)" in out
+    assert "kernel @cd_mark: CTA equivalence off: the guard at line 322" in out
