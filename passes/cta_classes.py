@@ -23,8 +23,9 @@ a loop exit test ``B + k*S cmp b``: the number of iterations that stay in the
 loop when it is the same for every thread, else mixed with F(c) (or a
 number for the CTA's row of iterations when B is exact, and for exit tests
 ``!=``/``==``: passes/cta_countdown.py). :class:`LoopBound` holds what an
-exit test says, for atoms, atoms inside the loop and fault checks over it. CTAs with equal signatures form a class; the
-smallest linear CTA id of a class is its representative.
+exit test says, for atoms, atoms inside the loop and fault checks over it.
+CTAs with equal signatures form a class; the smallest linear CTA id of a
+class is its representative.
 """
 from __future__ import annotations
 
