@@ -20,9 +20,12 @@ separable operands, all true / all false / (mixed, F(c)) where ``F + G =
 a - b`` (equal F gives equal outcomes in every thread); with exact operands,
 all true / all false / (mixed, the packed outcome bits of every thread). For
 a loop exit test ``B + k*S cmp b``: the number of iterations that stay in the
-loop when it is the same for every thread, else mixed with F(c) (or the CTA
-itself when B is exact). CTAs with equal signatures form a class; the
-smallest linear CTA id of a class is its representative.
+loop when it is the same for every thread, else mixed with F(c) (or a
+number for the CTA's row of iterations when B is exact, and for exit tests
+``!=``/``==``: passes/cta_countdown.py). :class:`LoopBound` holds what an
+exit test says, for atoms, atoms inside the loop and fault checks over it.
+CTAs with equal signatures form a class; the smallest linear CTA id of a
+class is its representative.
 """
 from __future__ import annotations
 
@@ -427,6 +430,9 @@ class Evaluator:
         op, w, s = node.op, node.width, node.signed
         if "c" in node.kind and "t" in node.kind and not self.exact_allowed:
             raise Unclassifiable("too many CTA x thread values to evaluate exactly")
+        if op in ("select", "atexit"):
+            from .cta_exit_values import evaluate
+            return evaluate(self, node)
         xs = [self.exact(a) for a in node.args]
         if op in ("add", "sub", "mul", "neg", "and", "or", "xor", "trunc"):
             return _ring_or_bits(op, xs)
@@ -554,14 +560,58 @@ def _exact_outcomes(cmp: str, x, y, nthreads: int) -> list:
 # -------------------------------------------------------------- loops
 def _loop_signature(ev: Evaluator, atom) -> list:
     """Signature of a loop exit test ``a cmp b`` where one side is ``B + k*S``."""
-    E, P, k_hi, k_lo = loop_counts(ev, atom)
-    uniform = k_hi == k_lo
-    return [np.where(uniform, COUNT, MIXED), np.where(uniform, k_hi, E.F.reshape(-1))]
+    return loop_bound(ev, atom).cols
+
+
+class LoopBound:
+    """What an exit test says about the chunk's CTAs: ``k_hi``/``k_lo`` (per
+    CTA: the most and fewest iterations K(c, t) a thread stays, over its
+    threads), ``cols`` (the test's signature: COUNT and K when every thread
+    stays K times, else MIXED and a number that fixes K(c, t) for every t)
+    and ``per_thread(rows)``: K(c, t) for the CTAs ``rows`` (rows x threads)."""
+
+    def __init__(self, k_hi, k_lo, mixed, per_thread):
+        self.k_hi = np.asarray(k_hi, dtype=np.int64).reshape(-1)
+        self.k_lo = np.asarray(k_lo, dtype=np.int64).reshape(-1)
+        uniform = self.k_hi == self.k_lo
+        self.cols = [np.where(uniform, COUNT, MIXED),
+                     np.where(uniform, self.k_hi, np.asarray(mixed).reshape(-1))]
+        self.per_thread = per_thread
+
+
+def loop_bound(ev: Evaluator, test) -> LoopBound:
+    """The LoopBound of an exit test: ``<``, ``<=``, ``>``, ``>=`` here,
+    ``==``/``!=`` in passes/cta_countdown.py."""
+    key = ("loop_bound", id(test))              # shared by the test's users, per chunk
+    if key not in ev.memo:
+        ev.memo[key] = _loop_bound(ev, test)
+    return ev.memo[key]
+
+
+def _loop_bound(ev: Evaluator, test) -> LoopBound:
+    if test.cmp in ("eq", "ne"):
+        from .cta_countdown import countdown_bound
+        return countdown_bound(ev, test)
+    E, P, k_hi, k_lo = loop_counts(ev, test)
+    if k_hi is None:                    # E per CTA and thread: K(c, t) exactly
+        from .cta_countdown import row_ids
+        K = _iterations(np.broadcast_to(E.F + np.asarray(E.G), (len(E.F), ev.nthreads)), P)
+        k_hi, k_lo = K.max(axis=1), K.min(axis=1)
+        return LoopBound(k_hi, k_lo, row_ids(ev, test, K, k_hi != k_lo), lambda rows: K[rows])
+
+    def per_thread(rows):
+        x = np.broadcast_to(E.F[rows, None] + np.asarray(E.G, dtype=np.int64),
+                            (len(rows), ev.nthreads))
+        return _iterations(x, P)
+    # equal F(c) give equal E(c, t) = F(c) + G(t), hence equal K(c, t)
+    return LoopBound(k_hi, k_lo, np.broadcast_to(E.F, k_hi.shape), per_thread)
 
 
 def loop_counts(ev: Evaluator, test):
-    """For an exit test: (E, P, most and fewest iterations over the threads of
-    each CTA) where a lane stays while ``E + k*P < 0`` (P > 0)."""
+    """For an exit test ``<``, ``<=``, ``>``, ``>=``: (E, P, most and fewest
+    iterations over the threads of each CTA) where a lane stays while
+    ``E + k*P < 0`` (P > 0); (E, P, None, None) when E is per CTA and
+    thread."""
     B, S, b, cmp = iv_comparison(ev, test)
     if not test.stay:
         cmp = {"lt": "ge", "le": "gt", "gt": "le", "ge": "lt"}[cmp]
@@ -570,9 +620,16 @@ def loop_counts(ev: Evaluator, test):
         raise Unclassifiable("a loop whose step does not move toward its exit")
     _check_loop_range(B, b, S, cmp, test)
     E, P = _normalise(B, b, S, cmp)
-    F = np.asarray(E.F, dtype=np.int64).reshape(-1)
+    if per_thread(E.F):
+        return E, P, None, None
+    F = np.broadcast_to(np.asarray(E.F, dtype=np.int64).reshape(-1), (len(ev.cta[0]),))
     E = Sep(F, E.G)
     return E, P, _iterations(F + lo(E.G), P), _iterations(F + hi(E.G), P)
+
+
+def per_thread(F) -> bool:
+    """Is F (of a Sep) per CTA and thread (exact evaluation)?"""
+    return np.ndim(F) == 2 and np.shape(F)[1] > 1
 
 
 def iv_comparison(ev: Evaluator, test):
@@ -606,8 +663,11 @@ def _inner_signature(ev: Evaluator, atom) -> list:
     most K iterations (per CTA, over its threads); the outcome for k = 0..K
     is a threshold in k, so the number of leading k with outcome T (clipped
     at K + 1) gives it, where T is the comparison or its negation."""
-    _, _, k_max, _ = loop_counts(ev, atom.bound)
+    k_max = loop_bound(ev, atom.bound).k_hi
     B, S, b, cmp = iv_comparison(ev, atom)
+    if per_thread(B.F):
+        raise Unclassifiable(f"the comparison at line {atom.line} starts from a value "
+                             f"that is not separable")
     if S == 0:
         raise Unclassifiable("an induction variable with step 0")
     top = int(np.max(k_max)) if np.size(k_max) else 0
@@ -655,8 +715,9 @@ def iv_parts(ev: Evaluator, node: Node):
     built from one induction variable with add/sub/neg/mov/trunc."""
     if node.op == "iv":
         init = ev.as_sep(node.args[0])
-        if init is None:
-            raise Unclassifiable("a loop start that is not separable")
+        if init is None:            # per CTA and thread (F of shape (rows, threads))
+            x = np.asarray(ev.exact(node.args[0]), dtype=np.int64)
+            init = Sep(np.broadcast_to(x, (len(ev.cta[0]), ev.nthreads)), 0)
         return init, 1, node
     if not node.has_iv:
         s = ev.as_sep(node)

@@ -29,7 +29,10 @@ instructions of the kernel's universe; every guard is evaluated):
    result guards a branch in a block of L, not of a loop nested in L, that
    dominates every latch of L and has one successor inside L and one
    outside), or L has an exit test on one of its induction variables (with
-   or without %ctaid) that bounds the iterations the atom can see.
+   or without %ctaid) that bounds the iterations the atom can see. Exit
+   tests may be ``<``, ``<=``, ``>``, ``>=`` or ``!=``, ``==`` (nvcc's
+   counted-down loops, exact in modular arithmetic: passes/cta_countdown.py);
+   other atoms on an induction variable must be ordered comparisons.
 
 6. (slice option ``faults=checked``) the bounds check of an access the slice
    does not keep (ptxc/faultaccess.py) whose address depends on %ctaid is a
@@ -53,6 +56,7 @@ from ptxc.memaccess import address_operand, state_space
 from ptxc.passmanager import ALL, AnalysisManager, Pass, PassResult
 
 from .cta_expr import INT_TYPES, SET_CMPS as CMPS, ExprBuilder, Node, const, type_info
+from .cta_countdown import entry_conditions
 from .cta_fault_loops import AffineBuilder, iv_loops
 from .domtree import DomTree
 from .loops import Loops
@@ -77,6 +81,7 @@ class Atom:
     b: object
     stay: bool | None = None
     bound: "Atom | None" = None
+    entry: tuple = ()           # an exit test == / !=: (cond, outcome) to enter (cta_countdown)
 
     @property
     def line(self) -> int | None:
@@ -154,6 +159,7 @@ class Analysis:
         self.affine_builders: dict[int, AffineBuilder] = {}
         self.atoms: dict[int, Atom] = {}
         self.classified: dict[int, bool] = {}
+        self.loop_tests: dict[int, Atom | None] = {}
         self.checks: list = []
         self.faults = (kernel.attrs.get("slice_report") or {}).get("faults") == "checked"
 
@@ -276,7 +282,7 @@ class Analysis:
         if test is None:
             head = next((i for i in loop.header.instrs if i.loc), None)
             raise Refuse(f"{what} holds an induction variable of the loop at {where(head)}, "
-                         f"which has no exit test <, <=, > or >= on an induction variable (rule 5)")
+                         f"which has no exit test on an induction variable (rule 5)")
         return test
 
     def affine_builder(self, fn) -> AffineBuilder:
@@ -284,6 +290,7 @@ class Analysis:
         if b is None:
             b = self.affine_builders[id(fn)] = AffineBuilder(fn, self.program,
                                                              self.am.get(Loops, fn))
+            self._hook(b, fn)
         return b
 
     def _origins(self, ins) -> tuple:
@@ -342,10 +349,13 @@ class Analysis:
             return False
         x, y = atom.a, atom.b
         if x.has_iv or y.has_iv:
-            if len(ins.srcs) != 2 or atom.cmp in ("eq", "ne"):
+            if len(ins.srcs) != 2:
                 return False
             side = x if x.has_iv else y
             atom.stay = self._exit_test(ins, side)
+            if atom.stay is None and atom.cmp in ("eq", "ne"):
+                return False                    # not a threshold in k (rule 5)
+            self._entry(atom, _iv_loop(side))
             if atom.stay is None:
                 atom.bound = self._loop_test(_iv_loop(side))
                 if atom.bound is None:
@@ -383,7 +393,20 @@ class Analysis:
         b = self.builders.get(id(fn))
         if b is None:
             b = self.builders[id(fn)] = ExprBuilder(fn, self.program, self.am.get(Loops, fn))
+            self._hook(b, fn)
         return b
+
+    def _entry(self, test, loop) -> None:
+        """An exit test learns which branches every lane entering its loop
+        passed (passes/cta_countdown.entry_conditions): == / != tests set
+        the count of the others to 0, fault checks over the loop skip them."""
+        if test.stay is not None:
+            test.entry = entry_conditions(self.builder(loop.header.function), loop)
+
+    def _hook(self, b, fn) -> None:
+        """Values after a loop and at joins (passes/cta_exit_values.py)
+        need the dominator tree and the loops' exit tests."""
+        b.dom, b.loop_test = self.am.get(DomTree, fn), self._loop_test
 
     # ------------------------------------------------------------ loops
     def _exit_test(self, setp, side) -> bool | None:
@@ -410,21 +433,28 @@ class Analysis:
         on %ctaid (docs/cta-equivalence.md, induction variables)."""
         if loop is None:
             return None
+        if id(loop) not in self.loop_tests:     # one Atom per loop (its bound is memoised)
+            self.loop_tests[id(loop)] = self._find_loop_test(loop)
+        return self.loop_tests[id(loop)]
+
+    def _find_loop_test(self, loop) -> Atom | None:
         fn = loop.header.function
         info, dom = self.am.get(Loops, fn), self.am.get(DomTree, fn)
+        found = []
         for block in loop.blocks:
             bra = block.terminator
             if bra is None or bra.opcode != "bra" or not isinstance(bra.guard, ir.Result):
                 continue
             test = self._comparison(bra.guard.instr)
-            if test is None or test.cmp in ("eq", "ne") or \
-                    _iv_loop(test.a if test.a.has_iv else test.b) is not loop or \
+            if test is None or _iv_loop(test.a if test.a.has_iv else test.b) is not loop or \
                     info.loop_of(test.instr.block) is not loop:
                 continue
             test.stay = _stay_outcome(bra, loop, info, dom, bra.guard.index)
             if test.stay is not None:
-                return test
-        return None
+                self._entry(test, loop)
+                found.append(test)
+        # an ordered test bounds K without wrapping around: prefer it to != / ==
+        return min(found, key=lambda t: t.cmp in ("eq", "ne"), default=None)
 
 
 def _stay_outcome(bra, loop, info, dom, k: int) -> bool | None:

@@ -27,7 +27,9 @@ Loops: a header phi ``i = phi(init, i + S)`` with one value entering from
 outside the loop and a launch-constant step S on every back edge is an
 induction variable (op ``iv``): at the k-th evaluation after entering the
 loop it holds ``init + k*S``. Only ``add``/``sub``/``mov`` may combine it
-with other nodes.
+with other nodes. A phi at a join that is not a loop header may be a
+``select`` of its two inputs by a comparison, and an input that leaves a
+loop an ``atexit`` value (passes/cta_exit_values.py).
 """
 from __future__ import annotations
 
@@ -98,6 +100,7 @@ class ExprBuilder:
         self.loops, self.dom = loops, dom
         self.memo: dict[int, Node | None] = {}
         self._busy: set[int] = set()
+        self.loop_test = None       # loop -> its exit test Atom (cta_exit_values)
 
     # -------------------------------------------------------- operands
     def operand(self, op, width: int) -> Node | None:
@@ -328,7 +331,8 @@ class ExprBuilder:
         block = phi.block
         loop = next((lp for lp in self.loops.loops if lp.header is block), None)
         if loop is None:
-            return None
+            from .cta_exit_values import merge_phi
+            return merge_phi(self, phi, v)
         inside = {id(b) for b in loop.blocks}
         entering, steps = [], []
         for src, pred in zip(phi.srcs, phi.phi_blocks):

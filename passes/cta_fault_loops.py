@@ -34,8 +34,8 @@ from __future__ import annotations
 
 import numpy as np
 
-from .cta_classes import (COUNT, LIMIT, MIXED, Sep, Unclassifiable, bound, canon, guard,
-                          home_segment, hi, lo, loop_counts, sep_range, type_range)
+from .cta_classes import (LIMIT, Sep, Unclassifiable, bound, canon, guard,
+                          home_segment, hi, lo, loop_bound, sep_range, type_range)
 from .cta_expr import ExprBuilder, Node
 
 
@@ -95,17 +95,15 @@ def loop_fault_signature(ev, check, segments) -> list:
 def _signature(ev, check, segments) -> list:
     cols, kmax, boxes, rows = [], {}, [], len(ev.cta[0])
     for loop, test in check.loops:
-        E, P, k_hi, k_lo = loop_counts(ev, test)
-        uniform = k_hi == k_lo
-        cols += [np.broadcast_to(np.where(uniform, COUNT, MIXED), (rows,)),
-                 np.broadcast_to(np.where(uniform, k_hi, E.F.reshape(-1)), (rows,))]
-        kmax[id(loop)] = int(np.max(k_hi)) if np.size(k_hi) else 0
-        boxes.append((id(loop), E, P, np.asarray(k_hi, dtype=np.int64).reshape(-1)))
+        lb = loop_bound(ev, test)
+        cols += [np.broadcast_to(c, (rows,)) for c in lb.cols]
+        kmax[id(loop)] = int(np.max(lb.k_hi)) if np.size(lb.k_hi) else 0
+        boxes.append((id(loop), lb, np.broadcast_to(lb.k_hi, (rows,))))
     B, D = affine(ev, check.addr, kmax)
     nb = check.nbytes
     if any(d % nb for d in D.values()):
         raise Unclassifiable(f"its address steps by a non-multiple of its size ({nb} bytes)")
-    for key, _, _, _ in boxes:
+    for key, _, _ in boxes:
         D.setdefault(key, 0)
     if bound(np.asarray(B.F)) + bound(np.asarray(B.G)) + \
             sum(abs(kmax[k] * d) for k, d in D.items()) >= LIMIT:
@@ -181,8 +179,8 @@ def _dirty_ids(ev, check, B: Sep, D: dict, boxes: list, segments, home) -> np.nd
     per-thread triples, numbered (``ev.ids``: the same triples in any chunk
     get the same number; all-clean triples are 0)."""
     rows, nb = len(ev.cta[0]), check.nbytes
-    span_lo = sum(np.minimum(0, k_hi * D[key]) for key, _, _, k_hi in boxes)
-    span_hi = sum(np.maximum(0, k_hi * D[key]) for key, _, _, k_hi in boxes)
+    span_lo = sum(np.minimum(0, k_hi * D[key]) for key, _, k_hi in boxes)
+    span_hi = sum(np.maximum(0, k_hi * D[key]) for key, _, k_hi in boxes)
     F = _rows(B.F, rows)
     low = F.min(axis=1) + lo(B.G) + span_lo
     high = F.max(axis=1) + hi(B.G) + span_hi
@@ -191,13 +189,34 @@ def _dirty_ids(ev, check, B: Sep, D: dict, boxes: list, segments, home) -> np.nd
     todo = np.nonzero(~(aligned & _inside(low, high, nb, segments, home)))[0]
     if not todo.size:
         return out
-    triples = _triples(ev, check, B, D, boxes, segments, home, todo)
-    rows_, inverse = np.unique(triples.reshape(len(todo), -1), axis=0, return_inverse=True)
+    enter = entering(ev, check, rows)
+    if enter is not None:                   # CTAs where no lane runs the loops: clean
+        todo = todo[enter[todo].any(axis=1)]
+        if not todo.size:
+            return out
+    triples = _triples(ev, check, B, D, boxes, segments, home, todo,
+                       None if enter is None else enter[todo])
+    flat = np.ascontiguousarray(triples.reshape(len(todo), -1))
     ids = ev.ids.setdefault(id(check), {})
-    number = np.array([0 if not row[0::3].any() else ids.setdefault(row.tobytes(), len(ids) + 1)
-                       for row in rows_], dtype=np.int64)
-    out[todo] = number[inverse.reshape(-1)]
+    dirty = flat[:, 0::3].any(axis=1)
+    out[todo] = [ids.setdefault(row.tobytes(), len(ids) + 1) if d else 0
+                 for row, d in zip(flat, dirty.tolist())]
     return out
+
+
+def entering(ev, check, rows: int):
+    """(rows, threads) bool: the lanes that pass the entry conditions of
+    every loop of the check (passes/cta_countdown.entry_conditions), or
+    None when no loop has any. A lane that fails one never runs the loop,
+    nor reaches a use of its induction variable after it (the header
+    dominates every use), so it never executes the access."""
+    conds = [c for _, test in check.loops for c in test.entry]
+    if not conds:
+        return None
+    ok = np.ones((rows, ev.nthreads), dtype=bool)
+    for cond, want in conds:
+        ok &= (np.asarray(ev.exact(cond)) != 0) == want
+    return ok
 
 
 def _inside(low, high, nb: int, segments, home) -> np.ndarray:
@@ -212,7 +231,8 @@ def _inside(low, high, nb: int, segments, home) -> np.ndarray:
     return ok & (seg == home) if home is not None else ok
 
 
-def _triples(ev, check, B: Sep, D: dict, boxes: list, segments, home, todo) -> np.ndarray:
+def _triples(ev, check, B: Sep, D: dict, boxes: list, segments, home, todo,
+             enter=None) -> np.ndarray:
     """Per thread of the CTAs ``todo`` (shape (len(todo), threads, 3)): a
     status (0: the check passes at every reachable iteration, 1: it fails
     at every one, >= 2: at some) and, for the last, two numbers that with
@@ -223,11 +243,16 @@ def _triples(ev, check, B: Sep, D: dict, boxes: list, segments, home, todo) -> n
     When one loop j moves the thread's address (D_j != 0 < K_j), the status
     is 2 + j and the numbers are the first and last passing k_j (clipped to
     [0, K_j]: an interval, A being monotone in k_j); with more, the status
-    is MANY and the numbers are B - lo and hi - B."""
+    is MANY and the numbers are B - lo and hi - B. Lanes outside ``enter``
+    (never run the loops: entering()) get status 0, evaluated at the home
+    segment's first address with no iterations."""
     rows, nt, nb = len(ev.cta[0]), ev.nthreads, check.nbytes
     base = np.broadcast_to(_rows(B.F, rows)[todo] + np.asarray(B.G, dtype=np.int64),
                            (len(todo), nt))
-    Ks = {key: _iterations_2d(E, P, _rows(E.F, rows)[todo], nt) for key, E, P, _ in boxes}
+    Ks = {key: lb.per_thread(todo) for key, lb, _ in boxes}
+    if enter is not None and home is not None:
+        base = np.where(enter, base, home << segments.shift)
+        Ks = {key: np.where(enter, K, 0) for key, K in Ks.items()}
     low = base + sum(np.minimum(0, K * D[key]) for key, K in Ks.items())
     high = base + sum(np.maximum(0, K * D[key]) for key, K in Ks.items())
     first, last, neg = _window(low, high, nb, segments, home)
@@ -242,6 +267,8 @@ def _triples(ev, check, B: Sep, D: dict, boxes: list, segments, home, todo) -> n
             g1, g2 = _passing(base, D[key], first, last, Ks[key])
             form, a, b = np.where(one, 2 + j, form), np.where(one, g1, a), np.where(one, g2, b)
     status = np.where(clean, 0, np.where(bad, 1, form))
+    if enter is not None:
+        status = np.where(enter, status, 0)
     part = status >= 2
     return np.stack([status, np.where(part, a, 0), np.where(part, b, 0)], axis=-1)
 
@@ -273,10 +300,3 @@ def _passing(base, d: int, first, last, K):
     else:
         g1, g2 = -((last - base) // -d), (base - first) // -d
     return np.maximum(g1, 0), np.minimum(g2, K)
-
-
-def _iterations_2d(E: Sep, P: int, F, nt: int) -> np.ndarray:
-    """K(c, t) for the CTAs whose E.F is F (rows, 1): the number of k >= 0
-    with E + k*P < 0."""
-    x = np.broadcast_to(F + np.asarray(E.G, dtype=np.int64), (len(F), nt))
-    return np.where(x >= 0, 0, (-x + P - 1) // P)

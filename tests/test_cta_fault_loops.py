@@ -264,11 +264,8 @@ def test_misaligned_records(m):
     ("until_zero", lambda: [np.r_[np.ones(3, np.int32), np.zeros(40, np.int32)],
                             np.zeros(4096, np.float32), 256],
      "the address of st.global.u32 at line 512 (checked for faults) holds an induction "
-     "variable of the loop at line 509, which has no exit test <, <=, > or >= on an "
-     "induction variable (rule 5)"),
-    # nvcc counts a computed trip count down to 0 (exit test != 0)
-    ("gs_param_stride", lambda: [np.zeros(1000, np.int32), np.zeros(1000, np.int32), 1000, 256],
-     "holds an induction variable of the loop at line 302"),
+     "variable of the loop at line 509, which has no exit test on an induction variable "
+     "(rule 5)"),
     # x[idx[i]]: the address depends on loaded data (the slice keeps the
     # load of idx[i], whose address depends on %ctaid: rule 3)
     ("gs_gather", lambda: [np.arange(1000, dtype=np.int32), f32(1000), f32(1000), 1000],

@@ -75,6 +75,7 @@ ptx cta_order     sm90          -arch=sm_90 -O3
 ptx launch_alias  sm90          -arch=sm_90 -O3
 ptx cta_equiv     sm90          -arch=sm_90 -O3
 ptx grid_stride   sm90          -arch=sm_90 -O3
+ptx countdown     sm90          -arch=sm_90 -O3
 ptx clock_spin    sm90          -arch=sm_90 -O3
 ptx cp_async      sm90          -arch=sm_90 -O3
 ptx heap          sm90          -arch=sm_90 -O3

@@ -46,7 +46,7 @@ __global__ void gs_pairs(const float *x, float *y, int n)
 }
 
 // a stride given by the caller: nvcc computes the trip count (a division)
-// and counts it down to 0 (an exit test ``!= 0``), which rule 5 does not cover
+// and counts it down to 0 (an exit test ``!= 0``; tests/test_cta_countdown.py)
 __global__ void gs_param_stride(const int *in, int *out, int n, int stride)
 {
     for (int i = blockIdx.x * blockDim.x + threadIdx.x; i < n; i += stride)
