@@ -128,23 +128,48 @@ def run_topdown(launches, gpu_key, fmt, summary: str, report_path) -> str:
 def profile_topdown(mp, gpu_key, fmt, text: str, threads, max_steps) -> tuple:
     """``ptxc profile --topdown``: (text, results): each launched row run
     again with the memory counters and predicted; per-CTA rows predict a
-    one-CTA launch (so labelled)."""
+    one-CTA launch (so labelled). A row that cannot be run with the memory
+    counters (an address depends on an argument it was not given) is listed
+    with the reason instead of a prediction."""
     from .launcher import launch
     from .predict import render
     module = mp.module
-    results = []
+    results, failed = [], []
     for row in mp.ran:
-        prof = launch(module, row.kernel, row.grid, row.block, row.args, mode=mp.mode,
-                      threads=threads, max_steps=max_steps, memory_counters=True)
+        try:
+            prof = launch(module, row.kernel, row.grid, row.block, topdown_args(module, row),
+                          mode=mp.mode, threads=threads, max_steps=max_steps,
+                          memory_counters=True, check_faults=False)
+        except PtxcError as e:
+            failed.append({"kernel": row.kernel, "error": e.render().splitlines()[0]})
+            continue
         results.append(analyse_launch(module, module.to_ptx(), prof.to_dict(), gpu_key, None,
                                       0, None))
     if fmt == "json":
         doc = json.loads(text)
-        doc["predict"] = [render.as_json(r) for r in results]
+        doc["predict"] = [render.as_json(r) for r in results] + failed
         return json.dumps(doc, indent=2, default=str) + "\n", results
     per_cta = {r.kernel for r in mp.ran if r.per_cta}
     out = [text.rstrip("\n"), "", "Predicted time and TopDown (modelled; docs/predict.md)"]
     for r in results:
         note = " (one CTA: the row's launch is unknown)" if r["kernel"] in per_cta else ""
         out.append(render.text(r).rstrip("\n") + note)
+    out += [f"{f['kernel']}: not predicted: {f['error']}" for f in failed]
     return "\n".join(out) + "\n", results
+
+
+def topdown_args(module, row) -> dict:
+    """The row's arguments plus, for each pointer parameter it was not
+    given, the zero-filled placeholder buffer of a full row
+    (module_profile.placeholder): the memory counters need the addresses,
+    hence the pointers, which a hybrid row's slice did not read. A missing
+    parameter of another kind stays missing: launch() then names it when
+    an address depends on it."""
+    from .launcher import addr_bits, find_kernel, is_pointer_param
+    from .module_profile import placeholder
+    fn = find_kernel(module, row.kernel)
+    args = dict(row.args)
+    for i, p in enumerate(fn.params):
+        if i not in args and is_pointer_param(p, addr_bits(fn)):
+            args[i] = placeholder(fn, p)
+    return args

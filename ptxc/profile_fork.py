@@ -35,14 +35,8 @@ def run_rows(module, rows: list, mode: str, threads, max_steps, n: int, precompi
     prepare()
     children = []
     for group in groups[1:]:
-        read, write = os.pipe()
-        sys.stdout.flush()
-        sys.stderr.flush()
-        pid = os.fork()
-        if pid == 0:                    # the child: never returns
-            os.close(read)
-            _child(write, module, group, mode, threads, max_steps, precompile, run_row)
-        os.close(write)
+        pid, read = fork_child(lambda group=group: _run_group(
+            module, group, mode, threads, max_steps, precompile, run_row))
         children.append((pid, read, group))
     spent = precompile(module, groups[0], mode)
     for row in groups[0]:
@@ -73,21 +67,39 @@ def prepare() -> None:
     jit.runtime()
 
 
-def _child(write: int, module, group, mode, threads, max_steps, precompile, run_row) -> None:
-    code = 1
-    try:
-        precompile(module, group, mode)
-        for row in group:
-            run_row(module, row, mode, threads, max_steps)
-        data = pickle.dumps([(r.status, r.reason, r.profile, r.seconds) for r in group],
-                            protocol=pickle.HIGHEST_PROTOCOL)
-        with os.fdopen(write, "wb") as out:
-            out.write(data)
-        code = 0
-    except BaseException:  # noqa: BLE001 - the parent runs this group itself
-        pass
-    finally:
-        os._exit(code)
+def _run_group(module, group, mode, threads, max_steps, precompile, run_row) -> list:
+    """A child's work: compile and run ``group``; what each row got."""
+    precompile(module, group, mode)
+    for row in group:
+        run_row(module, row, mode, threads, max_steps)
+    return [(r.status, r.reason, r.profile, r.seconds) for r in group]
+
+
+def fork_child(work):
+    """Run ``work()`` in a forked child; returns (pid, the read end of its
+    pipe) for :func:`collect`. The child sends ``work()``'s result pickled
+    and exits 0; when ``work`` raises or returns None it exits 1 (and the
+    parent redoes the work)."""
+    read, write = os.pipe()
+    sys.stdout.flush()
+    sys.stderr.flush()
+    pid = os.fork()
+    if pid == 0:                        # the child: never returns
+        os.close(read)
+        code = 1
+        try:
+            got = work()
+            if got is not None:
+                data = pickle.dumps(got, protocol=pickle.HIGHEST_PROTOCOL)
+                with os.fdopen(write, "wb") as out:
+                    out.write(data)
+                code = 0
+        except BaseException:  # noqa: BLE001 - the parent redoes this work
+            pass
+        finally:
+            os._exit(code)
+    os.close(write)
+    return pid, read
 
 
 def collect(pid: int, read: int):

@@ -31,12 +31,11 @@ so they still get rows). The caller uses it only without ``--html``,
 from __future__ import annotations
 
 import os
-import pickle
 import re
 import sys
 import time
 
-from .profile_fork import collect
+from .profile_fork import collect, fork_child
 
 MIN_SHARE = 8             # kernels per process at least
 _IN = re.compile(r"\(in (\S+)\)$")
@@ -185,24 +184,11 @@ def _guarded(text, path, entries, share, wanted, options):
 
 
 def _fork(text, path, entries, share, wanted, options):
-    read, write = os.pipe()
-    sys.stdout.flush()
-    sys.stderr.flush()
-    pid = os.fork()
-    if pid == 0:                         # the child: never returns
-        os.close(read)
-        code = 1
-        try:
-            got = _guarded(text, path, entries, share, wanted, options)
-            if got is not None:
-                data = pickle.dumps(got[:4], protocol=pickle.HIGHEST_PROTOCOL)
-                with os.fdopen(write, "wb") as out:
-                    out.write(data)
-                code = 0
-        finally:
-            os._exit(code)
-    os.close(write)
-    return pid, read
+    """A forked process for ``share``: (pid, read end) for collect()."""
+    def work():
+        got = _guarded(text, path, entries, share, wanted, options)
+        return None if got is None else got[:4]
+    return fork_child(work)
 
 
 def _merge(results: list, entries: list, order: list[str], scan_s: float):

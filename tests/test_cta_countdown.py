@@ -23,6 +23,8 @@ import pytest
 import ptxc
 from ptxc.backends.llvm.layout import SEG_FIRST_BUFFER
 from ptxc.launcher import launch
+
+from cta_runs import three_runs, same_error
 from passes.cta_countdown import _meet
 
 PTX = Path(__file__).resolve().parent / "cuda" / "countdown.sm90.ptx"
@@ -32,30 +34,6 @@ X = SEG_FIRST_BUFFER << 32               # the first buffer argument's base addr
 @pytest.fixture(scope="module")
 def m():
     return ptxc.load(PTX)
-
-
-def three_runs(module, kernel, grid, block, make_args):
-    """(reduced hybrid, the full run's arguments); every counter of the
-    reduced run equals the hybrid run of every CTA and the full run."""
-    reduced = launch(module, kernel, grid, block, make_args())
-    every = launch(module, kernel, grid, block, make_args(), cta_equivalence=False)
-    args = make_args()
-    full = launch(module, kernel, grid, block, args, mode="full")
-    assert reduced.counters() == every.counters() == full.counters()
-    assert reduced.per_cta == full.per_cta
-    assert every.ctas_run == full.ctas_run == reduced.ctas_launched
-    return reduced, args
-
-
-def same_error(module, kernel, grid, block, make_args) -> str:
-    """The full run's message; both hybrid runs stop with exactly it."""
-    msgs = []
-    for kw in ({"mode": "full"}, {}, {"cta_equivalence": False}):
-        with pytest.raises(ptxc.PtxcError) as e:
-            launch(module, kernel, grid, block, make_args(), **kw)
-        msgs.append(str(e.value))
-    assert msgs[0] == msgs[1] == msgs[2]
-    return msgs[0]
 
 
 def oob(kernel, cta, thread, line, op, addr, param, nbytes, base) -> str:
@@ -109,7 +87,7 @@ def param_stride_classes(grid, block, n, stride):
 ])
 def test_param_stride_in_bounds(m, grid, block, n, stride, classes):
     x = np.arange(n, dtype=np.int32)
-    reduced, args = three_runs(m, "cd_param_stride", grid, block,
+    reduced, _, args = three_runs(m, "cd_param_stride", grid, block,
                                lambda: [x, np.zeros(n, np.int32), n, stride])
     want = param_stride_classes(grid, block, n, stride)
     assert classes is None or classes == want
@@ -138,7 +116,7 @@ def test_counted_loop_row(m):
     a time); every thread of a CTA does the same, and CTAs with the same n
     the same: n takes the 11 values 0..10 over c = 0..39: 11 classes.
     Every address is below 440 = 40*11."""
-    reduced, args = three_runs(m, "cd_row", 40, 32, lambda: [np.zeros(440, np.float32), 11])
+    reduced, _, args = three_runs(m, "cd_row", 40, 32, lambda: [np.zeros(440, np.float32), 11])
     assert reduced.ctas_run == 11 and reduced.cta_equivalence == "11 classes"
     want = np.zeros(440, np.float32)
     for c in range(40):
@@ -162,7 +140,7 @@ def test_counted_loop_sum(m):
     k < n = c % 7; the addresses do not depend on %ctaid, the trip counts
     (both != loops) do: 7 classes (n = 0..6)."""
     b = np.random.default_rng(0).random(6 * 64).astype(np.float32)
-    reduced, args = three_runs(m, "cd_sum", 40, 64, lambda: [np.zeros(40 * 64, np.float32), b, 7])
+    reduced, _, args = three_runs(m, "cd_sum", 40, 64, lambda: [np.zeros(40 * 64, np.float32), b, 7])
     assert reduced.ctas_run == 7
     want = np.zeros((40, 64), np.float32)
     for c in range(40):
@@ -176,7 +154,7 @@ def test_equality_inside_the_loop_refused(m):
     """cd_mark: ``if (i == mark)`` on the induction variable is not the
     loop's exit test; its outcome over the iterations is not a threshold in
     k, so the condition refuses (every CTA runs)."""
-    reduced, _ = three_runs(m, "cd_mark", 8, 32, lambda: [
+    reduced, _, _ = three_runs(m, "cd_mark", 8, 32, lambda: [
         np.zeros(1000, np.int32), np.zeros(1, np.int32), 1000, 300])
     assert reduced.ctas_run == 8
     assert "the guard at line 322 depends on %ctaid in a way that cannot be classified" \

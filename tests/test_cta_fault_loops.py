@@ -26,6 +26,8 @@ import ptxc
 from ptxc.backends.llvm.layout import SEG_FIRST_BUFFER
 from ptxc.launcher import launch
 
+from cta_runs import three_runs, error_of, same_error
+
 PTX = Path(__file__).resolve().parent / "cuda" / "grid_stride.sm90.ptx"
 X = SEG_FIRST_BUFFER << 32               # the first buffer argument's base address
 Y = (SEG_FIRST_BUFFER + 1) << 32         # the second's
@@ -38,34 +40,6 @@ def m():
 
 def f32(n, seed=0):
     return np.random.default_rng(seed).random(n).astype(np.float32)
-
-
-def three_runs(module, kernel, grid, block, make_args):
-    """(reduced hybrid, full, the full run's arguments); every counter of
-    the reduced run equals the hybrid run of every CTA and the full run."""
-    reduced = launch(module, kernel, grid, block, make_args())
-    every = launch(module, kernel, grid, block, make_args(), cta_equivalence=False)
-    args = make_args()
-    full = launch(module, kernel, grid, block, args, mode="full")
-    assert reduced.counters() == every.counters() == full.counters()
-    assert reduced.per_cta == full.per_cta
-    assert every.ctas_run == full.ctas_run == reduced.ctas_launched
-    return reduced, full, args
-
-
-def error_of(module, kernel, grid, block, make_args, **kw) -> str:
-    with pytest.raises(ptxc.PtxcError) as e:
-        launch(module, kernel, grid, block, make_args(), **kw)
-    return str(e.value)
-
-
-def same_error(module, kernel, grid, block, make_args) -> str:
-    """The full run's message; the reduced hybrid run and the hybrid run of
-    every CTA stop with exactly the same one."""
-    full = error_of(module, kernel, grid, block, make_args, mode="full")
-    assert error_of(module, kernel, grid, block, make_args) == full
-    assert error_of(module, kernel, grid, block, make_args, cta_equivalence=False) == full
-    return full
 
 
 def oob(kernel, cta, thread, line, op, addr, param, nbytes, base) -> str:

@@ -234,3 +234,38 @@ def test_profile_topdown(tmp_path):
 def test_profile_topdown_one_module(tmp_path):
     r = CliRunner().invoke(cli, ["profile", "--topdown", TOPDOWN_PTX, TOPDOWN_PTX])
     assert r.exit_code == 2 and "--topdown profiles one module" in r.output
+
+
+def test_profile_topdown_without_buffers():
+    # A hybrid row given no buffers (strided's slice reads none) is run again
+    # with the memory counters on zero-filled placeholder buffers: the
+    # addresses, hence the replays, are those of test_profile_topdown
+    # (2 CTAs x 31 extra lines of the a[t * 32] load = 62), and the full
+    # row (placeholders too) predicts the same.
+    base = ["profile", "--launch", "strided:2:32", "--kernel", "strided", "--topdown",
+            "--format", "json"]
+    preds = []
+    for mode in ("hybrid", "full"):
+        r = CliRunner().invoke(cli, [*base, "--arg", "strided:2=32", "--mode", mode, TOPDOWN_PTX])
+        assert r.exit_code == 0, r.output
+        (pred,) = json.loads(r.output)["predict"]
+        assert pred["topdown"]["replays"]["global"] == 62
+        preds.append((pred["inputs"], pred["topdown"]))
+    assert preds[0] == preds[1]
+
+
+def test_profile_topdown_row_it_cannot_run():
+    # Without the stride the hybrid row runs (no branch reads it) but the
+    # addresses need it: the row is listed with the reason, not predicted,
+    # and the other rows are not lost.
+    r = CliRunner().invoke(cli, ["profile", "--launch", "strided:2:32", "--kernel", "strided",
+                                 "--launch", "partial:1:40", "--kernel", "partial",
+                                 "--topdown", "--format", "json", TOPDOWN_PTX])
+    assert r.exit_code == 0, r.output
+    pred = {p["kernel"]: p for p in json.loads(r.output)["predict"]}
+    assert "missing argument for parameter 2" in pred["strided"]["error"]
+    assert pred["partial"]["topdown"]["level1"]["divergence"] * \
+        pred["partial"]["topdown"]["slots"] == pytest.approx(9)
+    r = CliRunner().invoke(cli, ["profile", "--launch", "strided:2:32", "--kernel", "strided",
+                                 "--topdown", TOPDOWN_PTX])
+    assert r.exit_code == 0 and "strided: not predicted: " in r.output
