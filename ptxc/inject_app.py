@@ -168,12 +168,21 @@ class Launches:
 
     def __init__(self, golden: dict):
         self.records = []
-        for r in golden["result"]["launches"]:
+        launches = golden["result"]["launches"]
+        modules: dict = {}
+        for r in launches:
+            modules.setdefault(r["kernel"], set()).add(r["module"])
+        for r in launches:
             counts = {t: golden["counts"][f"{r['index']}_{t}"] for t in inject_sites.TARGETS}
-            self.records.append(_Rec(r["index"], r["kernel"], tuple(r["block"]), counts))
+            label = r["kernel"] + (f" [{r['module']}]" if len(modules[r["kernel"]]) > 1 else "")
+            self.records.append(_Rec(r["index"], label, tuple(r["block"]), counts))
 
 
 class _Rec:
+    """One launch of the fault-free run; ``kernel`` is its kernel's name,
+    with ``[module]`` added when kernels of that name in two modules ran
+    (two different kernels: their outcomes are never merged)."""
+
     def __init__(self, index, kernel, block, counts):
         self.index, self.kernel, self.block, self.counts = index, kernel, block, counts
 

@@ -22,6 +22,7 @@ from dataclasses import dataclass, field
 class LaunchRecord:
     index: int               # invocation number among the launches considered
     kernel: str
+    module: str              # the module's file name up to its first '.' (ptxc run: fatbinN)
     grid: tuple
     block: tuple
     counts: dict             # target -> per-thread eligible counts (numpy i64, CTA-major)
@@ -65,6 +66,13 @@ def session(kernel: str | None = None, site=None):
         _session = None
 
 
+def module_label(module) -> str:
+    """A module's label: its file name up to the first '.' (``fatbin2`` for
+    the ``fatbin2.compute_90.ptx`` of ``ptxc run``, runtime/modules.py)."""
+    import os
+    return os.path.basename(module.filename).split(".", 1)[0]
+
+
 def thread_slots(grid, block) -> tuple[int, int]:
     """(CTAs, warps per CTA) of a launch."""
     nthreads = block[0] * block[1] * block[2]
@@ -86,7 +94,7 @@ def launch(c, fn, grid, block):
     if site is not None and site.launch == index:
         armed = (site.warp_index(nwarps), site.lane, site.target_index, site.instance, site.rand)
     arrays = inject_ctl.arm(nctas * nwarps * 32, armed)
-    rec = LaunchRecord(index, fn.name, tuple(grid), tuple(block), {})
+    rec = LaunchRecord(index, fn.name, module_label(fn.module), tuple(grid), tuple(block), {})
     s.launches.append(rec)
     try:
         yield

@@ -30,7 +30,7 @@ def run(spec: dict, argv: list) -> dict:
                       max_steps=spec.get("max_steps"), threads=1, ptx=spec.get("ptx"))
     with inject_session.session(spec.get("kernel"), site) as s:
         result = run_app(argv, options)
-    launches = [{"index": r.index, "kernel": r.kernel, "grid": r.grid, "block": r.block,
+    launches = [{"index": r.index, "kernel": r.kernel, "module": r.module, "grid": r.grid, "block": r.block,
                  "hit": r.hit, **r.where} for r in s.launches]
     out = {"status": result.status, "app_status": result.app_status,
            "stopped": result.session.stopped,

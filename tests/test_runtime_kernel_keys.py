@@ -171,3 +171,30 @@ def test_text_csv_and_by_source_csv(app, run):
     assert f"Kernel: {name} [{lib}]\n" in text
     assert f"by source line, kernel {name} [{main}]" in text
     assert f"by source line, kernel {name} [{lib}]" in text
+
+
+def test_inject_keeps_the_two_kernels_apart(app, tmp_path):
+    # ptxc inject's space and summary name a launch's kernel with its module
+    # when kernels of that name in two modules ran: launches 0 and 1 are
+    # main's k (1 CTA of 32 threads each), launch 2 lib's k (2 x 64 = 128
+    # threads); every thread of these branch-free kernels executes
+    # instructions with a destination register, so the register target's
+    # space counts 32, 32 and 128 threads.
+    import sqlite3
+
+    from app_harness import find_ptxc
+    db = tmp_path / "inject.sqlite"
+    proc = subprocess.run([find_ptxc(), "inject", "--runs", "4", "--seed", "1", "--jobs", "2",
+                           "--report", str(db), "--", app], cwd=tmp_path,
+                          capture_output=True, text=True, timeout=TIMEOUT)
+    assert proc.returncode == 0, proc.stderr
+    con = sqlite3.connect(db)
+    space = con.execute("SELECT launch, kernel, threads FROM inject_space "
+                        "WHERE target = 'register' ORDER BY launch").fetchall()
+    runs = con.execute("SELECT kernel FROM inject_runs").fetchall()
+    con.close()
+    (l0, k0, t0), (l1, k1, t1), (l2, k2, t2) = space
+    assert (l0, l1, l2) == (0, 1, 2) and (t0, t1, t2) == (32, 32, 128)
+    assert k0 == k1 != k2
+    assert re.fullmatch(r"_Z1kPi \[fatbin\d+\]", k0) and re.fullmatch(r"_Z1kPi \[fatbin\d+\]", k2)
+    assert {k for (k,) in runs} <= {k0, k2}
