@@ -59,6 +59,7 @@ import numpy as np
 from . import layout as Lo
 from . import racecheck_ir as R
 from .memcheck import KIND_LOAD
+from .racecheck_mbar import MbarOrder
 
 ERROR, WARNING = "error", "warning"
 
@@ -158,12 +159,17 @@ class RaceShadow:
         self.bytes = np.zeros(max(size, 1) * R.BYTE, np.uint8)
         self.ep = np.zeros(max(nwarps, 1), np.int32)
         self.wep = np.zeros(max(nwarps, 1), np.int32)
+        self.nwarps = max(nwarps, 1)
+        self.clk = np.zeros(self.nwarps, np.int32)
+        self.know = np.zeros((self.nwarps, self.nwarps), np.int32)
+        self.mbar = MbarOrder(self.clk, self.know)
         self.rows = np.zeros(R.ROW_CAP * R.ROW // 4, np.int32)
         self.head = np.zeros(R.H_BYTES_TOTAL // 8, np.int64)
         for off, v in ((R.H_LINEAR, -1), (R.H_SIZE, size), (R.H_BYTES, self.bytes.ctypes.data),
                        (R.H_EP, self.ep.ctypes.data), (R.H_WEP, self.wep.ctypes.data),
                        (R.H_NWARPS, nwarps), (R.H_ROWS, self.rows.ctypes.data),
-                       (R.H_CAP, R.ROW_CAP)):
+                       (R.H_CAP, R.ROW_CAP), (R.H_CLK, self.clk.ctypes.data),
+                       (R.H_KNOW, self.know.ctypes.data)):
             self.head[off // 8] = v
         self.address = self.head.ctypes.data
 
@@ -212,6 +218,14 @@ class RaceChecker:
             self.log.record((name, fiid, iid, sev), (linear, tid), len(lanes),
                             lambda: Hazard(name, fiid, iid, sev, 0, ctaid, ftid, tid, off, nbytes,
                                            (linear, tid)))
+
+    def mbarrier(self, event, lanes, ptrs, vals, counts, ws, h) -> None:
+        """An ``mbarrier`` arrive (event 0) or successful wait (event 1) of
+        the warp at ``ws`` (racecheck_mbar.py); ``h``: its shadow."""
+        sh = self.shadows[h]
+        sh.mbar.event(int(sh.head[R.H_LINEAR // 8]), warp_of(ws), event, lanes,
+                      ctypes.string_at(ptrs, 256), ctypes.string_at(vals, 256),
+                      ctypes.string_at(counts, 128) if counts else None)
 
     def finish(self) -> None:
         with self.lock:
