@@ -13,12 +13,11 @@ __device__ __forceinline__ void mbar_init(uint64_t *bar, unsigned count)
     asm volatile("mbarrier.init.shared.b64 [%0], %1;" ::"r"(smem(bar)), "r"(count) : "memory");
 }
 
-__device__ __forceinline__ void mbar_arrive(uint64_t *bar)
+__device__ __forceinline__ uint64_t mbar_arrive(uint64_t *bar)     // the token
 {
     uint64_t token;
     asm volatile("mbarrier.arrive.shared.b64 %0, [%1];" : "=l"(token) : "r"(smem(bar)) : "memory");
-    (void)token;
-    (void)token;
+    return token;
 }
 
 __device__ __forceinline__ void mbar_wait(uint64_t *bar, unsigned parity)
