@@ -21,6 +21,12 @@ variant of its own (jit.compile_kernel(..., racecheck=True)), as memcheck does
   ``elect``) whose member mask names a live lane that does not execute it,
   or leaves out an executing lane, calls ``ptxc_sync`` (synccheck; tested in
   the generated code, so a correct collective costs no call).
+* after an ``mbarrier.init``, ``arrive``/``arrive_drop`` and a
+  ``test_wait``/``try_wait`` true for some executing lane (ops_mbarrier.py)
+  calls ``ptxc_race_mbar(L, cta, ws, i32 event, i32 lanes, ptr ptrs, ptr
+  vals, ptr counts, ptr shadow)`` in Python (racecheck; racecheck_mbar.py:
+  the lanes' mbarrier addresses, their tokens or the parities waited on,
+  the arrival counts).
 
 The callbacks find the launch's checker (racecheck.RaceChecker,
 synccheck.SyncChecker) by its launch-state address; see :class:`active`.

@@ -13,6 +13,17 @@ are ordered:
   warp waits at one, so the counts of all warps advance together);
 * inside one warp, by a ``bar.warp.sync`` or a CTA barrier between them
   (``wep``: the warp's barriers plus its ``bar.warp.sync``\\ s);
+* by an mbarrier (PTX ISA 9.7.13.15; racecheck_mbar.py): an arrive
+  releases what its warp did before it into the record of the phase it
+  arrives in, and a ``test_wait``/``try_wait`` true for a lane acquires the
+  record of the phase it waited on for the lane's warp. Per warp ``w``: a
+  clock ``clk[w]`` (each access record keeps it; an arrive advances it) and
+  ``know[w][a]``: an access of warp ``a`` (another warp or ``w`` itself)
+  with clock ``c`` is ordered before the accesses of ``w`` now when
+  ``c < know[w][a]``. Records join (element-wise max) what each arriving
+  warp knew, so the ordering is transitive. ``ep`` is the CTA barrier's
+  clock in the same sense (every warp passes each barrier), so the two
+  combine with an or;
 * or by being one warp instruction: the lanes of one ``st.shared`` (or one
   ``ld``) never race with each other.
 
@@ -25,7 +36,7 @@ sm_70+ without ``__syncwarp``). ``RAW``: an earlier write and a later read;
 executor's order (warps of a CTA run in index order between barriers).
 
 Shadow memory, per CTA and shared byte: the last write (thread, instruction,
-warp instruction sequence number, ``ep``, ``wep``, atomic) and the last two
+warp instruction sequence number, ``ep``, ``wep``, ``clk``, atomic) and the last two
 reads by different threads since that write. A read checks the last write;
 a write checks the last write and both reads, then clears the reads. Keeping
 two readers is what makes a write-after-read hazard found whatever order the

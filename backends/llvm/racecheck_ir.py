@@ -18,6 +18,10 @@ Functions (internal to the kernel module; check_hooks.py emits the calls):
   read keeps the last two readers by different threads (r1 the latest;
   lanes of one read that share a byte leave the first in r2 and the last
   in r1, as the vectorised model of racecheck.py does).
+* ``ptxc_race_state(cta)``: the worker's state, cleared first when it
+  described another CTA (null without racecheck); check_hooks.race_mbar_hook
+  calls it before ``ptxc_race_mbar`` (Python, racecheck_mbar.py) so that the
+  mbarrier clocks are set for the CTA the state describes.
 * ``ptxc_race_sync(cta, ws, i32 event)``: a CTA barrier (event 0) adds 1
   to the warp's ``ep`` and ``wep``; a ``bar.warp.sync`` (event 1) to its
   ``wep``.
@@ -25,18 +29,22 @@ Functions (internal to the kernel module; check_hooks.py emits the calls):
 The state (one per worker, racecheck.RaceShadow; the CTA state's
 layout.CTA_RACE field points to it, 0: no racecheck) holds the CTA it
 describes; an access or barrier of another CTA first clears it (the bytes
-touched so far, and the barrier counts), so every CTA starts clean.
+touched so far, the barrier counts and the mbarrier clocks), so every CTA
+starts clean.
 
 Layouts (little-endian, offsets in bytes):
 
 * state ``H_*``: i64 linear CTA (-1: none), i64 warp accesses of this CTA
   (``seq``), i64 shared bytes covered, i64 bytes touched (``hi``), ptr byte
   records, ptr i32 ``ep[nwarps]``, ptr i32 ``wep[nwarps]``, i64 nwarps, ptr
-  rows, i64 rows written, i64 row capacity.
-* one record ``REC_*`` (24 bytes): i32 thread + 1 (0: none), i32
-  instruction, i32 ``ep``, i32 ``wep``, i64 ``seq``; per shared byte
-  (``BYTE`` = 80): the last write, reader r1, reader r2, i32 atomic flag of
-  the write.
+  rows, i64 rows written, i64 row capacity, ptr i32 ``clk[nwarps]``, ptr i32
+  ``know[nwarps][nwarps]`` (racecheck_mbar.py sets both at mbarrier events;
+  a record of warp ``a`` is ordered before warp ``w`` now when its ``clk``
+  is lower than ``know[w][a]``, in addition to the ``ep``/``wep`` rules).
+* one record ``REC_*`` (32 bytes): i32 thread + 1 (0: none), i32
+  instruction, i32 ``ep``, i32 ``wep``, i64 ``seq``, i32 ``clk`` (the
+  warp's mbarrier clock), 4 spare; per shared byte (``BYTE`` = 104): the
+  last write, reader r1, reader r2, i32 atomic flag of the write.
 * a hazard row (``ROW`` = 24): i32 record (0 write, 1 r1, 2 r2), i32 lane
   of the later access, i32 earlier instruction, i32 earlier thread, i32
   shared byte, i32 1 when both threads are in one warp.
