@@ -5,6 +5,7 @@ variant of its own (jit.compile_kernel(..., racecheck=True)), as memcheck does
 (memcheck.py): the default code is unchanged. The variant
 
 * at every shared-memory ``ld``/``st``/``atom``/``red``/``cp.async``
+  (and ``ldmatrix``/``stmatrix``: ops_mma.row_pointers)
   (racecheck; a generic access only when one of its lanes falls in the
   shared window) calls the native ``ptxc_race(L, cta, ws, i32 id, ptr
   addrs, i32 lanes, i32 kind, i32 nbytes, i64 lowmask)`` of
