@@ -245,6 +245,7 @@ _mbar_cb = callbacks.c_function(_safe(_mbar), None, *MBAR_ARGS)
 
 
 def register_symbols(binding) -> None:
-    """Make ``ptxc_race_report`` and ``ptxc_sync`` resolvable by the JIT."""
+    """Make ``ptxc_race_report``, ``ptxc_sync`` and ``ptxc_race_mbar``
+    resolvable by the JIT."""
     callbacks.add_symbols(binding, {"ptxc_race_report": _race_cb, "ptxc_sync": _sync_cb,
                                      "ptxc_race_mbar": _mbar_cb})

@@ -24,6 +24,10 @@ warps of the CTA run before it tests again; the CTA loop (runtime_ir.py)
 repeats rounds without releasing ``bar.sync`` while a warp yielded. Not
 supported (refused with a message): ``expect_tx``/``complete_tx`` (the tensor
 memory accelerator's transaction counts) and ``arrive.noComplete``.
+
+Under racecheck, init, arrive and a wait true for some lane also call
+check_hooks.race_mbar_hook (the ordering mbarriers give:
+racecheck_mbar.py).
 """
 from __future__ import annotations
 
