@@ -20,7 +20,7 @@ from ptxc.backends.llvm.check_hooks import EV_BARRIER
 from ptxc.backends.llvm.memcheck import KIND_ATOMIC, KIND_LOAD
 from ptxc.backends.llvm.racecheck import ERROR, WARNING, Hazard, HazardLog
 
-TID, IID, SEQ, EP, WEP, ATOM = range(6)
+TID, IID, SEQ, EP, WEP, ATOM, NAR = range(7)   # NAR: the warp's arrives before the access
 
 
 def lane_array(mask: int) -> np.ndarray:
@@ -32,13 +32,14 @@ class CtaShadow:
 
     def __init__(self, size: int, nwarps: int):
         self.size = size
-        self.w = np.full((6, size), -1, dtype=np.int64)
-        self.r1 = np.full((5, size), -1, dtype=np.int64)
-        self.r2 = np.full((5, size), -1, dtype=np.int64)
+        self.w = np.full((7, size), -1, dtype=np.int64)
+        self.r1 = np.full((7, size), -1, dtype=np.int64)
+        self.r2 = np.full((7, size), -1, dtype=np.int64)
         self.ep = np.zeros(nwarps, dtype=np.int64)
         self.wep = np.zeros(nwarps, dtype=np.int64)
         self.seq = 0
         self.iid = -1
+        self.mbar = Mbarriers(nwarps)
 
     def sync(self, warp: int, event: int) -> None:
         if event == EV_BARRIER:
@@ -83,10 +84,11 @@ class CtaShadow:
     def unordered(self, rec, idx, tid, warp):
         """(hazard, same warp) per byte: ``rec``'s access is by another
         thread, another warp instruction, and not ordered before this one."""
-        sub = rec[:WEP + 1, idx]
+        sub = rec[:, idx]
         t = sub[TID]
         same = (t // 32) == warp
         ordered = np.where(same, sub[WEP] < self.wep[warp], sub[EP] < self.ep[warp])
+        ordered |= self.mbar.released(warp, t // 32, sub[NAR])
         bad = (t >= 0) & (t != tid) & (sub[SEQ] != self.seq) & ~ordered
         return bad, same
 
@@ -96,6 +98,7 @@ class CtaShadow:
         buf[TID], buf[IID], buf[SEQ], buf[EP], buf[WEP] = tid, iid, self.seq, self.ep[warp], \
             self.wep[warp]
         rec[:WEP + 1, idx] = buf
+        rec[NAR, idx] = self.mbar.arrives[warp]
 
     def store(self, idx, tid, atomic: int, warp: int) -> None:
         self.stamp(self.w, idx, tid, warp, self.iid)
@@ -119,6 +122,55 @@ class CtaShadow:
 
 
 
+class Mbarriers:
+    """mbarrier ordering as explicit events (an independent formulation of
+    racecheck_mbar.py's clocks): warp ``a``'s k-th arrive instruction is
+    the event (a, k); a phase carries the set of events its arrivals knew
+    (their own and what their warps had acquired); a wait true on a
+    completed phase adds the phase's set to the warp's ``known`` events. An
+    access made after ``n`` arrives of its warp ``a`` is ordered before a
+    later access of warp ``b`` when ``b`` knows an event (a, k), k >= n.
+    Phases are counted here from init, count and arrivals (PTX ISA
+    mbarrier: the phase completes when its pending count reaches zero), and
+    a wait on parity p when c phases have completed is true when c % 2 != p
+    and then waited on phase c - 1 (none when c = 0)."""
+
+    def __init__(self, nwarps: int):
+        self.arrives = np.zeros(nwarps, dtype=np.int64)
+        self.known = [set() for _ in range(nwarps)]
+        self.bars: dict = {}        # bar -> [pending, expected, completed phase sets, open set]
+
+    def init(self, bar, count: int) -> None:
+        self.bars[bar] = [count, count, [], set()]
+
+    def arrive(self, warp: int, nlanes: int, bar, count: int) -> None:
+        st = self.bars[bar]
+        for _ in range(nlanes):
+            st[3] |= self.known[warp] | {(warp, int(self.arrives[warp]))}
+            st[0] -= count
+            if st[0] <= 0:
+                st[2].append(st[3])
+                st[0], st[3] = st[1], set()
+        self.arrives[warp] += 1
+
+    def wait(self, warp: int, bar, parity: int) -> bool:
+        done = self.bars[bar][2]
+        if len(done) % 2 == parity:
+            return False
+        if done:
+            self.known[warp] |= done[-1]
+        return True
+
+    def released(self, warp: int, first_warps, nar):
+        """Per record: warp ``first_warps``' access after ``nar`` arrives is
+        known to ``warp``."""
+        top = {}
+        for a, k in self.known[warp]:
+            top[a] = max(top.get(a, -1), k)
+        best = np.array([top.get(int(a), -1) for a in first_warps], dtype=np.int64)
+        return (best >= nar) & (nar >= 0)
+
+
 class Reference:
     """One worker's racecheck: the CTA it runs (``linear``) and its shadow."""
 
@@ -134,6 +186,15 @@ class Reference:
 
     def sync(self, ctaid, linear: int, warp: int, event: int) -> None:
         self.cta(linear).sync(warp, event)
+
+    def mbar_init(self, ctaid, linear, warp, bar, count) -> None:
+        self.cta(linear).mbar.init(bar, count)
+
+    def mbar_arrive(self, ctaid, linear, warp, lanes, bar, count) -> None:
+        self.cta(linear).mbar.arrive(warp, bin(lanes).count("1"), bar, count)
+
+    def mbar_wait(self, ctaid, linear, warp, lanes, bar, parity) -> bool:
+        return self.cta(linear).mbar.wait(warp, bar, parity)
 
     def access(self, ctaid, linear, warp, iid, addrs, lanes, kind, nbytes, generic) -> None:
         st = self.cta(linear)

@@ -10,7 +10,9 @@ stores and atomics of 1 to 16 bytes, plain and generic addresses (some out
 of the shared window: negative or past its end), broadcasts and strided
 and random addresses over a small shared memory (so bytes are hit by many
 threads), CTA barriers and __syncwarp, and several CTAs one after another
-on one worker. The two hazard lists, every field of every entry, must be
+on one worker; a second set adds mbarrier arrives and waits (the native
+clocks of racecheck_mbar.py against the reference's explicit arrive
+events, race_reference.Mbarriers). The two hazard lists, every field of every entry, must be
 equal.
 
 The same on kernels (tests/cuda/racecheck.cu and reduce_shared.cu, whose
@@ -26,7 +28,7 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-from race_reference import Reference
+from race_reference import Reference, lane_array
 
 from ptxc.backends.llvm import check_hooks, jit
 from ptxc.backends.llvm import layout as Lo
@@ -43,12 +45,18 @@ WRAPPERS = """define void @t_access(ptr %L, ptr %cta, ptr %ws, i32 %iid, ptr %ad
 define void @t_sync(ptr %cta, ptr %ws, i32 %event) {
   call void @ptxc_race_sync(ptr %cta, ptr %ws, i32 %event)
   ret void
+}
+
+define ptr @t_state(ptr %cta) {
+  %h = call ptr @ptxc_race_state(ptr %cta)
+  ret ptr %h
 }"""
 
 C = ctypes
 ACCESS = C.CFUNCTYPE(None, C.c_void_p, C.c_void_p, C.c_void_p, C.c_int32, C.c_void_p, C.c_uint32,
                      C.c_int32, C.c_int32, C.c_int64)
 SYNC = C.CFUNCTYPE(None, C.c_void_p, C.c_void_p, C.c_int32)
+STATE = C.CFUNCTYPE(C.c_void_p, C.c_void_p)
 SHIFT = 32
 
 
@@ -57,7 +65,8 @@ def native():
     text = "\n\n".join([R.TEXT, WRAPPERS, *R.DECLS]) + "\n"
     engine = jit._engine([jit._emit(text, 2, "racecheck_native_test")], 2)
     return (engine, ACCESS(engine.get_function_address("t_access")),
-            SYNC(engine.get_function_address("t_sync")))
+            SYNC(engine.get_function_address("t_sync")),
+            STATE(engine.get_function_address("t_state")))
 
 
 class Native:
@@ -65,7 +74,7 @@ class Native:
     states, the checker that aggregates what they report."""
 
     def __init__(self, fns, size: int, nwarps: int):
-        _, self.access_fn, self.sync_fn = fns
+        _, self.access_fn, self.sync_fn, self.state_fn = fns
         self.L, self.cta, self.ws = aligned(Lo.L_SIZE), aligned(Lo.CTA_SIZE), aligned(64)
         self.addrs = aligned(32 * 8).view(np.uint64)
         self.checker = RaceChecker(SHIFT)
@@ -79,6 +88,41 @@ class Native:
     def sync(self, ctaid, linear, warp, event) -> None:
         self._at(ctaid, linear, warp)
         self.sync_fn(ptr(self.cta), ptr(self.ws), event)
+
+    # mbarriers: what ops_mbarrier.py executes, modelled on ptxc's state
+    # encoding (pending | expected << 32 | parity << 63), then the hook the
+    # generated code calls (check_hooks.race_mbar_hook)
+    def _mbar(self, event, lanes, bar, vals, counts) -> None:
+        ptrs = np.full(32, bar, np.uint64)
+        vals = np.asarray(vals, np.uint64)
+        counts = np.asarray(counts, np.int32)
+        h = self.state_fn(ptr(self.cta))
+        self.checker.mbarrier(event, lanes, ptr(ptrs), ptr(vals), ptr(counts), ptr(self.ws), h)
+
+    def mbar_init(self, ctaid, linear, warp, bar, count) -> None:
+        self._at(ctaid, linear, warp)
+        self.bars = getattr(self, "bars", {})
+        self.bars[linear, bar] = count | count << 32
+        self._mbar(2, 1, bar, np.zeros(32), np.zeros(32))
+
+    def mbar_arrive(self, ctaid, linear, warp, lanes, bar, count) -> None:
+        self._at(ctaid, linear, warp)
+        tokens = np.zeros(32, np.uint64)
+        for lane in lane_array(lanes):
+            s = self.bars[linear, bar]
+            tokens[lane] = s
+            pending, expected, parity = (s & 0xFFFFFFFF) - count, s >> 32 & 0x7FFFFFFF, s >> 63
+            if pending <= 0:
+                pending, parity = expected, parity ^ 1
+            self.bars[linear, bar] = pending | expected << 32 | parity << 63
+        self._mbar(0, lanes, bar, tokens, np.full(32, count))
+
+    def mbar_wait(self, ctaid, linear, warp, lanes, bar, parity) -> bool:
+        self._at(ctaid, linear, warp)
+        done = self.bars[linear, bar] >> 63 != parity
+        if done:
+            self._mbar(1, lanes, bar, np.full(32, parity), np.zeros(32))
+        return done
 
     def access(self, ctaid, linear, warp, iid, addrs, lanes, kind, nbytes, generic) -> None:
         self._at(ctaid, linear, warp)
@@ -103,8 +147,19 @@ def lane_addresses(rng, size: int, nbytes: int) -> np.ndarray:
     return rng.integers(-4, size + 4, size=32)
 
 
-def stream(seed: int):
-    """(size, nwarps, events): one worker's random run of several CTAs."""
+def mbar_event(rng, ctaid, linear, warp, valid):
+    """An arrive (count 1 or 2) or wait (parity 0 or 1) of random lanes of
+    ``warp`` on one of two mbarriers (initialised at the CTA's start)."""
+    lanes = int(rng.integers(1, 1 << valid))
+    bar = 0x100 + 8 * int(rng.integers(2))
+    if rng.random() < 0.5:
+        return ("mbar_arrive", ctaid, linear, warp, lanes, bar, int(rng.integers(1, 3)))
+    return ("mbar_wait", ctaid, linear, warp, lanes, bar, int(rng.integers(2)))
+
+
+def stream(seed: int, mbar: bool = False):
+    """(size, nwarps, events): one worker's random run of several CTAs
+    (``mbar``: with mbarrier arrives and waits)."""
     rng = np.random.default_rng(seed)
     nthreads = int(rng.integers(1, 129))
     nwarps = (nthreads + 31) // 32
@@ -114,8 +169,14 @@ def stream(seed: int):
     events = []
     for linear in range(int(rng.integers(1, 4))):
         ctaid = (linear % 2, linear // 2, 0)
+        if mbar:
+            for bar in (0x100, 0x108):
+                events.append(("mbar_init", ctaid, linear, 0, bar, int(rng.integers(1, 40))))
         for _ in range(int(rng.integers(20, 120))):
             warp = int(rng.integers(nwarps))
+            if mbar and rng.random() < 0.2:
+                events.append(mbar_event(rng, ctaid, linear, warp, min(32, nthreads - 32 * warp)))
+                continue
             if rng.random() < 0.1:
                 ev = int(rng.integers(2))
                 for w in (range(nwarps) if ev == 0 and rng.random() < 0.7 else [warp]):
@@ -137,12 +198,13 @@ def stream(seed: int):
     return size, nwarps, events
 
 
-def run_both(fns, seed: int):
-    size, nwarps, events = stream(seed)
+def run_both(fns, seed: int, mbar: bool = False):
+    size, nwarps, events = stream(seed, mbar)
     nat, ref = Native(fns, size, nwarps), Reference(size, nwarps, SHIFT)
     for ev in events:
-        getattr(nat, ev[0])(*ev[1:])
-        getattr(ref, ev[0])(*ev[1:])
+        a = getattr(nat, ev[0])(*ev[1:])
+        b = getattr(ref, ev[0])(*ev[1:])
+        assert a == b, ev           # both see a wait true or both false
     return nat.checker.hazards(), ref.log.entries()
 
 
@@ -154,6 +216,23 @@ def test_native_equals_reference_on_random_streams(native):
         seen |= {(h.kind, h.severity) for h in want}
     # the streams exercise every kind and severity, so the comparison can fail
     assert seen == {(k, s) for k in ("RAW", "WAR", "WAW") for s in ("error", "warning")}
+
+
+def test_native_equals_reference_with_mbarriers(native):
+    # The streams above with mbarrier arrives and waits: the native clocks
+    # (racecheck_mbar.py) against the reference's explicit arrive events.
+    # Without mbarrier ordering, the two differ (the reference orders more):
+    # at least one stream must have hazards removed by an mbarrier.
+    removed = 0
+    for seed in range(120):
+        got, want = run_both(native, seed, mbar=True)
+        assert [h.__dict__ for h in got] == [h.__dict__ for h in want], f"seed {seed}"
+        unordered = Reference(*stream(seed, mbar=True)[:2], SHIFT)
+        for ev in stream(seed, mbar=True)[2]:
+            if ev[0] in ("sync", "access"):
+                getattr(unordered, ev[0])(*ev[1:])
+        removed += sum(h.count for h in unordered.log.entries()) > sum(h.count for h in want)
+    assert removed > 10
 
 
 def test_atomics_and_barriers_order_native_checks(native):

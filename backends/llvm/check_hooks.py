@@ -5,6 +5,7 @@ variant of its own (jit.compile_kernel(..., racecheck=True)), as memcheck does
 (memcheck.py): the default code is unchanged. The variant
 
 * at every shared-memory ``ld``/``st``/``atom``/``red``/``cp.async``
+  (and ``ldmatrix``/``stmatrix``: ops_mma.row_pointers)
   (racecheck; a generic access only when one of its lanes falls in the
   shared window) calls the native ``ptxc_race(L, cta, ws, i32 id, ptr
   addrs, i32 lanes, i32 kind, i32 nbytes, i64 lowmask)`` of
@@ -21,6 +22,12 @@ variant of its own (jit.compile_kernel(..., racecheck=True)), as memcheck does
   ``elect``) whose member mask names a live lane that does not execute it,
   or leaves out an executing lane, calls ``ptxc_sync`` (synccheck; tested in
   the generated code, so a correct collective costs no call).
+* after an ``mbarrier.init``, ``arrive``/``arrive_drop`` and a
+  ``test_wait``/``try_wait`` true for some executing lane (ops_mbarrier.py)
+  calls ``ptxc_race_mbar(L, cta, ws, i32 event, i32 lanes, ptr ptrs, ptr
+  vals, ptr counts, ptr shadow)`` in Python (racecheck; racecheck_mbar.py:
+  the lanes' mbarrier addresses, their tokens or the parities waited on,
+  the arrival counts).
 
 The callbacks find the launch's checker (racecheck.RaceChecker,
 synccheck.SyncChecker) by its launch-state address; see :class:`active`.
@@ -40,6 +47,8 @@ TOOLS = ("racecheck", "synccheck")
 
 RACE_ARGS = (ctypes.c_void_p, ctypes.c_void_p, ctypes.c_void_p, ctypes.c_int32, ctypes.c_int32,
              ctypes.c_int32, ctypes.c_void_p)                  # ptxc_race_report's, void
+MBAR_ARGS = (ctypes.c_void_p, ctypes.c_void_p, ctypes.c_void_p, ctypes.c_int32, ctypes.c_uint32,
+             ctypes.c_void_p, ctypes.c_void_p, ctypes.c_void_p, ctypes.c_void_p)  # ptxc_race_mbar's
 SYNC_ARGS = (ctypes.c_void_p, ctypes.c_void_p, ctypes.c_void_p, ctypes.c_int32, ctypes.c_int32,
              ctypes.c_uint32, ctypes.c_void_p, ctypes.c_int32)                 # ptxc_sync's, void
 
@@ -103,6 +112,23 @@ def _race_sync(cg, event: int) -> None:
     _race_helpers(cg)
     call_if(cg, cg.emi, "ptxc_race_sync", None,
             [("ptr", "%cta"), ("ptr", "%ws"), ("i32", str(event))])
+
+
+def race_mbar_hook(cg, event: int, lanes: str, p_ptrs: str, p_vals: str,
+                   p_counts: str | None) -> None:
+    """racecheck: an mbarrier arrive (event 0: ``lanes`` arrived; state
+    pointers, tokens and counts spilled at ``p_*``), successful wait (1:
+    ``lanes`` waited true; ``p_vals`` the parities waited on) or init (2),
+    recorded by racecheck_mbar.py."""
+    if "racecheck" not in getattr(cg, "checks", ()):
+        return
+    _race_helpers(cg)
+    h = cg.f.call("ptr", "ptxc_race_state", [("ptr", "%cta")])
+    call_if(cg, lanes, "ptxc_race_mbar",
+            "declare void @ptxc_race_mbar(ptr, ptr, ptr, i32, i32, ptr, ptr, ptr, ptr)",
+            [("ptr", "%L"), ("ptr", "%cta"), ("ptr", "%ws"), ("i32", str(event)),
+             ("i32", lanes), ("ptr", p_ptrs), ("ptr", p_vals), ("ptr", p_counts or "null"),
+             ("ptr", h)])
 
 
 def _mask_operand(cg, ins, k: int) -> str:
@@ -191,6 +217,12 @@ def _race(L, cta, ws, iid, kind, nbytes, shadow) -> None:
             c.access(L, cta, ws, iid, kind, nbytes, shadow)
 
 
+def _mbar(L, cta, ws, event, lanes, ptrs, vals, counts, h) -> None:
+    for c in _checkers.get(L, ()):
+        if hasattr(c, "mbarrier") and h:
+            c.mbarrier(event, lanes, ptrs, vals, counts, ws, h)
+
+
 def _sync(L, cta, ws, iid, event, lanes, masks, sp) -> None:
     for c in _checkers.get(L, ()):
         if hasattr(c, "sync"):
@@ -209,8 +241,11 @@ def _safe(fn):
 
 _race_cb = callbacks.c_function(_safe(_race), None, *RACE_ARGS)
 _sync_cb = callbacks.c_function(_safe(_sync), None, *SYNC_ARGS)
+_mbar_cb = callbacks.c_function(_safe(_mbar), None, *MBAR_ARGS)
 
 
 def register_symbols(binding) -> None:
-    """Make ``ptxc_race_report`` and ``ptxc_sync`` resolvable by the JIT."""
-    callbacks.add_symbols(binding, {"ptxc_race_report": _race_cb, "ptxc_sync": _sync_cb})
+    """Make ``ptxc_race_report``, ``ptxc_sync`` and ``ptxc_race_mbar``
+    resolvable by the JIT."""
+    callbacks.add_symbols(binding, {"ptxc_race_report": _race_cb, "ptxc_sync": _sync_cb,
+                                     "ptxc_race_mbar": _mbar_cb})

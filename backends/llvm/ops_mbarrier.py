@@ -24,11 +24,16 @@ warps of the CTA run before it tests again; the CTA loop (runtime_ir.py)
 repeats rounds without releasing ``bar.sync`` while a warp yielded. Not
 supported (refused with a message): ``expect_tx``/``complete_tx`` (the tensor
 memory accelerator's transaction counts) and ``arrive.noComplete``.
+
+Under racecheck, init, arrive and a wait true for some lane also call
+check_hooks.race_mbar_hook (the ordering mbarriers give:
+racecheck_mbar.py).
 """
 from __future__ import annotations
 
 from ptxc.errors import PtxcError
 
+from .check_hooks import race_mbar_hook
 from .irtext import splat
 from .ops_mem import address, gather, resolve, scatter
 
@@ -71,6 +76,10 @@ def init(cg, ins) -> None:
     high = f.val(f"shl <32 x i64> {n}, {splat('i64', 32)}")
     state = f.val(f"or <32 x i64> {n}, {high}")
     scatter(cg, "i64", state, ptrs, 8, cg.em)
+    if "racecheck" in getattr(cg, "checks", ()):
+        p_ptrs = f.alloca("<32 x ptr>", "mbp", 64)
+        f.store("<32 x ptr>", ptrs, p_ptrs, 64)
+        race_mbar_hook(cg, 2, cg.emi, p_ptrs, p_ptrs, None)
 
 
 def arrive(cg, ins, drop: bool) -> None:
@@ -85,6 +94,7 @@ def arrive(cg, ins, drop: bool) -> None:
     cg.helpers.setdefault(ARRIVE, ARRIVE_IR)
     f.call("void", ARRIVE, [("ptr", p_ptrs), ("i32", cg.emi), ("ptr", p_count),
                             ("i1", "true" if drop else "false"), ("ptr", p_out)])
+    race_mbar_hook(cg, 0, cg.emi, p_ptrs, p_out, p_count)
     dsts = cg.dst_list(ins)
     dst = dsts[0] if dsts else None
     if dst is not None:
@@ -103,9 +113,22 @@ def wait(cg, ins) -> None:
         want = f.val(f"lshr <32 x i64> {cg.read(ins.srcs[1], 'b64')}, {splat('i64', PHASE_BIT)}")
     done = f.val(f"icmp ne <32 x i64> {cur_phase}, {want}")
     cg.write(ins.results[0], done, "pred")
+    if "racecheck" in getattr(cg, "checks", ()):
+        _race_wait(cg, ptrs, want, done)
     notdone = f.val(f"xor <32 x i1> {done}, {splat('i1', 'true')}")
     pending = f.val(f"and <32 x i1> {notdone}, {cg.em}")
     cg.yield_if(f.cast("bitcast", "<32 x i1>", pending, "i32"))
+
+
+def _race_wait(cg, ptrs: str, want: str, done: str) -> None:
+    """racecheck: the executing lanes whose wait is true, the barriers and
+    the parities they waited on (racecheck_mbar.py)."""
+    f = cg.f
+    p_ptrs, p_want = f.alloca("<32 x ptr>", "mbp", 64), f.alloca("<32 x i64>", "mbw", 64)
+    f.store("<32 x ptr>", ptrs, p_ptrs, 64)
+    f.store("<32 x i64>", want, p_want, 64)
+    ok = f.val(f"and <32 x i1> {done}, {cg.em}")
+    race_mbar_hook(cg, 1, f.cast("bitcast", "<32 x i1>", ok, "i32"), p_ptrs, p_want, None)
 
 
 # Lane by lane (ascending), so that arrivals of one warp at one barrier count

@@ -22,6 +22,7 @@ from __future__ import annotations
 from ptxc import ir
 from ptxc.errors import PtxcError
 
+from .check_hooks import race_hook
 from .irtext import lane_consts, splat
 from .memcheck import KIND_LOAD, KIND_STORE
 from .mma_frags import Frag, mma_frags, wmma_frag
@@ -342,9 +343,11 @@ def matrix_count(ins, items) -> int:
     return num
 
 
-def row_pointers(cg, ins, num: int):
+def row_pointers(cg, ins, num: int, kind: int):
     """Host pointers of the 16-byte rows whose addresses lanes 0 .. 8 num - 1
-    give (checked: in bounds, 16-byte aligned), and the mask of those lanes."""
+    give (checked: in bounds, 16-byte aligned), and the mask of those lanes;
+    racecheck sees one warp access of 16 bytes per giving lane (``kind``:
+    memcheck.KIND_LOAD or KIND_STORE)."""
     f = cg.f
     addr, sp = lane_addresses(cg, ins.srcs[0], space_of(ins))
     em, emi = cg.em, cg.emi
@@ -353,6 +356,8 @@ def row_pointers(cg, ins, num: int):
     cg.em = f.cast("bitcast", "i32", cg.emi, "<32 x i1>")
     try:
         ptrs, mask = resolve(cg, sp, addr, None, 16, 16), cg.em
+        if sp in ("shared", "generic"):
+            race_hook(cg, addr, None, cg.emi, kind, 16, generic=sp == "generic")
     finally:
         cg.em, cg.emi = em, emi
     return ptrs, mask
@@ -406,7 +411,7 @@ def op_stmatrix(cg, ins):
             lo, hi = (flat.pick(pad(32 * (2 * (l // 8) + (l % 8) % 2) + 4 * c + (l % 8) // 2 for l in lanes))
                       for c in (2 * w, 2 * w + 1))    # element (row l%8, column c) of matrix l//8
             words.append(join_halves(cg, lo, hi))
-    ptrs, mask = row_pointers(cg, ins, num)
+    ptrs, mask = row_pointers(cg, ins, num, KIND_STORE)
     for w, v in enumerate(words):
         scatter(cg, "i32", v, elem_ptrs(cg, ptrs, 4 * w), 4, mask)
 
@@ -419,7 +424,7 @@ def op_ldmatrix(cg, ins):
     mods = ins.mods
     items = regs_of(ins.dsts[0])
     num = matrix_count(ins, items)
-    ptrs, mask = row_pointers(cg, ins, num)
+    ptrs, mask = row_pointers(cg, ins, num, KIND_LOAD)
     words = [gather(cg, "i32", elem_ptrs(cg, ptrs, 4 * w), 4, mask) for w in range(4)]
     lanes = range(32)
     if "trans" not in mods:

@@ -13,6 +13,17 @@ are ordered:
   warp waits at one, so the counts of all warps advance together);
 * inside one warp, by a ``bar.warp.sync`` or a CTA barrier between them
   (``wep``: the warp's barriers plus its ``bar.warp.sync``\\ s);
+* by an mbarrier (PTX ISA 9.7.13.15; racecheck_mbar.py): an arrive
+  releases what its warp did before it into the record of the phase it
+  arrives in, and a ``test_wait``/``try_wait`` true for a lane acquires the
+  record of the phase it waited on for the lane's warp. Per warp ``w``: a
+  clock ``clk[w]`` (each access record keeps it; an arrive advances it) and
+  ``know[w][a]``: an access of warp ``a`` (another warp or ``w`` itself)
+  with clock ``c`` is ordered before the accesses of ``w`` now when
+  ``c < know[w][a]``. Records join (element-wise max) what each arriving
+  warp knew, so the ordering is transitive. ``ep`` is the CTA barrier's
+  clock in the same sense (every warp passes each barrier), so the two
+  combine with an or;
 * or by being one warp instruction: the lanes of one ``st.shared`` (or one
   ``ld``) never race with each other.
 
@@ -25,7 +36,7 @@ sm_70+ without ``__syncwarp``). ``RAW``: an earlier write and a later read;
 executor's order (warps of a CTA run in index order between barriers).
 
 Shadow memory, per CTA and shared byte: the last write (thread, instruction,
-warp instruction sequence number, ``ep``, ``wep``, atomic) and the last two
+warp instruction sequence number, ``ep``, ``wep``, ``clk``, atomic) and the last two
 reads by different threads since that write. A read checks the last write;
 a write checks the last write and both reads, then clears the reads. Keeping
 two readers is what makes a write-after-read hazard found whatever order the
@@ -59,6 +70,7 @@ import numpy as np
 from . import layout as Lo
 from . import racecheck_ir as R
 from .memcheck import KIND_LOAD
+from .racecheck_mbar import MbarOrder
 
 ERROR, WARNING = "error", "warning"
 
@@ -158,12 +170,17 @@ class RaceShadow:
         self.bytes = np.zeros(max(size, 1) * R.BYTE, np.uint8)
         self.ep = np.zeros(max(nwarps, 1), np.int32)
         self.wep = np.zeros(max(nwarps, 1), np.int32)
+        self.nwarps = max(nwarps, 1)
+        self.clk = np.zeros(self.nwarps, np.int32)
+        self.know = np.zeros((self.nwarps, self.nwarps), np.int32)
+        self.mbar = MbarOrder(self.clk, self.know)
         self.rows = np.zeros(R.ROW_CAP * R.ROW // 4, np.int32)
         self.head = np.zeros(R.H_BYTES_TOTAL // 8, np.int64)
         for off, v in ((R.H_LINEAR, -1), (R.H_SIZE, size), (R.H_BYTES, self.bytes.ctypes.data),
                        (R.H_EP, self.ep.ctypes.data), (R.H_WEP, self.wep.ctypes.data),
                        (R.H_NWARPS, nwarps), (R.H_ROWS, self.rows.ctypes.data),
-                       (R.H_CAP, R.ROW_CAP)):
+                       (R.H_CAP, R.ROW_CAP), (R.H_CLK, self.clk.ctypes.data),
+                       (R.H_KNOW, self.know.ctypes.data)):
             self.head[off // 8] = v
         self.address = self.head.ctypes.data
 
@@ -212,6 +229,14 @@ class RaceChecker:
             self.log.record((name, fiid, iid, sev), (linear, tid), len(lanes),
                             lambda: Hazard(name, fiid, iid, sev, 0, ctaid, ftid, tid, off, nbytes,
                                            (linear, tid)))
+
+    def mbarrier(self, event, lanes, ptrs, vals, counts, ws, h) -> None:
+        """An ``mbarrier`` arrive (event 0) or successful wait (event 1) of
+        the warp at ``ws`` (racecheck_mbar.py); ``h``: its shadow."""
+        sh = self.shadows[h]
+        sh.mbar.event(int(sh.head[R.H_LINEAR // 8]), warp_of(ws), event, lanes,
+                      ctypes.string_at(ptrs, 256), ctypes.string_at(vals, 256),
+                      ctypes.string_at(counts, 128) if counts else None)
 
     def finish(self) -> None:
         with self.lock:

@@ -18,6 +18,10 @@ Functions (internal to the kernel module; check_hooks.py emits the calls):
   read keeps the last two readers by different threads (r1 the latest;
   lanes of one read that share a byte leave the first in r2 and the last
   in r1, as the vectorised model of racecheck.py does).
+* ``ptxc_race_state(cta)``: the worker's state, cleared first when it
+  described another CTA (null without racecheck); check_hooks.race_mbar_hook
+  calls it before ``ptxc_race_mbar`` (Python, racecheck_mbar.py) so that the
+  mbarrier clocks are set for the CTA the state describes.
 * ``ptxc_race_sync(cta, ws, i32 event)``: a CTA barrier (event 0) adds 1
   to the warp's ``ep`` and ``wep``; a ``bar.warp.sync`` (event 1) to its
   ``wep``.
@@ -25,18 +29,22 @@ Functions (internal to the kernel module; check_hooks.py emits the calls):
 The state (one per worker, racecheck.RaceShadow; the CTA state's
 layout.CTA_RACE field points to it, 0: no racecheck) holds the CTA it
 describes; an access or barrier of another CTA first clears it (the bytes
-touched so far, and the barrier counts), so every CTA starts clean.
+touched so far, the barrier counts and the mbarrier clocks), so every CTA
+starts clean.
 
 Layouts (little-endian, offsets in bytes):
 
 * state ``H_*``: i64 linear CTA (-1: none), i64 warp accesses of this CTA
   (``seq``), i64 shared bytes covered, i64 bytes touched (``hi``), ptr byte
   records, ptr i32 ``ep[nwarps]``, ptr i32 ``wep[nwarps]``, i64 nwarps, ptr
-  rows, i64 rows written, i64 row capacity.
-* one record ``REC_*`` (24 bytes): i32 thread + 1 (0: none), i32
-  instruction, i32 ``ep``, i32 ``wep``, i64 ``seq``; per shared byte
-  (``BYTE`` = 80): the last write, reader r1, reader r2, i32 atomic flag of
-  the write.
+  rows, i64 rows written, i64 row capacity, ptr i32 ``clk[nwarps]``, ptr i32
+  ``know[nwarps][nwarps]`` (racecheck_mbar.py sets both at mbarrier events;
+  a record of warp ``a`` is ordered before warp ``w`` now when its ``clk``
+  is lower than ``know[w][a]``, in addition to the ``ep``/``wep`` rules).
+* one record ``REC_*`` (32 bytes): i32 thread + 1 (0: none), i32
+  instruction, i32 ``ep``, i32 ``wep``, i64 ``seq``, i32 ``clk`` (the
+  warp's mbarrier clock), 4 spare; per shared byte (``BYTE`` = 104): the
+  last write, reader r1, reader r2, i32 atomic flag of the write.
 * a hazard row (``ROW`` = 24): i32 record (0 write, 1 r1, 2 r2), i32 lane
   of the later access, i32 earlier instruction, i32 earlier thread, i32
   shared byte, i32 1 when both threads are in one warp.
@@ -46,11 +54,11 @@ from __future__ import annotations
 from . import layout as Lo
 from .memcheck import KIND_ATOMIC, KIND_LOAD
 
-H_LINEAR, H_SEQ, H_SIZE, H_HI, H_BYTES, H_EP, H_WEP, H_NWARPS, H_ROWS, H_NROWS, H_CAP = \
-    range(0, 88, 8)
-H_BYTES_TOTAL = 88
-REC_TID, REC_IID, REC_EP, REC_WEP, REC_SEQ, REC = 0, 4, 8, 12, 16, 24
-B_W, B_R1, B_R2, B_ATOM, BYTE = 0, 24, 48, 72, 80
+H_LINEAR, H_SEQ, H_SIZE, H_HI, H_BYTES, H_EP, H_WEP, H_NWARPS, H_ROWS, H_NROWS, H_CAP, \
+    H_CLK, H_KNOW = range(0, 104, 8)
+H_BYTES_TOTAL = 104
+REC_TID, REC_IID, REC_EP, REC_WEP, REC_SEQ, REC_CLK, REC = 0, 4, 8, 12, 16, 24, 32
+B_W, B_R1, B_R2, B_ATOM, BYTE = 0, 32, 64, 96, 104
 ROW = 24
 MAX_NBYTES = 64             # bytes per lane of one access (ld.shared.v4.b64 has 32)
 ROW_CAP = 3 * 32 * MAX_NBYTES
@@ -93,6 +101,11 @@ reset:
 {_field("wep", "%h", H_WEP, "ptr")}
   call void @llvm.memset.p0.i64(ptr %ep, i8 0, i64 %nw4, i1 false)
   call void @llvm.memset.p0.i64(ptr %wep, i8 0, i64 %nw4, i1 false)
+{_field("clk", "%h", H_CLK, "ptr")}
+{_field("know", "%h", H_KNOW, "ptr")}
+  call void @llvm.memset.p0.i64(ptr %clk, i8 0, i64 %nw4, i1 false)
+  %nn4 = mul i64 %nw4, %nw
+  call void @llvm.memset.p0.i64(ptr %know, i8 0, i64 %nn4, i1 false)
   br label %out
 out:
   %r = phi ptr [ null, %entry ], [ %h, %have ], [ %h, %reset ]
@@ -128,9 +141,10 @@ out:
 }}"""
 
 # 0: no hazard with record %r; 1: a hazard between warps; 2: inside one warp
-CHECK = f"""define internal i32 @ptxc_race_check(ptr %r, i32 %me1, i32 %warp, i64 %seq, i32 %ep, i32 %wep) alwaysinline {{
+CHECK = f"""define internal i32 @ptxc_race_check(ptr %r, i32 %me1, i32 %warp, i64 %seq, i32 %ep, i32 %wep, ptr %kn) alwaysinline {{
 entry:
   %t1 = load i32, ptr %r, align 8
+{_field("rclk", "%r", REC_CLK, "i32")}
 {_field("s", "%r", REC_SEQ, "i64")}
 {_field("rep", "%r", REC_EP, "i32")}
 {_field("rwep", "%r", REC_WEP, "i32")}
@@ -140,8 +154,15 @@ entry:
   %t = sub i32 %t1, 1
   %tw = lshr i32 %t, 5
   %samew = icmp eq i32 %tw, %warp
-  %o1 = icmp slt i32 %rwep, %wep
-  %o2 = icmp slt i32 %rep, %ep
+  %o1w = icmp slt i32 %rwep, %wep
+  %o2e = icmp slt i32 %rep, %ep
+  %twv = select i1 %valid, i32 %tw, i32 0
+  %twz = zext i32 %twv to i64
+  %kp = getelementptr inbounds i32, ptr %kn, i64 %twz
+  %k = load i32, ptr %kp, align 4
+  %o2m = icmp slt i32 %rclk, %k
+  %o2 = or i1 %o2e, %o2m
+  %o1 = or i1 %o1w, %o2m
   %ordered = select i1 %samew, i1 %o1, i1 %o2
   %c1 = and i1 %valid, %other
   %c2 = and i1 %c1, %notnow
@@ -186,7 +207,7 @@ out:
   ret void
 }}"""
 
-STAMP = f"""define internal void @ptxc_race_stamp(ptr %r, i32 %me1, i32 %iid, i32 %ep, i32 %wep, i64 %seq) alwaysinline {{
+STAMP = f"""define internal void @ptxc_race_stamp(ptr %r, i32 %me1, i32 %iid, i32 %ep, i32 %wep, i64 %seq, i32 %clk) alwaysinline {{
 entry:
   store i32 %me1, ptr %r, align 8
   %pi = getelementptr inbounds i8, ptr %r, i64 {REC_IID}
@@ -197,6 +218,8 @@ entry:
   store i32 %wep, ptr %pw, align 4
   %ps = getelementptr inbounds i8, ptr %r, i64 {REC_SEQ}
   store i64 %seq, ptr %ps, align 8
+  %pc = getelementptr inbounds i8, ptr %r, i64 {REC_CLK}
+  store i32 %clk, ptr %pc, align 8
   ret void
 }}"""
 
@@ -241,7 +264,7 @@ def _check_row(cat: int, at: str, nxt: str) -> str:
     head = "" if cat == 0 else (
         f"  %pr{cat} = getelementptr inbounds i8, ptr %p1, i64 {off}\n"
         f"  %rr{cat} = call i32 @ptxc_race_check(ptr %pr{cat}, i32 %me1, i32 %warp, i64 %seq, "
-        f"i32 %ep, i32 %wep)\n")
+        f"i32 %ep, i32 %wep, ptr %kn)\n")
     rec = "%p1" if cat == 0 else f"%pr{cat}"
     return f"""{at}:
 {head}  %hz{cat} = icmp ne i32 {res}, 0
@@ -270,6 +293,13 @@ go:
   %ep = load i32, ptr %pe, align 4
   %pw = getelementptr inbounds i32, ptr %wepb, i64 %w
   %wep = load i32, ptr %pw, align 4
+{_field("clkb", "%h", H_CLK, "ptr")}
+  %pclk = getelementptr inbounds i32, ptr %clkb, i64 %w
+  %clk = load i32, ptr %pclk, align 4
+{_field("knb", "%h", H_KNOW, "ptr")}
+{_field("nwk", "%h", H_NWARPS, "i64")}
+  %kro = mul i64 %w, %nwk
+  %kn = getelementptr inbounds i32, ptr %knb, i64 %kro
 {_field("size", "%h", H_SIZE, "i64")}
 {_field("bytes", "%h", H_BYTES, "ptr")}
 {_field("hip", "%h", H_HI, "i64")}
@@ -283,7 +313,7 @@ go:
 c1:
   %bo1 = mul i64 %idx1, {BYTE}
   %p1 = getelementptr inbounds i8, ptr %bytes, i64 %bo1
-  %rw = call i32 @ptxc_race_check(ptr %p1, i32 %me1, i32 %warp, i64 %seq, i32 %ep, i32 %wep)
+  %rw = call i32 @ptxc_race_check(ptr %p1, i32 %me1, i32 %warp, i64 %seq, i32 %ep, i32 %wep, ptr %kn)
   %atp = getelementptr inbounds i8, ptr %p1, i64 {B_ATOM}
   %at = load i32, ptr %atp, align 8
   %wasat = icmp eq i32 %at, 1
@@ -315,7 +345,7 @@ u2:
   store i64 %hin, ptr %hip.p, align 8
   br i1 %write, label %st, label %ld
 st:
-  call void @ptxc_race_stamp(ptr %p2, i32 %me2, i32 %iid, i32 %ep, i32 %wep, i64 %seq)
+  call void @ptxc_race_stamp(ptr %p2, i32 %me2, i32 %iid, i32 %ep, i32 %wep, i64 %seq, i32 %clk)
   %pat = getelementptr inbounds i8, ptr %p2, i64 {B_ATOM}
   store i32 %atom32, ptr %pat, align 8
   %q1s = getelementptr inbounds i8, ptr %p2, i64 {B_R1}
@@ -341,7 +371,7 @@ copy:
   call void @llvm.memcpy.p0.p0.i64(ptr %q2, ptr %q1, i64 {REC}, i1 false)
   br label %stamp1
 stamp1:
-  call void @ptxc_race_stamp(ptr %q1, i32 %me2, i32 %iid, i32 %ep, i32 %wep, i64 %seq)
+  call void @ptxc_race_stamp(ptr %q1, i32 %me2, i32 %iid, i32 %ep, i32 %wep, i64 %seq, i32 %clk)
   br label %b2next
 out:
   ret void
