@@ -494,7 +494,7 @@ class Module:
         return self.print_ir()
 
 
-_COMPOSITE = (Addr, Vec, ParenList, Bracket, Not, RegOffset)
+COMPOSITE = _COMPOSITE = (Addr, Vec, ParenList, Bracket, Not, RegOffset)   # operands holding values
 
 
 def rebuild_uses(fn: Function) -> None:
