@@ -18,6 +18,7 @@ import re
 import shutil
 import subprocess
 import sys
+import tempfile
 from pathlib import Path
 
 CORPUS = Path(__file__).resolve().parents[2] / "shared" / "corpus"
@@ -35,9 +36,10 @@ for _ in range(int(sys.argv[2])):
 def instructions(path: Path, parses: int) -> int:
     """Ir of a child process that parses ``path`` 1 + ``parses`` times."""
     cmd = ["valgrind", "--tool=callgrind", "--callgrind-out-file=/dev/null",
-           sys.executable, "-c", CHILD, str(path), str(parses)]
+           sys.executable, "-c", CHILD, str(path.resolve()), str(parses)]
     env = dict(os.environ, PYTHONHASHSEED="0")
-    out = subprocess.run(cmd, capture_output=True, text=True, env=env, check=True).stderr
+    out = subprocess.run(cmd, capture_output=True, text=True, env=env, check=True,
+                         cwd=tempfile.gettempdir()).stderr     # no ptxc/ in the current folder
     return int(re.search(r"I\s+refs:\s+([\d,]+)", out).group(1).replace(",", ""))
 
 
