@@ -82,9 +82,14 @@ class Scope(ir.Scope):
         return None
 
     def _in_range(self, name: str) -> Var | None:
-        i = len(name)
-        while i > 0 and name[i - 1].isdigit():
-            i -= 1
+        """The register ``name`` = prefix + decimal number (no leading zero)
+        declared by a range ``prefix<count>`` here (memoised), or None."""
+        if name.isascii():
+            i = len(name.rstrip("0123456789"))
+        else:                                  # other str.isdigit() digits count too
+            i = len(name)
+            while i > 0 and name[i - 1].isdigit():
+                i -= 1
         if i == len(name) or (len(name) - i > 1 and name[i] == "0"):
             return None
         entry = self.ranges.get(name[:i])

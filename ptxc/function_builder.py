@@ -132,14 +132,14 @@ class FunctionBuilder:
         ins = ir.Instr(opcode, mods, info=info, loc=SrcLoc(self.b.filename, line, col))
         srcs = operands[ndst:]
         self.where = (line, col)
-        ins.dsts = [self.dst(o, scope) for o in operands[:ndst]]
+        ins.dsts = self.dsts(operands[:ndst], scope)
         if opcode in BRANCHES:    # the last operand of bra / brx.idx names a label (or a branch table)
             ins.srcs = [self.src(o, scope, i == len(srcs) - 1) for i, o in enumerate(srcs)]
             if opcode == "bra" and not (ins.srcs and isinstance(ins.srcs[-1], ir.LabelRef)):
                 raise self.b.error(f"'{text}' needs a label as its target (PTX ISA bra: "
                                    "an indirect branch is brx.idx)", line, col)
         else:
-            ins.srcs = [self.src(o, scope) for o in srcs]
+            ins.srcs = self.srcs(srcs, scope)
         if guard is not None:
             ins.guard = self.reg(guard[0], scope)
             ins.guard_neg = guard[1]
@@ -153,6 +153,29 @@ class FunctionBuilder:
         self.instr_keys[id(ins)], self.pending_keys = self.pending_keys, []
         ins.pragmas, self.pending_pragmas = self.pending_pragmas, []
         self.instrs.append(ins)
+
+    def dsts(self, ops: list, scope: Scope) -> list:
+        """self.dst of each operand; a declared register (the common case) is
+        looked up directly."""
+        find, out = scope.find, []
+        for o in ops:
+            v = find(o.text) if o.__class__ is Name and o.text != "_" else None
+            out.append(v if v is not None else self.dst(o, scope))
+        return out
+
+    def srcs(self, ops: list, scope: Scope) -> list:
+        """self.src of each operand; declared registers and immediates directly."""
+        find, out = scope.find, []
+        for o in ops:
+            cls = o.__class__
+            if cls is Name:
+                v = find(o.text)
+                out.append(v if v is not None else self.name(o, scope, False))
+            elif cls is ir.Imm:
+                out.append(o)
+            else:
+                out.append(self.src(o, scope))
+        return out
 
     def reg(self, name: Name, scope: Scope):
         var = scope.find(name.text)

@@ -494,7 +494,7 @@ class Module:
         return self.print_ir()
 
 
-_COMPOSITE = (Addr, Vec, ParenList, Bracket, Not, RegOffset)
+COMPOSITE = _COMPOSITE = (Addr, Vec, ParenList, Bracket, Not, RegOffset)   # operands holding values
 
 
 def rebuild_uses(fn: Function) -> None:
@@ -512,6 +512,16 @@ def rebuild_uses(fn: Function) -> None:
 
 def collect_uses(fn: Function) -> None:
     """Append every read to its value's use list (use lists start empty)."""
-    for ins in fn.instructions():
-        for v in ins.operand_values():
+    for ins in fn.instructions():                 # ins.operand_values(), unrolled
+        for op in ins.srcs:
+            if isinstance(op, Value):
+                op.uses.append(ins)
+            elif op.__class__ in _COMPOSITE:
+                for v in values_in(op):
+                    v.uses.append(ins)
+        if ins.guard is not None:
+            ins.guard.uses.append(ins)
+        for v in ins.prior:
+            v.uses.append(ins)
+        for v in ins.implicit:
             v.uses.append(ins)

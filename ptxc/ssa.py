@@ -73,9 +73,18 @@ class SSABuilder:
                 pending[0] = True
             return got
 
+        composite = ir.COMPOSITE
         for ins in blk.instrs:
             pending[0] = False
-            ins.replace_values(read)
+            srcs = ins.srcs              # ins.replace_values(read): no priors or implicit reads yet
+            for i, op in enumerate(srcs):
+                cls = op.__class__
+                if cls is Var:
+                    srcs[i] = read(op)
+                elif cls in composite:
+                    srcs[i] = ir.map_values(op, read)
+            if ins.guard is not None:
+                ins.guard = read(ins.guard)
             if ins.info.uses_cc:
                 ins.implicit = [read(self.cc)]
             dsts = ins.dsts

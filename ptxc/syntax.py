@@ -110,8 +110,16 @@ def instr_tuple(text: str, line: int, col: int) -> tuple:
     if m.group(2) is not None:
         neg = m.group(1) == "!"
         guard = (Name.at(m.group(2), line, col + 1 + neg), neg)
-    ops = [simple_operand(o.group(1), line, col + o.start(1))
-           for o in _OPERAND_SPLIT.finditer(text, m.end())]
+    ops = []
+    append, new = ops.append, Name.__new__
+    for o in _OPERAND_SPLIT.finditer(text, m.end()):
+        t = o.group(1)
+        if t[0] == "%":           # a register: the common case, as simple_operand makes it
+            n = new(Name)
+            n.text, n.line, n.col = t, line, col + o.start(1)
+            append(n)
+        else:
+            append(simple_operand(t, line, col + o.start(1)))
     return ("instr", guard, m.group(3), line, col + m.start(3), ops)
 
 
