@@ -35,7 +35,7 @@ import re
 import sys
 import time
 
-from .profile_fork import collect, fork_child
+from .profile_fork import collect, fork_child, processes
 
 MIN_SHARE = 8             # kernels per process at least
 _IN = re.compile(r"\(in (\S+)\)$")
@@ -50,7 +50,7 @@ def profile_split(path: str, options: dict, jobs: int):
     if not entries:
         return None
     chosen = _chosen(entries, options)
-    n = processes(len(chosen) if chosen else 0, jobs)
+    n = processes(len(chosen) if chosen else 0, jobs, MIN_SHARE)
     if n < 2:
         return None
     wanted = {e.name for e in chosen}
@@ -63,13 +63,6 @@ def profile_split(path: str, options: dict, jobs: int):
     if any(r is None for r in results):
         return None
     return _merge(results, entries, [e.name for e in chosen], scan_s)
-
-
-def processes(n_kernels: int, jobs: int) -> int:
-    """How many processes share ``n_kernels`` kernels (1: no split)."""
-    if jobs < 2 or not sys.platform.startswith("linux") or not hasattr(os, "fork"):
-        return 1
-    return max(1, min(jobs, n_kernels // MIN_SHARE))
 
 
 def share_by_cost(entries: list, n: int, wanted: set) -> list[list]:

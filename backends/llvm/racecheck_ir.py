@@ -112,15 +112,20 @@ out:
   ret ptr %r
 }}"""
 
-SYNC = f"""define internal void @ptxc_race_sync(ptr %cta, ptr %ws, i32 %event) noinline {{
-entry:
-  %h = call ptr @ptxc_race_state(ptr %cta)
+# The start of a function that works on the calling warp's racecheck state:
+# %h (the per-worker shadow; none: nothing to do, branch to %out) and %w
+# (the warp's index, i64).
+_WARP_STATE = f"""  %h = call ptr @ptxc_race_state(ptr %cta)
   %none = icmp eq ptr %h, null
   br i1 %none, label %out, label %go
 go:
 {_field("warp", "%ws", Lo.WS_WARP, "i32")}
   %w = zext i32 %warp to i64
-{_field("epb", "%h", H_EP, "ptr")}
+"""
+
+SYNC = f"""define internal void @ptxc_race_sync(ptr %cta, ptr %ws, i32 %event) noinline {{
+entry:
+{_WARP_STATE}{_field("epb", "%h", H_EP, "ptr")}
 {_field("wepb", "%h", H_WEP, "ptr")}
   %pe = getelementptr inbounds i32, ptr %epb, i64 %w
   %pw = getelementptr inbounds i32, ptr %wepb, i64 %w
@@ -276,13 +281,7 @@ row{cat}:
 
 ACCESS = f"""define internal void @ptxc_race(ptr %L, ptr %cta, ptr %ws, i32 %iid, ptr %addrs, i32 %lanes, i32 %kind, i32 %nbytes, i64 %lowmask) noinline {{
 entry:
-  %h = call ptr @ptxc_race_state(ptr %cta)
-  %none = icmp eq ptr %h, null
-  br i1 %none, label %out, label %go
-go:
-{_field("warp", "%ws", Lo.WS_WARP, "i32")}
-  %w = zext i32 %warp to i64
-{_field("s0", "%h", H_SEQ, "i64")}
+{_WARP_STATE}{_field("s0", "%h", H_SEQ, "i64")}
   %seq = add i64 %s0, 1
   store i64 %seq, ptr %s0.p, align 8
 {_field("nr0", "%h", H_NROWS, "i64")}
