@@ -21,12 +21,13 @@ import sys
 MIN_KERNELS = 16          # kernels per process at least
 
 
-def processes(n_rows: int, jobs: int | None, per_process: int = MIN_KERNELS) -> int:
+def processes(n_rows: int, jobs: int | None, per_process: int | None = None) -> int:
     """How many processes share ``n_rows`` kernels, ``per_process`` at least
-    each (1: no fork; fork only where it is safe and cheap, Linux)."""
+    each (default MIN_KERNELS; 1: no fork; fork only where it is safe and
+    cheap, Linux)."""
     if not jobs or jobs < 2 or not sys.platform.startswith("linux") or not hasattr(os, "fork"):
         return 1
-    return max(1, min(jobs, n_rows // per_process))
+    return max(1, min(jobs, n_rows // (per_process or MIN_KERNELS)))
 
 
 def run_rows(module, rows: list, mode: str, threads, max_steps, n: int, precompile, run_row):
