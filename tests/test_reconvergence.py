@@ -2,7 +2,7 @@
 from cfgutil import build
 
 from ptxc.passes.reconvergence import Reconvergence
-from ptxc.passmanager import AnalysisManager, run_pipeline
+from ptxc.ir.passmanager import AnalysisManager, run_pipeline
 
 
 def points(fn, **kw) -> list[tuple]:

@@ -10,7 +10,8 @@ import subprocess
 
 import pytest
 
-from ptxc.runtime import gpus, protocol, shim
+from ptxc.gpus import devices as gpus
+from ptxc.runtime import protocol, shim
 
 NATIVE = shim.NATIVE
 

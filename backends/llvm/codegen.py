@@ -31,17 +31,17 @@ from __future__ import annotations
 
 from ptxc import ir
 from ptxc.errors import PtxcError
-from ptxc.faultaccess import checked
-from ptxc.memaccess import access_kind
+from ptxc.passes.memory.checked import checked
+from ptxc.passes.memory.measured import access_kind
 
 from . import layout as Lo
-from .check_hooks import sync_hook
+from ptxc.backends.llvm.instruments.check_hooks import sync_hook
 from .irtext import Fn, LANE_IDS, splat, vt
-from .fault_check import check_only
-from .mem_count import count_only
-from .ops_mma import WHOLE_WARP_OPS
+from ptxc.backends.llvm.instruments.fault_check import check_only
+from ptxc.backends.llvm.instruments.mem_count import count_only
+from ptxc.backends.llvm.ops.mma import WHOLE_WARP_OPS
 from .plan import Plan
-from .provenance_ir import keep_root
+from ptxc.backends.llvm.instruments.provenance_ir import keep_root
 from .simt import SimtMixin
 
 SPIN_SEMANTICS = ("acquire", "relaxed", "volatile")
@@ -90,7 +90,7 @@ class KernelCodegen(SimtMixin, Values):
     """Generates the LLVM IR text of one kernel's ``run_warp``."""
 
     def __init__(self, plan: Plan, mode: str, name: str = WARP_FN, memory_counters: int = 0):
-        from .ops import OPS
+        from ptxc.backends.llvm.ops.table import OPS
         self.name = name
         self.memory_counters = memory_counters   # shared bank bytes (4 or 8), 0 = off
         self.memcheck = False       # record invalid accesses and go on (memcheck.py)
@@ -317,7 +317,7 @@ class KernelCodegen(SimtMixin, Values):
         if op in ("bar", "barrier"):
             self.barrier(ins)
             if self.value_profile:
-                from .value_prof import profile_barrier
+                from ptxc.backends.llvm.instruments.value_prof import profile_barrier
                 profile_barrier(self, ins)
         elif self.keep(ins):
             handler = self.ops.get(op)
@@ -325,7 +325,7 @@ class KernelCodegen(SimtMixin, Values):
                 self.unsupported(ins)
             else:
                 if self.value_profile:
-                    from .value_prof import WriteProfile
+                    from ptxc.backends.llvm.instruments.value_prof import WriteProfile
                     vp = WriteProfile(self, ins)
                 self.lower(ins, handler, ins)
                 if op in ("ld", "ldu"):

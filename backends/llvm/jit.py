@@ -74,7 +74,8 @@ def llvm():
         import llvmlite.binding as b
         b.initialize_native_target()
         b.initialize_native_asmprinter()
-        from . import check_hooks, coop, device_calls, heap, initcheck, inject_ctl, memcheck
+        from ptxc.backends.llvm.instruments import check_hooks, initcheck, inject_ctl, memcheck
+        from ptxc.backends.llvm.ops import coop, device_calls, device_heap as heap
         heap.register_symbols(b)
         inject_ctl.register_symbols(b)
         memcheck.register_symbols(b)
@@ -82,7 +83,7 @@ def llvm():
         check_hooks.register_symbols(b)
         coop.register_symbols(b)
         device_calls.register_symbols(b)    # vprintf / __assertfail reach Python (device_calls.py)
-        from . import ops_tex
+        from ptxc.backends.llvm.ops import texture as ops_tex
         ops_tex.register_symbols(b)
         _llvm = b
     return _llvm
@@ -199,7 +200,7 @@ def _generate(module, kernels, mode: str, level: int, skip_errors: bool, memory:
     from .codegen import KernelCodegen
     from .plan import Plan
     if "inject" in variants:
-        from .inject_ir import InjectCodegen as KernelCodegen   # noqa: N814
+        from ptxc.backends.llvm.instruments.inject_ir import InjectCodegen as KernelCodegen   # noqa: N814
     out = []
     for k in kernels:
         try:

@@ -38,7 +38,7 @@ def address_bits(module) -> int:
 
 def _guess_address_bits(module) -> int:
     from ptxc import ir
-    from ptxc.types import TYPE_SIZES
+    from ptxc.ir.types import TYPE_SIZES
     for fn in module.functions:
         for ins in fn.instructions():
             if ins.opcode not in ("ld", "st", "atom", "red"):

@@ -11,7 +11,7 @@ with one active mask, so it is the unit of counting (METRICS.md: per block
 block's numbers; a continuation node after a call is counted on its own (its
 mask can be smaller when lanes exited inside the callee).
 
-Register slots: the SSA form built by ptxc.ssa is *conventional* (values
+Register slots: the SSA form built by ptxc.frontend.ssa is *conventional* (values
 joined by a phi never interfere, the IR docstring), so every SSA value lives
 in the slot of the PTX register it came from and phis need no code
 (Sreedhar et al. 1999). A slot is keyed by (instance, declaration): ``{ }``
@@ -27,7 +27,7 @@ from dataclasses import dataclass
 
 from ptxc import ir
 from ptxc.errors import PtxcError
-from ptxc.types import TYPE_SIZES
+from ptxc.ir.types import TYPE_SIZES
 
 from .layout import EXIT_PC, SEG_CONST, SEG_GLOBALS, SEG_LOCAL, SEG_PARAM, SEG_SHARED
 
@@ -157,7 +157,7 @@ class Plan:
     # --------------------------------------------------------- instances
     def _instantiate(self, fn: ir.Function, parent, call, stack) -> Instance:
         from ptxc.passes.postdomtree import PostDomTree
-        from ptxc.passmanager import AnalysisManager
+        from ptxc.ir.passmanager import AnalysisManager
         inst = Instance(len(self.instances), fn, parent, call)
         inst.pdt = AnalysisManager(self.module).get(PostDomTree, fn)
         self.instances.append(inst)

@@ -19,11 +19,11 @@ from contextlib import nullcontext
 import numpy as np
 
 from ptxc import ir
-from ptxc.types import TYPE_SIZES
+from ptxc.ir.types import TYPE_SIZES
 
-from . import device_calls
+from ptxc.backends.llvm.ops import device_calls
 from . import layout as Lo
-from .device_calls import DeviceOutput
+from ptxc.backends.llvm.ops.device_calls import DeviceOutput
 
 
 MAX_PER_CTA = 1 << 24          # larger grids report no per-CTA statistics (memory)
@@ -150,7 +150,8 @@ class Launch:
         With ``classes`` (passes.cta_classes.CtaClasses: CTAs that execute
         identically) run one representative per class and weight its
         counters by the class size; per-CTA numbers are copied to the members."""
-        from . import heap, memcheck
+        from ptxc.backends.llvm.ops import device_heap as heap
+        from ptxc.backends.llvm.instruments import memcheck
         with device_calls.active(ptr(self.L), self.output), \
                 memcheck.active(ptr(self.L), self.memcheck or memcheck.MemcheckLog()), \
                 (heap.active(self.heap) if self.heap is not None else nullcontext()):
@@ -221,7 +222,7 @@ class Launch:
         """Every CTA resident at once, one worker each, under coop.py's baton.
         The first real error is raised; a launch stopped with no progress
         raises a RunError of code ERR_COOP_ABORT."""
-        from .coop import run_cooperative
+        from ptxc.backends.llvm.ops.coop import run_cooperative
         workers = [Worker(self) for _ in range(self.nctas)]
         run_cooperative(self, workers)
         errors = [w.error for w in workers if w.error is not None]

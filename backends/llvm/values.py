@@ -15,7 +15,7 @@ import numpy as np
 
 from ptxc import ir
 from ptxc.errors import PtxcError
-from ptxc.types import TYPE_SIZES
+from ptxc.ir.types import TYPE_SIZES
 
 from .irtext import splat, vt
 

@@ -12,7 +12,7 @@ blocks are copied verbatim (ptxas needs them for ``.target ..., debug``).
 from __future__ import annotations
 
 from ptxc import ir
-from ptxc.printer import instr_text
+from ptxc.ir.printer import instr_text
 
 from .loc_writer import LocWriter
 

@@ -16,7 +16,7 @@ from __future__ import annotations
 def analyse(module, prof: dict, gpu_key: str | None, regs, dynamic_shared: int = 0,
             params_path: str | None = None) -> dict:
     """Prediction and TopDown of one launch (``prof``: Profile.to_dict())."""
-    from ..gpu_models import gpu
+    from ptxc.gpus.architecture import gpu
     from .inputs import launch_inputs
     from .luo_suda import predict
     from .params import load_params

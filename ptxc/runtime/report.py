@@ -1,8 +1,8 @@
 """What a run measured: the nvprof-style summary and the SQLite report.
 
 Every launch is a server.LaunchRecord holding its Profile. The columns are
-driven by ptxc.profile.TOTALS (summed over launches) and
-ptxc.profile.DERIVED (computed per launch, and for a kernel from the summed
+driven by ptxc.launcher.profile.TOTALS (summed over launches) and
+ptxc.launcher.profile.DERIVED (computed per launch, and for a kernel from the summed
 totals by the Profile's own properties), read when a report is made, so a
 counter added to the Profile becomes a column of every table here without
 editing this file.
@@ -22,14 +22,14 @@ import csv
 import io
 import json
 
-from ptxc import profile
-from ptxc import memcheck_report
-from ptxc import source_views
-from ptxc import value_profile_report as vpr
-from ptxc.backends.llvm.results_memory import RATIOS, add_ratios, scalar_totals
-from ptxc.sqlite_tables import new_database, table as _table
+from ptxc.launcher import profile
+from ptxc.check import memcheck as memcheck_report
+from ptxc.report import source_views
+from ptxc.valueprof import run_report as vpr
+from ptxc.launcher.results_memory import RATIOS, add_ratios, scalar_totals
+from ptxc.report.sqlite_tables import new_database, table as _table
 
-from . import kernel_keys
+from ptxc.report import kernel_names as kernel_keys
 
 TIME_COLUMNS = ("wall_s", "compile_s", "run_s")
 
