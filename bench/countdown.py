@@ -19,7 +19,7 @@ from pathlib import Path
 import numpy as np
 
 import ptxc
-from ptxc.launcher.launcher import launch
+from ptxc.launcher.api import launch
 
 PTX = Path(__file__).resolve().parents[1] / "tests" / "cuda" / "countdown.sm90.ptx"
 

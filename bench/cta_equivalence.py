@@ -21,7 +21,7 @@ from pathlib import Path
 import numpy as np
 
 import ptxc
-from ptxc.launcher.launcher import launch
+from ptxc.launcher.api import launch
 
 ROOT = Path(__file__).resolve().parents[1]
 CTA_PTX = ROOT / "tests" / "cuda" / "cta_equiv.sm90.ptx"

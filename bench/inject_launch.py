@@ -24,7 +24,7 @@ import numpy as np
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
 import ptxc                                   # noqa: E402
-import ptxc.inject.launch_campaign as inj                     # noqa: E402
+import ptxc.inject as inj                     # noqa: E402
 
 PTX = Path(__file__).resolve().parent.parent / "tests" / "apps" / "vectorAdd" / "vectorAdd.sm90.ptx"
 

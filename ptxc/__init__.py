@@ -35,7 +35,7 @@ def run_pipeline(module, pipeline, **kwargs):
 
 def launch(module, kernel, grid, block, args, mode: str = "hybrid", shared_bytes: int = 0, **kw):
     """Run a kernel on the CPU with the SIMT model and return its Profile."""
-    from ptxc.launcher.launcher import launch as _launch
+    from ptxc.launcher.api import launch as _launch
     return _launch(module, kernel, grid, block, args, mode=mode, shared_bytes=shared_bytes, **kw)
 
 

@@ -90,3 +90,11 @@ def _escaped(text: str) -> str:
         return text
     return "".join(c if c.isprintable() or c == " " else c.encode("unicode_escape").decode("ascii")
                    for c in text)
+
+
+def render_error(err: PtxcError) -> str:
+    """``err.render()``; errors without a source location get a ``ptxc:`` prefix."""
+    text = err.render()
+    if err.loc is None and not text.startswith("ptxc:"):
+        text = "ptxc: " + text
+    return text

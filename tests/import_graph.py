@@ -30,6 +30,7 @@ class Import:
     line: int
     lazy: bool
     function: str = ""   # the outermost enclosing function of a lazy import
+    named: str = ""      # the module the statement names (target, or a module inside it)
 
 
 @dataclass
@@ -47,8 +48,9 @@ class ImportGraph:
 
 
 def key(imp: Import) -> tuple[str, str, str]:
-    """How a deliberate import is named in a list: (importer, function, imported)."""
-    return imp.source, imp.function, imp.target
+    """How a deliberate import is named in a list: (importer, function, the
+    module its statement names); the packages that import loads share it."""
+    return imp.source, imp.function, imp.named
 
 
 def module_files(root: str = ROOT) -> dict[str, str]:
@@ -124,8 +126,10 @@ def _is_type_checking(test) -> bool:
 def _walk(body, source, modules, out, function=""):
     for node in body:
         if isinstance(node, (ast.Import, ast.ImportFrom)):
-            for target in _with_parents(_targets(node, source, modules), source, modules):
-                out.append(Import(source, target, node.lineno, bool(function), function))
+            for named in _targets(node, source, modules):
+                for target in _with_parents([named], source, modules):
+                    out.append(Import(source, target, node.lineno, bool(function), function,
+                                      named))
         elif isinstance(node, ast.If) and _is_type_checking(node.test):
             _walk(node.orelse, source, modules, out, function)
         elif isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef)):

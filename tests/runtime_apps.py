@@ -3,7 +3,7 @@ under ``ptxc run`` (tests/test_runtime_apps.py).
 
 ``AppBuilder`` compiles each application once per session into a temporary
 folder; without nvcc every test that asks for an application is skipped.
-``run_ptxc`` runs ``python -m ptxc.cli.main run ...`` with a timeout (a hang is a
+``run_ptxc`` runs ``python -m ptxc.cli run ...`` with a timeout (a hang is a
 failure, never a stuck test run) and returns the process, the JSON summary
 and the SQLite report path.
 """

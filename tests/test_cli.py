@@ -20,8 +20,9 @@ import pytest
 from click.testing import CliRunner
 
 import ptxc
-from ptxc.cli import main as cli_mod
-from ptxc.cli.main import cli, parse_dim
+from ptxc.cli import opt as cli_opt
+from ptxc.cli.main import cli
+from ptxc.cli.options import parse_dim
 from ptxc.errors import PtxcError
 from ptxc.ir.passmanager import ALL, Pass, PassResult
 
@@ -126,7 +127,7 @@ class Crasher(Pass):
 def fake(monkeypatch):
     """Replace parsing by a FakeModule and register the test passes."""
     module = FakeModule(warnings=["fake.ptx:1:1: warning: a module warning"])
-    monkeypatch.setattr(cli_mod, "read_module", lambda path: module)
+    monkeypatch.setattr(cli_opt, "read_module", lambda path: module)
     import ptxc.passes.registry as reg
     real = reg.get_pass_class
     extra = {"recorder": Recorder, "crasher": Crasher}

@@ -180,9 +180,9 @@ def test_launch_hook_reports_dynamic_counters(monkeypatch):
 
 def test_real_launch_if_available():
     try:
-        from ptxc.launcher.launcher import launch_from_options  # noqa: F401
+        from ptxc.launcher.api import launch_from_options  # noqa: F401
     except ImportError:
-        pytest.skip("ptxc.launcher.launcher (the JIT executor) is not available")
+        pytest.skip("ptxc.launcher (the JIT executor) is not available")
     launch = {"kernel": "tid_branch", "grid": (2,), "block": (64,),
               "args": ["tid_branch_param_0=random:f32:128:1", "tid_branch_param_1=zeros:f32:128",
                        "tid_branch_param_2=100"],

@@ -22,7 +22,7 @@ import pytest
 
 import ptxc
 from ptxc.backends.llvm.layout import SEG_FIRST_BUFFER
-from ptxc.launcher.launcher import launch
+from ptxc.launcher.api import launch
 
 from cta_runs import three_runs, same_error
 from ptxc.passes.cta.countdown import _meet

@@ -19,7 +19,8 @@ import pytest
 import ptxc
 from corpus import CORPUS, corpus_files
 from ptxc.errors import PtxcError
-from ptxc.launcher.launcher import addr_bits, is_pointer_param, launch
+from ptxc.launcher.args import addr_bits, is_pointer_param
+from ptxc.launcher.api import launch
 
 XLA = CORPUS / "xla" / "module_0000.ptx"
 pytestmark = pytest.mark.skipif(not XLA.is_file(), reason=f"shared corpus not found at {CORPUS}")

@@ -24,7 +24,7 @@ import pytest
 
 import ptxc
 from ptxc.backends.llvm.layout import SEG_FIRST_BUFFER
-from ptxc.launcher.launcher import launch
+from ptxc.launcher.api import launch
 
 from cta_runs import three_runs, error_of, same_error
 

@@ -17,7 +17,7 @@ import pytest
 import ptxc
 from ptxc.backends.llvm.ops.device_heap import DeviceHeap
 from ptxc.backends.llvm.layout import SEG_FIRST_BUFFER
-from ptxc.launcher.launcher import launch_segments
+from ptxc.launcher.api import launch_segments
 
 PTX = Path(__file__).parent / "cuda" / "heap.sm90.ptx"
 SLOTS, SUMS, HEAP = SEG_FIRST_BUFFER, SEG_FIRST_BUFFER + 1, SEG_FIRST_BUFFER + 2

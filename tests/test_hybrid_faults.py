@@ -19,7 +19,8 @@ import pytest
 
 import ptxc
 from ptxc.backends.llvm.layout import SEG_FIRST_BUFFER
-from ptxc.launcher.launcher import launch, launch_segments
+from ptxc.launcher.api import launch
+from ptxc.launcher.api import launch_segments
 
 PTX = Path(__file__).resolve().parent / "cuda" / "hybrid_faults.sm90.ptx"
 BASE = SEG_FIRST_BUFFER << 32           # the first buffer argument: 0x600000000

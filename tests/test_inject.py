@@ -21,7 +21,7 @@ import pytest
 
 import inject_model as M
 import ptxc
-import ptxc.inject.launch_campaign as inj
+import ptxc.inject as inj
 from ptxc.inject import sites as inject_sites, stats as inject_stats
 from ptxc.errors import PtxcError
 

@@ -21,7 +21,7 @@ from test_inject import HAND, MAX_STEPS, POLY_CU, POLY_PTX, VEC_PTX, poly_args, 
 import app_harness as H
 
 import ptxc
-import ptxc.inject.launch_campaign as inj
+import ptxc.inject as inj
 from ptxc.inject import sites as inject_sites
 from ptxc.cli.main import cli
 

@@ -23,7 +23,8 @@ from ptxc.backends.llvm.layout import SEG_FIRST_BUFFER, SEG_GLOBALS, SEG_SHARED
 from ptxc.backends.llvm.plan import module_layout
 from ptxc.backends.llvm.runtime import ModuleMemory
 from ptxc.launcher.alias import classes_for_segments, classes_for_values
-from ptxc.launcher.launcher import launch, launch_segments
+from ptxc.launcher.api import launch
+from ptxc.launcher.api import launch_segments
 from ptxc.passes.slice.slice_pass import mark_slice
 
 CUDA = Path(__file__).resolve().parent / "cuda"

@@ -16,7 +16,8 @@ import pytest
 
 import ptxc
 from ptxc import PtxcError
-from ptxc.launcher.launcher import bind_args, find_kernel
+from ptxc.launcher.args import bind_args
+from ptxc.launcher.config import find_kernel
 
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 EXAMPLE = os.path.join(ROOT, "examples", "branchy.ptx")

@@ -16,8 +16,9 @@ import numpy as np
 import pytest
 
 import ptxc
-from ptxc.launcher.launcher import launch
-from ptxc.check.memcheck import as_json, sanitizer_text
+from ptxc.launcher.api import launch
+from ptxc.check.memcheck import sanitizer_text
+from ptxc.launcher.access_errors import memcheck_json as as_json
 
 PTX = Path(__file__).parent / "cuda" / "memcheck.sm90.lineinfo.ptx"
 LINES = PTX.read_text().splitlines()

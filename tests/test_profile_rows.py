@@ -398,7 +398,7 @@ def test_zero_buffers_are_never_copied(rows_module):
     and are used in place, while an ordinary array is still copied."""
     from types import SimpleNamespace
 
-    from ptxc.launcher.launcher import Scratch, private_buffers
+    from ptxc.launcher.buffers import Scratch, private_buffers
     from ptxc.profile.module_profile import zero_buffer
     fn = rows_module.kernels[0]
     z = zero_buffer(fn)

@@ -28,7 +28,7 @@ import pytest
 
 import ptxc
 from ptxc.backends.llvm.instruments import provenance_ir
-from ptxc.launcher.launcher import launch_segments
+from ptxc.launcher.api import launch_segments
 from ptxc.passes.memory.provenance import checked_address, origins
 
 HERE = Path(__file__).resolve().parent / "cuda"

@@ -15,8 +15,9 @@ import numpy as np
 import pytest
 
 import ptxc
-from ptxc.check.hazards import as_json, launch_text
-from ptxc.launcher.launcher import launch
+from ptxc.check.hazards import launch_text
+from ptxc.launcher.hazard_reports import as_json
+from ptxc.launcher.api import launch
 
 PTX = Path(__file__).parent / "cuda" / "racecheck.sm90.lineinfo.ptx"
 LINES = PTX.read_text().splitlines()
@@ -210,7 +211,7 @@ def test_opt_check_cli():
 
 
 def test_check_lists():
-    from ptxc.launcher.launcher import CHECKS, check_tools
+    from ptxc.launcher.checks import CHECKS, check_tools
     assert check_tools("racecheck+synccheck") == check_tools("racecheck,synccheck") == \
         ("racecheck", "synccheck")
     assert check_tools("all") == CHECKS and "racecheck" in CHECKS and "synccheck" in CHECKS

@@ -329,7 +329,7 @@ KERNELS = [
 def test_native_equals_reference_on_kernels(monkeypatch, ptx, name, grid, block, inputs):
     import ptxc
     from ptxc.backends.llvm.instruments import racecheck
-    from ptxc.launcher.launcher import launch
+    from ptxc.launcher.api import launch
     b = jit.llvm()
     b.add_symbol("test_trace_access", C.cast(_CALLBACKS[0], C.c_void_p).value)
     b.add_symbol("test_trace_sync", C.cast(_CALLBACKS[1], C.c_void_p).value)

@@ -33,7 +33,7 @@ import sys
 
 import pytest
 
-from ptxc.runtime.report import demangle
+from ptxc.report.kernel_names import demangle
 from runtime_apps import TIMEOUT, AppBuilder, run_ptxc
 
 LINEINFO = ("-cudart", "shared", "-arch=sm_90", "-lineinfo")

@@ -20,7 +20,8 @@ import pytest
 import ptxc
 from ptxc.backends.llvm.layout import SEG_FIRST_BUFFER
 from ptxc.errors import PtxcError
-from ptxc.launcher.launcher import is_pointer_param, launch_segments
+from ptxc.launcher.args import is_pointer_param
+from ptxc.launcher.api import launch_segments
 from ptxc.passes.slice.slice_pass import select_slice
 
 CUDA = Path(__file__).parent / "cuda"

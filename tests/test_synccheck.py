@@ -16,7 +16,7 @@ import pytest
 
 import ptxc
 from ptxc.check.hazards import launch_text
-from ptxc.launcher.launcher import launch
+from ptxc.launcher.api import launch
 
 PTX = Path(__file__).parent / "cuda" / "synccheck.sm90.lineinfo.ptx"
 LINES = PTX.read_text().splitlines()

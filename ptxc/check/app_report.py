@@ -39,7 +39,7 @@ def fault_count(fault) -> int:
 def blocks(session) -> list[tuple[list[str], int]]:
     """([lines], errors it counts) of every error of the run, in report order."""
     from ptxc.runtime.checks import error_block as api_block
-    from ptxc.runtime.report import demangle
+    from ptxc.report.kernel_names import demangle
     launches = session.launches
     names = [e.kernel for _, e in memcheck_report.launch_errors(launches)] + \
             [e.kernel for _, e in initcheck_report.launch_errors(launches)] + \

@@ -1,5 +1,6 @@
-"""memcheck reports: the errors a memcheck launch recorded, described and
-printed in compute-sanitizer's shape (docs/check.md).
+"""memcheck reports: the errors a memcheck launch recorded
+(ptxc/launcher/access_errors.py) printed in compute-sanitizer's shape, per
+launch and over the launches of an application (docs/check.md).
 
 compute-sanitizer prints one block per error occurrence (CUDA Compute
 Sanitizer documentation, "Memcheck Tool", "Understanding Memcheck Errors"):
@@ -14,62 +15,14 @@ Sanitizer documentation, "Memcheck Tool", "Understanding Memcheck Errors"):
 ptxc prints one block per distinct error (instruction, access kind, error)
 for its first occurrence, with the PTX line in place of the SASS offset, the
 number of occurrences, and the allocation the address missed
-(launcher.nearest_buffer).
+(ptxc/launcher/addresses.py, nearest_buffer).
 """
 from __future__ import annotations
 
-from dataclasses import asdict, dataclass
-
-from ptxc.backends.llvm import layout as Lo
+from ptxc.launcher.access_errors import MemcheckError, fmt3
 
 VERB = {"load": "read", "store": "write", "atomic": "atomic"}
 PREFIX = "========="
-
-
-@dataclass
-class MemcheckError:
-    """One distinct error of a launch, ready to print."""
-    kernel: str
-    line: int            # PTX line of the instruction
-    opcode: str
-    kind: str            # load / store / atomic
-    space: str           # global / shared / local / const / param
-    error: str           # out-of-bounds / misaligned
-    size: int            # bytes per thread
-    count: int           # failing thread-accesses
-    block: tuple         # CTA of the first occurrence
-    thread: tuple        # its thread
-    address: int
-    where: str           # what the address is near ('' if nothing)
-    file: str = ""       # the PTX file of ``line`` (as error messages name it)
-    source: str = ""     # CUDA source file:line of the instruction ('' without .loc)
-
-    def as_dict(self) -> dict:
-        return asdict(self)
-
-
-def describe_errors(c, fn, log, sizes: dict) -> list[MemcheckError]:
-    """The log's errors (memcheck.MemcheckLog), first occurrence first."""
-    from ptxc.check.initcheck import source_line
-    from ptxc.launcher.launcher import describe_address
-    out = []
-    for e in log.errors():
-        inst, ins = c.plan.instr_table[e.instr_id]
-        space = e.space
-        if space == "generic":
-            space = {Lo.SEG_SHARED: "shared", Lo.SEG_LOCAL: "local"}.get(
-                e.address >> c.plan.shift, "global")
-        where = describe_address(e.address, ins, sizes, space=e.space).strip()[1:-1]
-        if e.code == Lo.ERR_OOB:        # passes/memory/provenance.py
-            from ptxc.launcher.provenance_message import started_from
-            where += started_from(c.plan, inst, ins, e.address, sizes, shadow=e.shadow)
-        out.append(MemcheckError(
-            kernel=fn.name, line=ins.loc.line if ins.loc else 0, opcode=ins.full_opcode,
-            kind=e.kind, space=space, error="out-of-bounds" if e.code == Lo.ERR_OOB else "misaligned",
-            size=e.size, count=e.count, block=e.cta, thread=e.thread, address=e.address,
-            where=where, file=(ins.loc.file or "") if ins.loc else "",
-            source=source_line(c.plan.module, ins)))
-    return out
 
 
 def error_block(e: MemcheckError, file: str = "", name: str = "") -> list[str]:
@@ -99,10 +52,6 @@ def count_line(e) -> str:
             f"(first occurrence shown)")
 
 
-def fmt3(v) -> str:
-    return ",".join(str(x) for x in v)
-
-
 def report_text(tool: str, blocks, total: int, extra=()) -> str:
     """A whole compute-sanitizer report of ``tool``: the banner, each
     block's lines (prefixed, then a bare prefix line), the ``extra`` summary
@@ -119,10 +68,6 @@ def report_text(tool: str, blocks, total: int, extra=()) -> str:
 def sanitizer_text(errors: list[MemcheckError], total: int) -> str:
     """The whole report: every error block, then the summary line."""
     return report_text("memcheck", (error_block(e) for e in errors), total)
-
-
-def as_json(errors: list[MemcheckError], total: int) -> dict:
-    return {"tool": "memcheck", "errors": [e.as_dict() for e in errors], "error_count": total}
 
 
 # ------------------------------------------------ ptxc run / ptxc check
@@ -165,7 +110,7 @@ def total_errors(launches) -> int:
 def launches_text(launches) -> str:
     """compute-sanitizer's report over every launch of an application (the
     PTX module of each error named by its label)."""
-    from ptxc.runtime.report import demangle
+    from ptxc.report.kernel_names import demangle
     readable = demangle(e.kernel for _, e in launch_errors(launches))
     blocks = (error_block(e, e.file or r.module, readable[e.kernel]) for r, e in launch_errors(launches))
     return report_text("memcheck", blocks, total_errors(launches))

@@ -12,9 +12,9 @@ and skipped (a bad load reads 0, a bad store is dropped) and the
 application goes on (``--stop-on-error``: the first one stops it).
 initcheck: reads of cudaMalloc bytes nothing wrote are recorded
 (runtime/checks.py). racecheck: shared-memory hazards; synccheck: divergent
-barriers and bad warp masks (check_tools.py, hazard_report.py). Every tool also reports failed cudaFree / cudaMemcpy /
+barriers and bad warp masks (ptxc/launcher/checks.py, ptxc/check/hazards.py). Every tool also reports failed cudaFree / cudaMemcpy /
 cudaMemset calls and device asserts and traps. At the end the errors are
-printed in compute-sanitizer's shape (check_report.py), one block per
+printed in compute-sanitizer's shape (ptxc/check/app_report.py), one block per
 distinct error, then ``========= ERROR SUMMARY: N errors``. Exit status: 1
 when errors were found, else the application's (or 1 when ptxc stopped it).
 """
@@ -54,7 +54,7 @@ def check_command(tool, stop_on_error, fmt, output, gpu, ptx, keep_ptx, max_step
     """Run a CUDA application (built with `nvcc -cudart shared`) and report
     its errors as compute-sanitizer's tools do."""
     from ptxc.check import app_report as check_report
-    from ptxc.launcher.launcher import CHECKS
+    from ptxc.launcher.checks import CHECKS
     from ptxc.gpus import devices as gpus
     from ptxc.cli.run import write_report
     from ptxc.runtime.app import run_app

@@ -12,7 +12,7 @@ application (docs/inject.md; SASSI section 8, NVBitFI).
 The second form (one kernel launch from a PTX file, given as for ``ptxc
 opt``) is chosen when the only argument is a ``.ptx`` file or any of
 ``--grid``, ``--block``, ``--arg``, ``--shared`` is given
-(cli_inject_launch.py).
+(inject_launch.py).
 
 Prints the injection space, then the outcome table (masked / SDC / DUE with
 95% Wilson intervals, per kernel and overall) on stdout; timings on stderr.
@@ -27,6 +27,7 @@ import sys
 import click
 
 from ptxc.backends.llvm.instruments.inject_ctl import TARGETS
+from ptxc.cli.options import arg_callback, dim_callback
 
 
 @click.command("inject", context_settings={"ignore_unknown_options": True,
@@ -62,13 +63,13 @@ from ptxc.backends.llvm.instruments.inject_ctl import TARGETS
 @click.option("--max-steps", type=click.IntRange(min=1), default=None, metavar="N",
               help="Step budget per warp and launch: a run that exceeds it is a DUE (hang).")
 @click.option("--grid", default=None, metavar="X[,Y,Z]",
-              callback=lambda c, p, v: _cli()._dim_callback(c, p, v),
+              callback=dim_callback,
               help="Kernel launch from FILE.ptx: grid size in CTAs (default 1).")
 @click.option("--block", default=None, metavar="X[,Y,Z]",
-              callback=lambda c, p, v: _cli()._dim_callback(c, p, v),
+              callback=dim_callback,
               help="Kernel launch from FILE.ptx: CTA size (default .reqntid).")
 @click.option("--arg", "args", multiple=True, metavar="NAME=VALUE",
-              callback=lambda c, p, v: _cli()._arg_callback(c, p, v),
+              callback=arg_callback,
               help="Kernel launch from FILE.ptx: an argument (repeatable), as 'ptxc opt --arg'.")
 @click.option("--shared", type=click.IntRange(min=0), default=None, metavar="BYTES",
               help="Kernel launch from FILE.ptx: dynamic shared memory per CTA.")
@@ -136,11 +137,6 @@ def inject_command(ctx, runs, seed, kernel, target, jobs, dask_address, outputs,
                 "ignore": " ".join(ignore), "time_limit_s": result["time_limit"],
                 "replay": replay}
         inject_db.write(report_path, result, meta)
-
-
-def _cli():
-    from ptxc.cli import main as cli
-    return cli
 
 
 def timing(result: dict, jobs) -> None:

@@ -3,7 +3,7 @@ from the command line (docs/inject.md, "One kernel launch"): the launch is
 given as for ``ptxc opt`` (``--kernel``, ``--grid``, ``--block``, ``--arg``,
 ``--shared``), the campaign is ``ptxc.inject.launch_campaign.campaign`` (inject.py), and the
 output (stdout table, stderr timing, ``--report`` SQLite) is the application
-campaign's (cli_inject.py, inject_db.py).
+campaign's (inject.py, ptxc/inject/db.py).
 
 Outcomes: masked when every argument array is bit-identical to the fault-free
 launch's, SDC when one differs, DUE when the launch stops (bad access, trap,
@@ -35,8 +35,9 @@ def launch_campaign(file, kernel, grid, block, shared, args, runs, seed, target,
                     max_steps, report_path, replay) -> None:
     """Run the campaign and print it (cli_inject's command in launch mode)."""
     from ptxc.inject import launch_campaign as inject, db as inject_db, sites as inject_sites, stats as inject_stats
-    from ptxc.cli.main import read_module
-    from ptxc.launcher.launcher import default_block, find_kernel, parse_arg_strings
+    from ptxc.cli.options import read_module
+    from ptxc.launcher.config import default_block, find_kernel
+    from ptxc.launcher.args import parse_arg_strings
     module = read_module(file)
     fn = find_kernel(module, kernel)
     grid = grid or (1, 1, 1)

@@ -33,7 +33,7 @@ DEFAULT_BLOCK = 256
 def occupancy_command(file, kernels, block, shared, regs, gpu_key):
     """Theoretical occupancy (active blocks and warps per SM) of each kernel,
     by the CUDA occupancy calculator's rules (docs/gpus.md)."""
-    from ptxc.cli.main import read_module
+    from ptxc.cli.options import read_module
     from ptxc.gpus.architecture import gpu
     from ptxc.gpus.kernel_resources import Registers, module_registers, static_shared
     from ptxc.gpus.occupancy import occupancy
@@ -63,10 +63,10 @@ def _read(file, read_module):
     if file == "-":
         import sys
 
-        import ptxc
-        from ptxc.cli.main import decode_source
+        from ptxc.frontend.parser import parse_module
+        from ptxc.cli.options import decode_source
         text = decode_source(sys.stdin.buffer.read(), "<stdin>")
-        return ptxc.parse(text, "<stdin>"), text
+        return parse_module(text, "<stdin>"), text
     module = read_module(file)          # the one-line errors for a bad file
     with open(file, "rb") as fh:
         return module, fh.read().decode("utf-8", "replace")

@@ -51,10 +51,11 @@ def predict_command(file, kernel, grid, block, shared, args, mode, max_steps, th
                     gpu_key, regs, params_path, topdown, fmt, report_path):
     """Predicted execution time of a launch on a GPU model (Luo & Suda) and
     its TopDown breakdown (docs/predict.md)."""
-    from ptxc.cli.main import parse_dim, read_module
+    from ptxc.cli.options import parse_dim, read_module
     from ptxc.cli.occupancy import _read
     from ptxc.gpus.architecture import gpu
-    from ptxc.launcher.launcher import launch_from_options
+    from ptxc.launcher.api import launch_from_options
+    from ptxc.predict import analyse_launch
     g = gpu(gpu_key)
     module, ptx_text = _read(file, read_module)
     opts = {"kernel": kernel, "grid": grid and parse_dim(grid, "'--grid'"),
@@ -64,17 +65,6 @@ def predict_command(file, kernel, grid, block, shared, args, mode, max_steps, th
     prof = launch_from_options(module, opts, mode).to_dict()
     result = analyse_launch(module, ptx_text, prof, g.key, regs, shared, params_path)
     emit([result], fmt, topdown, report_path)
-
-
-def analyse_launch(module, ptx_text, prof, gpu_key, regs, shared, params_path):
-    from ptxc.gpus.architecture import gpu
-    from ptxc.gpus.kernel_resources import Registers, module_registers
-    from ptxc.predict import analyse
-    if regs is not None:
-        r = Registers(regs, "--regs")
-    else:
-        r = module_registers(module, ptx_text, gpu(gpu_key).sm)[prof["kernel"]]
-    return analyse(module, prof, gpu_key, r, shared, params_path)
 
 
 def emit(results, fmt, topdown, report_path) -> None:
@@ -97,7 +87,7 @@ def emit(results, fmt, topdown, report_path) -> None:
 def opt_topdown(module, launch, gpu_key, fmt, reports: str) -> str:
     """``ptxc opt --topdown``: the pass reports with the TopDown of the count
     pass's launch added (text: after them; JSON: a "topdown" member)."""
-    from ptxc.predict import render
+    from ptxc.predict import analyse_launch, render
     prof = module.attrs.get("launch_profile")
     if launch is None or not prof:
         raise PtxcError("--topdown needs the count pass with a launch (--pass=count "
@@ -131,8 +121,8 @@ def profile_topdown(mp, gpu_key, fmt, text: str, threads, max_steps) -> tuple:
     one-CTA launch (so labelled). A row that cannot be run with the memory
     counters (an address depends on an argument it was not given) is listed
     with the reason instead of a prediction."""
-    from ptxc.launcher.launcher import launch
-    from ptxc.predict import render
+    from ptxc.launcher.api import launch
+    from ptxc.predict import analyse_launch, render
     module = mp.module
     results, failed = [], []
     for row in mp.ran:
@@ -165,7 +155,8 @@ def topdown_args(module, row) -> dict:
     hence the pointers, which a hybrid row's slice did not read. A missing
     parameter of another kind stays missing: launch() then names it when
     an address depends on it."""
-    from ptxc.launcher.launcher import addr_bits, find_kernel, is_pointer_param
+    from ptxc.launcher.args import addr_bits, is_pointer_param
+    from ptxc.launcher.config import find_kernel
     from ptxc.profile.module_profile import placeholder
     fn = find_kernel(module, row.kernel)
     args = dict(row.args)

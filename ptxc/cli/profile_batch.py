@@ -1,5 +1,5 @@
 """``ptxc profile DIR|FILES...``: the batch side of the profile command
-(ptxc/cli/main.py parses the options; docs/profile.md, "Many modules").
+(ptxc/cli/profile.py parses the options; docs/profile.md, "Many modules").
 
 Expands the inputs, runs the modules (``profile_batch.run_batch``: in this
 process, in ``--jobs`` processes or on a Dask cluster), prints the parser

@@ -10,12 +10,10 @@ model. The compute capability also picks the PTX entry of the fat binary
 """
 from __future__ import annotations
 
-import struct
 from dataclasses import dataclass
 
 from ptxc.errors import PtxcError
 
-from ptxc.runtime.protocol import GPU_FIELDS
 
 KiB, MiB, GiB = 1 << 10, 1 << 20, 1 << 30
 
@@ -47,11 +45,6 @@ class GpuModel:
     @property
     def sm(self) -> int:
         return 10 * self.major + self.minor
-
-    def info_bytes(self) -> bytes:
-        """The OP_HELLO reply: the GPU_FIELDS values, then the NUL-ended name."""
-        values = [getattr(self, f.lower()) for f in GPU_FIELDS]
-        return struct.pack(f"<{len(values)}Q", *values) + self.name.encode() + b"\0"
 
 
 MODELS = {m.key: m for m in (

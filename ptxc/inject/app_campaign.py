@@ -2,7 +2,7 @@
 docs/inject.md): the golden run, the draw, the injected runs, the outcomes.
 
 Every run (the golden one included) is a process of its own
-(inject_worker.py) that runs the application under ``ptxc run``'s machinery
+(worker.py) that runs the application under ``ptxc run``'s machinery
 in full mode, in a private working directory: a mirror of the current
 directory (symbolic links to its entries) in which the output files the user
 named (``--output FILE``, paths relative to the current directory) are not
@@ -99,8 +99,8 @@ def run_one(argv: list, spec: dict, outputs: list, timeout: float, cwd: str) -> 
 
 def _root() -> str:
     """The directory holding the ptxc package (the worker imports the same one)."""
-    import ptxc
-    return os.path.dirname(os.path.dirname(os.path.abspath(ptxc.__file__)))
+    package = sys.modules["ptxc"]           # loaded: this module is part of it
+    return os.path.dirname(os.path.dirname(os.path.abspath(package.__file__)))
 
 
 # ---------------------------------------------------------- classifying

@@ -26,6 +26,7 @@ import threading
 from dataclasses import dataclass, replace
 
 from ptxc.errors import PtxcError
+from ptxc.inject.launch_run import run_site
 
 
 @dataclass
@@ -60,7 +61,6 @@ def run(payload: Payload, sites: list, jobs: int | None = None, dask=None) -> li
 
 
 def _one(p: Payload, site) -> dict:
-    from ptxc.inject.launch_campaign import run_site
     return run_site(p.module, p.kernel, p.grid, p.block, p.args, site, p.golden, p.max_steps,
                     p.shared_bytes, p.check)
 
@@ -112,6 +112,6 @@ def _dask_task(payload: Payload, site) -> dict:
     with _lock:
         key = hashlib.sha256(payload.source.encode()).hexdigest()
         if key not in _modules:
-            import ptxc
-            _modules[key] = ptxc.parse(payload.source, payload.filename)
+            from ptxc.frontend.parser import parse_module
+            _modules[key] = parse_module(payload.source, payload.filename)
         return _one(replace(payload, module=_modules[key]), site)

@@ -1,11 +1,11 @@
 """One run of an application injection campaign, in a process of its own
-(``python -m ptxc.inject.worker SPEC_JSON -- APP ARGS...``; inject_app.py
+(``python -m ptxc.inject.worker SPEC_JSON -- APP ARGS...``; app_campaign.py
 starts it).
 
 The spec: ``{"result": dir, "kernel": name or null, "site": site text or
 null, "gpu": model, "max_steps": n or null, "ptx": path or null}``. The
 application runs under ``ptxc run``'s machinery (runtime/app.py) in full
-mode, with the injection session active (inject_session.py); its stdout and
+mode, with the injection session active (ptxc/launch/injection.py); its stdout and
 stderr are this process's. The worker writes ``result.json`` (exit status,
 why ptxc stopped, device faults, the flip, the launches considered) and,
 without a site (the golden run), ``counts.npz`` (every launch's per-thread

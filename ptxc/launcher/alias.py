@@ -30,7 +30,7 @@ def _layout():
 
 def pointer_params(fn) -> list[tuple[int, object]]:
     """(index, parameter) of the parameters wide enough to hold an address."""
-    from ptxc.launcher.launcher import addr_bits, is_pointer_param
+    from ptxc.launcher.args import addr_bits, is_pointer_param
     bits = addr_bits(fn)
     return [(i, p) for i, p in enumerate(fn.params) if is_pointer_param(p, bits)]
 
@@ -134,7 +134,7 @@ def classes_for_arg_strings(fn, items) -> tuple:
     """Classes for the CLI's ``--arg NAME=VALUE`` strings, without generating
     the arrays: every generated or loaded array is a buffer of its own, a
     number is a raw address (as launch_from_options will bind them)."""
-    from ptxc.launcher.launcher import GENERATORS, param_index, parse_value
+    from ptxc.launcher.args import GENERATORS, param_index, parse_value
     values = {}
     for item in items:
         name, _, text = item.partition("=")
@@ -187,7 +187,7 @@ def launch_slice_for_options(module, opts: dict, criteria: str, addresses: bool 
     """The slice pass with a launch configured: the reports of the slice that
     ``launch_from_options(module, opts)`` will run."""
     from ptxc.errors import PtxcError
-    from ptxc.launcher.launcher import find_kernel
+    from ptxc.launcher.config import find_kernel
     from ptxc.passes.slice.slice_pass import select_launch_slice
     try:
         fn = find_kernel(module, opts.get("kernel"))

@@ -103,7 +103,7 @@ def find(module, kernel: str, place: Place):
 
 def bind(fn, args: list, place: Place) -> dict:
     """[(name, value text, place)] -> {parameter index: value}."""
-    from ptxc.launcher.launcher import param_index, parse_value
+    from ptxc.launcher.args import param_index, parse_value
     out = {}
     for name, value, where in args:
         try:

@@ -102,17 +102,17 @@ class Profile:
         if self.printf:
             d["printf"] = list(self.printf)
         if self.mem_errors is not None:
-            from ptxc.check.memcheck import as_json
-            d["memcheck"] = as_json(self.mem_errors, self.mem_error_count)
+            from ptxc.launcher.access_errors import memcheck_json
+            d["memcheck"] = memcheck_json(self.mem_errors, self.mem_error_count)
         if self.init_errors is not None:
-            from ptxc.check.initcheck import as_json as init_json
+            from ptxc.launcher.access_errors import initcheck_json as init_json
             d["initcheck"] = init_json(self.init_errors, self.init_error_count)
         for tool, found in (("racecheck", self.race_hazards), ("synccheck", self.sync_errors)):
             if found is not None:
-                from ptxc.check.hazards import as_json as hazards_json
+                from ptxc.launcher.hazard_reports import as_json as hazards_json
                 d[tool] = hazards_json(tool, found)
         if self.value_profile is not None:
-            from ptxc.valueprof.value_profile import rows
+            from ptxc.launcher.value_profile import rows
             d["value_profile"] = {"summary": self.value_profile["summary"],
                                   "instructions": rows(self.value_profile)}
         if self.memory_counters:
@@ -142,7 +142,7 @@ class Profile:
         if self.memory_counters:
             lines += [f"  {k:30s} {v}" for k, v in self.memory.items() if not isinstance(v, list)]
         if self.value_profile is not None:
-            from ptxc.valueprof.value_profile import summary_lines
+            from ptxc.launcher.value_profile import summary_lines
             lines += summary_lines(self.value_profile["summary"])
         return "\n".join(lines)
 

@@ -27,8 +27,7 @@ class PredictPass(Pass):
     topdown: bool = True
 
     def run(self, module, am) -> PassResult:
-        from ptxc.cli.predict import analyse_launch
-        from ptxc.predict import render
+        from ptxc.predict import analyse_launch, render
         prof = module.attrs.get("launch_profile")
         launch = am.options.get("launch")
         if not prof or not isinstance(launch, dict):

@@ -72,16 +72,15 @@ def profile_file(path: str, options: dict, timings: bool = False) -> dict:
 
 
 def _profile_file(path: str, options: dict, timings: bool) -> dict:
-    import ptxc
     from ptxc.profile.module_profile import ModuleProfile, profile_module
-    from ptxc.frontend.parser import decode
+    from ptxc.frontend.parser import decode, parse_module
     t0 = time.perf_counter()
     try:
         with open(path, "rb") as fh:
             data = fh.read()
     except OSError as e:
         raise PtxcError(f"cannot read '{path}': {e.strerror or e}") from None
-    module = ptxc.parse(decode(data, path), path)
+    module = parse_module(decode(data, path), path)
     parse_s = time.perf_counter() - t0
     opts = module_options(module, options)
     if opts is None:                # --kernel names none of this module's kernels
@@ -153,7 +152,7 @@ def run_batch(paths: list[str], options: dict, jobs: int = 1, dask: str | None =
     progress = progress or (lambda: None)
     if dask:
         from ptxc.profile.dask_cluster import run_dask
-        return run_dask(paths, options, dask, timings, progress, worker)
+        return run_dask(paths, options, dask, timings, progress, worker, error_result)
     if jobs <= 1 or len(paths) <= 1:
         out = []
         for p in paths:

@@ -2,7 +2,7 @@
 CSV, JSON (docs/profile.md, "Many modules").
 
 Every format has one row per kernel with its file, each module's total (as
-``ptxc profile FILE`` computes it, module_profile_render.py), a row for a
+``ptxc profile FILE`` computes it, module_render.py), a row for a
 module that failed, and a grand total over the modules: the METRICS.md
 counters summed, ``branch_efficiency`` and ``warp_execution_efficiency``
 recomputed from the sums (as ``ModuleProfile.total`` does for one module).

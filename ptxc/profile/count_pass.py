@@ -4,7 +4,7 @@ launch is configured, the dynamic counters of METRICS.md.
 Static counts: see count_static (classes of ptxc.ir.opcodes, memory by state
 space, METRICS.md FLOP weights, branches). Dynamic counts: when
 ``am.options['launch']`` is a dict (the CLI's --kernel/--grid/--block/--arg),
-the kernel is run by the JIT executor (``ptxc.launcher.launcher.launch_from_options``):
+the kernel is run by the JIT executor (``ptxc.launcher.launch_from_options``):
 in hybrid mode when the slice ran earlier in the pipeline (the functions
 carry ``attrs['sliced']``) unless the launch asks for ``mode: full``, else in
 full mode; the profile's ``to_dict()`` is reported under ``dynamic``. Without a
@@ -31,7 +31,7 @@ from ptxc.passes.count.static import FP_CLASSES, module_counts
 
 CSV_TABLES = ("kernels", "memory", "values")
 STATIC_NOTE = "static counts only (no launch configuration: give --kernel/--grid/--block)"
-NO_JIT_NOTE = "static counts only: the JIT executor (ptxc.launcher.launcher) is not available"
+NO_JIT_NOTE = "static counts only: the JIT executor (ptxc.launcher) is not available"
 
 
 def module_header(module) -> dict:
@@ -53,7 +53,7 @@ def launch_mode(module, opts: dict) -> str:
 def run_launch(module, opts: dict):
     """(profile dict, mode, seconds) or (None, note) when no executor exists."""
     try:
-        from ptxc.launcher.launcher import launch_from_options
+        from ptxc.launcher.api import launch_from_options
     except ImportError:
         return None, NO_JIT_NOTE, None, None
     mode = launch_mode(module, opts)
@@ -164,7 +164,8 @@ def memcheck_text(module) -> str:
     mc = (module.attrs.get("launch_profile") or {}).get("memcheck")
     if not mc:
         return ""
-    from ptxc.check.memcheck import MemcheckError, sanitizer_text
+    from ptxc.check.memcheck import sanitizer_text
+    from ptxc.launcher.access_errors import MemcheckError
     errors = [MemcheckError(**{**e, "block": tuple(e["block"]), "thread": tuple(e["thread"])})
               for e in mc["errors"]]
     return "\n" + sanitizer_text(errors, mc["error_count"])
@@ -183,14 +184,14 @@ def value_profile_text(module) -> str:
     vp = dyn.get("value_profile")
     if not vp:
         return ""
-    from ptxc.valueprof.value_profile import rows_text
+    from ptxc.valueprof.tables import rows_text
     return "\n" + rows_text(vp["instructions"], vp["summary"], dyn.get("kernel", ""))
 
 
 def value_profile_csv(module) -> str:
     """``count{csv=values}``: one row per instruction and destination
     register of a ``--value-profile`` launch (a header alone otherwise)."""
-    from ptxc.valueprof.value_profile import csv_text
+    from ptxc.valueprof.tables import csv_text
     vp = (module.attrs.get("launch_profile") or {}).get("value_profile")
     return csv_text(vp["instructions"] if vp else [])
 

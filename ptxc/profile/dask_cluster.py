@@ -2,7 +2,7 @@
 
 ``run_dask(paths, options, address, ...)`` connects a ``distributed.Client``
 to the scheduler at ``address`` (``tcp://host:8786``), submits the batch
-worker (``profile_batch.profile_file``) once per module with
+worker (``ptxc.profile.batch.profile_file``) once per module with
 ``Client.map`` (``pure=False``: every path is a task, even a repeated one)
 and gathers the results in input order. A task that fails on the cluster
 (for example ``KilledWorker`` after a worker process died on it as often
@@ -20,8 +20,10 @@ from ptxc.errors import PtxcError
 INSTALL_HINT = "--dask needs Dask's distributed package: pip install 'ptxc[dask]'"
 
 
-def run_dask(paths, options: dict, address: str, timings: bool, progress, worker) -> list[dict]:
-    from ptxc.profile.batch import error_result
+def run_dask(paths, options: dict, address: str, timings: bool, progress, worker,
+             error_result) -> list[dict]:
+    """``worker(path, options, timings)`` of every path on the cluster; a
+    failed task gives ``error_result(path, message)``."""
     try:
         from distributed import Client, as_completed
     except ImportError:

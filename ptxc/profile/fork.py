@@ -8,7 +8,7 @@ The rows are the same as those of a serial run, in the same order (each
 kernel's launch is compiled and run from the same IR, its counters do not
 depend on the other kernels); a child that fails or dies leaves its kernels
 to the parent, which runs them itself. Used only where fork is safe and
-cheap (Linux, a CLI process: cli.py passes ``jobs``), and only when every
+cheap (Linux, a CLI process: ptxc/cli/main.py passes ``jobs``), and only when every
 process gets at least MIN_KERNELS kernels: a fork costs a few ms plus
 the pages the child writes.
 """

@@ -2,8 +2,8 @@
 
 ``profile_module(module, launches, args, mode, ..., launch_file=, zero_fill=,
 per_cta=)`` decides a launch for every kernel, runs the launchable ones with
-``ptxc.launcher.launcher.launch`` and returns a :class:`ModuleProfile` (rows and the
-module total; rendering in module_profile_render.py; the user's view in
+``ptxc.launcher.launch`` and returns a :class:`ModuleProfile` (rows and the
+module total; rendering in module_render.py; the user's view in
 docs/profile.md). A kernel's launch is, in this order:
 
 1. explicit: ``launches[kernel] = (grid, block)`` (``block`` None: .reqntid,
@@ -73,7 +73,7 @@ class KernelRow:
     no_launch: str = ""               # ONE_CTA: why the whole launch is unknown
     reads_nctaid: bool = False        # ONE_CTA: the kernel sees %nctaid = 1
     zero_filled: list = field(default_factory=list)   # parameters run on zero-filled memory
-    counts: dict | None = None        # set by a split run (profile_split.py): static counts
+    counts: dict | None = None        # set by a split run (split.py): static counts
     profile_json: dict | None = None  # ... and the JSON profile, made where the IR is
 
     @property
@@ -91,7 +91,7 @@ class ModuleProfile:
     mode: str
     rows: list = field(default_factory=list)
     timings: dict = field(default_factory=dict)
-    counts_total: dict | None = None   # a split run (profile_split.py): the count pass's total
+    counts_total: dict | None = None   # a split run (split.py): the count pass's total
 
     @property
     def ran(self) -> list:
@@ -133,10 +133,11 @@ def profile_module(module, launches: dict | None = None, args: dict | None = Non
     register write of each launch (a full run; docs/value-profile.md);
     ``jobs``: processes that share the compiles and launches
     (ptxc/profile/fork.py; default 1; one with ``value_profile``)."""
-    from ptxc.launcher import launcher
-    if mode not in launcher.MODES:
+    from ptxc.launcher.checks import check_value_profile
+    from ptxc.launcher.config import MODES
+    if mode not in MODES:
         raise PtxcError(f"unknown mode '{mode}' (use 'hybrid' or 'full')")
-    launcher.check_value_profile(value_profile, mode)
+    check_value_profile(value_profile, mode)
     launches, args = dict(launches or {}), dict(args or {})
     filed = read_launch_file(module, launch_file)
     chosen = select_kernels(module, kernels, launches, args)
@@ -173,7 +174,7 @@ def read_launch_file(module, launch_file) -> dict:
     if isinstance(launch_file, (str, os.PathLike)):
         from ptxc.launcher.launch_file import load_launches
         return load_launches(os.fspath(launch_file), module)
-    from ptxc.launcher.launcher import find_kernel
+    from ptxc.launcher.config import find_kernel
     for name in launch_file:
         find_kernel(module, name)
     return dict(launch_file)
@@ -181,7 +182,7 @@ def read_launch_file(module, launch_file) -> dict:
 
 def select_kernels(module, names, launches: dict, args: dict) -> list:
     """The kernels to profile; an unknown name anywhere is an error."""
-    from ptxc.launcher.launcher import find_kernel
+    from ptxc.launcher.config import find_kernel
     for name in list(launches) + list(args) + list(names or []):
         find_kernel(module, name)
     if names:
@@ -193,11 +194,11 @@ def select_kernels(module, names, launches: dict, args: dict) -> list:
 def plan_row(module, fn, explicit, arg_items, mode: str, filed=None, zero_fill: bool = False,
              per_cta: bool = True) -> KernelRow:
     """The kernel's launch and arguments, or why it cannot be launched."""
-    from ptxc.launcher import launcher
+    from ptxc.launcher.config import check_config
     row = KernelRow(fn.name, RAN)
     try:
         choose_launch(row, fn, explicit, filed, per_cta)
-        launcher.check_config(fn, row.grid, row.block, 0)
+        check_config(fn, row.grid, row.block, 0)
         row.args = bind_values(fn, arg_items, mode, zero_fill, filed.args if filed else None,
                                row.zero_filled)
     except NotLaunchable as e:
@@ -209,7 +210,7 @@ def plan_row(module, fn, explicit, arg_items, mode: str, filed=None, zero_fill: 
 
 def choose_launch(row: KernelRow, fn, explicit, filed, per_cta: bool) -> None:
     """Sets the row's grid, block and source: explicit, file, inferred, one CTA."""
-    from ptxc.launcher import launcher
+    from ptxc.launcher.config import default_block, dim3
     if explicit is None and filed is None:
         try:
             inferred = infer(fn)
@@ -224,16 +225,16 @@ def choose_launch(row: KernelRow, fn, explicit, filed, per_cta: bool) -> None:
         (grid, block), row.source = explicit, EXPLICIT
     else:
         grid, block, row.source, row.where = filed.grid, filed.block, FILE, filed.where
-    row.grid = launcher.dim3(grid, "grid")
+    row.grid = dim3(grid, "grid")
     if block is None:
-        block = launcher.default_block(fn)
+        block = default_block(fn)
         row.block_from = ".reqntid" if fn.reqntid else ".maxntid"
-    row.block = launcher.dim3(block, "block")
+    row.block = dim3(block, "block")
 
 
 def one_cta(row: KernelRow, fn, why: str) -> None:
     """Grid 1x1x1, block .reqntid (else .maxntid): the per-CTA row."""
-    from ptxc.launcher.launcher import dim3
+    from ptxc.launcher.config import dim3
     block = fn.reqntid or fn.maxntid
     if block is None:
         raise NotLaunchable(f"{why}; no .reqntid or .maxntid gives a block for a one-CTA row: "
@@ -275,11 +276,11 @@ def bind_values(fn, items, mode: str, zero_fill: bool = False, base: dict | None
     parameters whose memory is a control input (their names are appended to
     ``zero_filled``); plus (full mode) zeros and conservative buffers for the
     parameters that are not control inputs."""
-    from ptxc.launcher import launcher
+    from ptxc.launcher.args import control_params, normalise_args, parse_arg_strings
     given = dict(base or {})
-    given.update(launcher.normalise_args(fn, items) if isinstance(items, dict)
-                 else launcher.parse_arg_strings(fn, items or []))
-    ctl = launcher.control_params(fn)
+    given.update(normalise_args(fn, items) if isinstance(items, dict)
+                 else parse_arg_strings(fn, items or []))
+    ctl = control_params(fn)
     missing = [p.name for i, p in enumerate(fn.params)
                if i not in given and (ctl is None or p.name in ctl)]
     fill = [n for n in missing if n in memory_params(fn)]
@@ -308,7 +309,7 @@ def missing_text(fn, names: list, fillable: list) -> str:
 def memory_params(fn) -> set:
     """Pointer parameters whose memory the slice reads (its control inputs
     ``SPACE:param P``; an unknown global/generic region: every pointer)."""
-    from ptxc.launcher.launcher import addr_bits, is_pointer_param
+    from ptxc.launcher.args import addr_bits, is_pointer_param
     rep = fn.attrs.get("slice_report") or {}
     names = set()
     pointers = {p.name for p in fn.params if is_pointer_param(p, addr_bits(fn))}
@@ -333,7 +334,7 @@ def _short(fn, name: str) -> str:
 
 def placeholder(fn, p):
     """A value for a parameter no control input reads (full mode)."""
-    from ptxc.launcher.launcher import addr_bits, is_pointer_param
+    from ptxc.launcher.args import addr_bits, is_pointer_param
     if is_pointer_param(p, addr_bits(fn)):
         return zero_buffer(fn)
     if p.dims:
@@ -354,7 +355,7 @@ def lazy_zeros(fn, nbytes: int):
 
     import numpy as np
 
-    from ptxc.launcher.launcher import Scratch
+    from ptxc.launcher.buffers import Scratch
     noreserve = MAP_NORESERVE if (platform.system() == "Linux" and
                                   platform.machine() in ("x86_64", "aarch64")) else 0
     try:
@@ -372,14 +373,15 @@ def lazy_zeros(fn, nbytes: int):
 
 def precompile(module, rows: list, mode: str) -> dict:
     """Compile the kernels to run in one batch per optimisation level."""
-    from ptxc.launcher.launcher import compile_launches, find_kernel
+    from ptxc.launcher.compile import compile_launches
+    from ptxc.launcher.config import find_kernel
     return compile_launches(module, [(find_kernel(module, r.kernel), r.grid, r.block)
                                      for r in rows], mode, faults=FAULTS)
 
 
 def run_row(module, row: KernelRow, mode: str, threads, max_steps,
             value_profile: bool = False) -> None:
-    from ptxc.launcher.launcher import launch
+    from ptxc.launcher.api import launch
     t0 = time.perf_counter()
     try:
         row.profile = launch(module, row.kernel, row.grid, row.block, row.args, mode=mode,

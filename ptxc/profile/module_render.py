@@ -149,7 +149,7 @@ def render_text(mp) -> str:
 
 def value_profile_lines(mp) -> list[str]:
     """--value-profile: SASSI's Table 2 per kernel (docs/value-profile.md)."""
-    from ptxc.valueprof.value_profile import summary_lines
+    from ptxc.launcher.value_profile import summary_lines
     done = [r for r in mp.ran if r.profile.value_profile is not None]
     if not done:
         return []

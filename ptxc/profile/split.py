@@ -122,7 +122,7 @@ def prepare() -> None:
     from ptxc.passes import domtree, launch_infer
     from ptxc.passes.slice import slice_pass as _slice  # noqa: F401
     from ptxc.frontend import builder, function_builder, ssa
-    from ptxc.launcher import launcher
+    from ptxc.launcher import api, args, checks, compile, config, execute  # noqa: F401
     from ptxc.report import source_profile  # noqa: F401
     from ptxc.backends.llvm import launch_wait, pipeline
     from ptxc.backends.llvm.ops import table as ops
@@ -136,7 +136,7 @@ def prepare() -> None:
 def run_share(text: str, path: str, entries: list, share: list, wanted: set, options: dict):
     """(rows, warnings, timings, static counts of each kernel, ModuleProfile)
     of the kernels in ``share`` (those in ``wanted`` are profiled)."""
-    import ptxc
+    from ptxc.frontend.parser import parse_module
     from ptxc.frontend.entry_scan import blanked
     from ptxc.profile.module_profile import ModuleProfile, profile_module
     from ptxc.passes.count.static import function_counts
@@ -145,7 +145,7 @@ def run_share(text: str, path: str, entries: list, share: list, wanted: set, opt
     keep = {e.name for e in share}
     names = [e.name for e in share if e.name in wanted]
     t0 = time.perf_counter()
-    module = ptxc.parse(blanked(text, entries, keep), path)
+    module = parse_module(blanked(text, entries, keep), path)
     parse_s = time.perf_counter() - t0
     if names:
         mp = profile_module(module, **_restricted(options, module, keep), kernels=names, jobs=1)

@@ -30,7 +30,6 @@ def group(launches) -> dict:
 def labels(keys) -> dict:
     """{(kernel, module): readable name}: demangled, and ``NAME [module]``
     where two keys would read the same."""
-    from ptxc.runtime.report import demangle
     keys = list(dict.fromkeys(keys))
     readable = demangle(k for k, _ in keys)
     seen: dict = {}
@@ -38,3 +37,19 @@ def labels(keys) -> dict:
         seen.setdefault(readable[k], set()).add(m)
     return {(k, m): readable[k] + (f" [{m}]" if len(seen[readable[k]]) > 1 else "")
             for k, m in keys}
+
+
+def demangle(names) -> dict:
+    """{mangled: readable} with c++filt when it is installed (else as is)."""
+    import shutil
+    import subprocess
+    names = list(dict.fromkeys(names))
+    tool = shutil.which("c++filt")
+    if not tool or not names:
+        return {n: n for n in names}
+    try:
+        out = subprocess.run([tool], input="\n".join(names) + "\n", capture_output=True,
+                             text=True, timeout=30).stdout.splitlines()
+    except (OSError, subprocess.SubprocessError):
+        return {n: n for n in names}
+    return dict(zip(names, out)) if len(out) == len(names) else {n: n for n in names}

@@ -30,6 +30,7 @@ from ptxc.launcher.results_memory import RATIOS, add_ratios, scalar_totals
 from ptxc.report.sqlite_tables import new_database, table as _table
 
 from ptxc.report import kernel_names as kernel_keys
+from ptxc.report.kernel_names import demangle
 
 TIME_COLUMNS = ("wall_s", "compile_s", "run_s")
 
@@ -198,22 +199,6 @@ def write_sqlite(path: str, launches, meta: dict) -> None:
 
 
 # ----------------------------------------------------------- summary
-def demangle(names) -> dict:
-    """{mangled: readable} with c++filt when it is installed (else as is)."""
-    import shutil
-    import subprocess
-    names = list(dict.fromkeys(names))
-    tool = shutil.which("c++filt")
-    if not tool or not names:
-        return {n: n for n in names}
-    try:
-        out = subprocess.run([tool], input="\n".join(names) + "\n", capture_output=True,
-                             text=True, timeout=30).stdout.splitlines()
-    except (OSError, subprocess.SubprocessError):
-        return {n: n for n in names}
-    return dict(zip(names, out)) if len(out) == len(names) else {n: n for n in names}
-
-
 def _time(s: float) -> str:
     if s >= 1:
         return f"{s:.4f}s"

@@ -118,7 +118,7 @@ class Session:
     def stop(self, err: PtxcError) -> None:
         """Stop the run: the shim exits the application with EXIT_STOPPED,
         after writing what the stopped launch printed (faults.fatal_reply)."""
-        from ptxc.cli.main import render_error
+        from ptxc.errors import render_error
         self.stopped = render_error(self.registry.with_source_line(err))
         self.channel.reply(P.ST_FATAL, faults.fatal_reply(P.EXIT_STOPPED, err))
 
@@ -142,7 +142,7 @@ class Session:
             raise PtxcError(f"the application loaded a ptxc runtime of protocol {version}, "
                             f"this ptxc speaks {P.PROTOCOL_VERSION} (reinstall ptxc)")
         self.connected, self.pid = True, pid
-        self.channel.reply(0, self.options.gpu.info_bytes())
+        self.channel.reply(0, P.gpu_info_bytes(self.options.gpu))
 
     def register_fatbin(self, payload: bytes) -> None:
         _, version, _ = struct.unpack_from("<QII", payload)
@@ -280,7 +280,7 @@ class Session:
 
     def run_launch(self, k, fn, grid, block, shared, stream, params,
                    cooperative: bool = False) -> LaunchRecord:
-        from ptxc.launcher.launcher import launch_segments
+        from ptxc.launcher.api import launch_segments
         opts = self.options
         lm = k.fatbin.loaded()
         names = self.devmem.names()

@@ -11,7 +11,8 @@ docs/runtime.md): per kernel, the profiles of all its launches merged
 """
 from __future__ import annotations
 
-from ptxc.valueprof import value_profile as V
+from ptxc.launcher import value_profile as V
+from ptxc.valueprof import tables
 
 PCTS = ("static_const_bits_pct", "dynamic_const_bits_pct", "static_scalar_pct",
         "dynamic_scalar_pct")
@@ -19,7 +20,7 @@ SUMMARY_TEMPLATE = {"kernel": "", "module": "", "launches": 0, **{k: 0.0 for k i
                     "registers": 0, "register_bits": 0, "writes": 0, "scalar_writes": 0}
 INSTR_TEMPLATE = {"kernel": "", "module": "", **{c: ("" if c in ("function", "opcode", "register",
                                                                   "mask", "source") else 0)
-                                                for c in V.CSV_COLUMNS}}
+                                                for c in tables.CSV_COLUMNS}}
 
 
 def profiled(launches) -> bool:
@@ -29,7 +30,7 @@ def profiled(launches) -> bool:
 def merged(rs) -> dict | None:
     """The merged value profile of one kernel's launches (None: none profiled)."""
     vps = [r.profile.value_profile for r in rs if r.profile.value_profile is not None]
-    return V.merge(vps) if vps else None
+    return tables.merge(vps) if vps else None
 
 
 def kernel_columns(rs) -> dict:

@@ -1,17 +1,13 @@
-"""Value profiles: masks, the per-kernel summary and the reports
-(docs/value-profile.md; SASSI's case study III, Stephenson et al.,
-"Flexible Software Profiling of GPU Architectures", ISCA 2015, Table 2).
-
-A launch's value profile (``Profile.value_profile``) is
-``{"instructions": {key: entry}, "summary": {...}}`` where an entry holds,
-for one destination register of one instruction (results_value.py):
-``ones`` / ``zeros`` (the bits seen 1 / seen 0 over every executing lane),
-``writes`` (warp-level), ``scalar_writes`` and ``lanes`` (thread-level).
-Profiles of several launches of a kernel merge entry by entry (``merge``):
-the masks are OR-ed and the counts summed, so a kernel's summary covers
-all its launches, as SASSI's profile covers a whole program run.
+"""The value profile of a launch (SASSI section 6; docs/value-profile.md):
+per register-writing instruction and destination, the bits that held one
+value in every executing lane (constant bits) and the warp-level writes of
+one value (scalar writes), with SASSI's Table 2 summary. The entries come
+from results_value.py; ptxc/valueprof/ merges, prints and stores them.
 """
 from __future__ import annotations
+
+
+
 
 SUMMARY_KEYS = ("static_const_bits_pct", "dynamic_const_bits_pct",
                 "static_scalar_pct", "dynamic_scalar_pct",
@@ -63,21 +59,6 @@ def make(entries: dict) -> dict:
     return {"instructions": entries, "summary": summarize(entries.values())}
 
 
-def merge(profiles) -> dict:
-    """One value profile of several launches of one kernel (masks OR-ed,
-    counts summed)."""
-    out: dict = {}
-    for vp in profiles:
-        for key, e in vp["instructions"].items():
-            m = out.setdefault(key, {**e, "ones": 0, "zeros": 0, "writes": 0,
-                                     "scalar_writes": 0, "lanes": 0})
-            m["ones"] |= e["ones"]
-            m["zeros"] |= e["zeros"]
-            for k in ("writes", "scalar_writes", "lanes"):
-                m[k] += e[k]
-    return make(out)
-
-
 def rows(vp: dict) -> list[dict]:
     """One flat row per entry (order of the text), masks as bit strings."""
     out = []
@@ -99,38 +80,3 @@ def summary_lines(s: dict, indent: str = "  ") -> list[str]:
             f"dynamic {f(s['dynamic_scalar_pct']):>8}",
             f"{indent}{'registers written':28s} {s['registers']} ({s['register_bits']} bits), "
             f"{s['writes']} warp-level writes, {s['scalar_writes']} scalar"]
-
-
-def text(vp: dict, kernel: str = "") -> str:
-    """The per-instruction table and the summary."""
-    return rows_text(rows(vp), vp["summary"], kernel)
-
-
-def rows_text(table: list, summary: dict, kernel: str = "") -> str:
-    """``text`` of rows already flattened (``Profile.to_dict()``'s form)."""
-    lines = [f"value profile{' of ' + kernel if kernel else ''} "
-             "(mask: most significant bit first; 1/0 constant, T varies, X never written)"]
-    lines.append(f"  {'function':20s} {'line':>5}  {'opcode':18s} {'register':9s} "
-                 f"{'scalar/writes':>15}  mask")
-    for r in table:
-        lines.append(f"  {r['function'][:20]:20s} {str(r['line'] or '-'):>5}  {r['opcode'][:18]:18s} "
-                     f"{r['register'][:9]:9s} {str(r['scalar_writes']) + '/' + str(r['writes']):>15}  "
-                     f"{r['mask']}" + (f"  {r['source']}" if r.get("source") else ""))
-    lines += summary_lines(summary)
-    return "\n".join(lines) + "\n"
-
-
-CSV_COLUMNS = ("function", "index", "line", "opcode", "register", "bits", "mask",
-               "constant_bits", "scalar_writes", "writes", "lanes", "source")
-
-
-def csv_text(table: list) -> str:
-    """The rows as CSV (``CSV_COLUMNS``; header first)."""
-    import csv
-    import io
-    out = io.StringIO()
-    w = csv.writer(out, lineterminator="\n")
-    w.writerow(CSV_COLUMNS)
-    for r in table:
-        w.writerow([r[c] for c in CSV_COLUMNS])
-    return out.getvalue()
