@@ -51,6 +51,7 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 
 from ptxc import ir
+from ptxc.ir.address_size import address_bits
 from ptxc.passes.memory.checked import access_bytes, checked, checked_values
 from ptxc.passes.memory.measured import address_operand, state_space
 from ptxc.ir.passmanager import ALL, AnalysisManager, Pass, PassResult
@@ -295,7 +296,6 @@ class Analysis:
 
     def _origins(self, ins) -> tuple:
         """The provenance candidates of ``ins`` (passes/memory/provenance.py)."""
-        from ptxc.backends.llvm.layout import address_bits
         from ptxc.passes.memory.provenance import origins
         params, bits = self.kernel.params, address_bits(self.kernel.module)
         cands = origins(ins, bits) or []
