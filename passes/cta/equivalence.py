@@ -54,6 +54,7 @@ from ptxc import ir
 from ptxc.ir.address_size import address_bits
 from ptxc.passes.memory.checked import access_bytes, checked, checked_values
 from ptxc.passes.memory.measured import address_operand, state_space
+from ptxc.passes.memory.provenance import module_program, origins
 from ptxc.ir.passmanager import ALL, AnalysisManager, Pass, PassResult
 
 from ptxc.passes.cta.expr import INT_TYPES, SET_CMPS as CMPS, ExprBuilder, Node, const, type_info
@@ -62,7 +63,7 @@ from ptxc.passes.cta.fault_loops import AffineBuilder, iv_loops
 from ptxc.passes.domtree import DomTree
 from ptxc.passes.loops import Loops
 from ptxc.passes.memory.access import ALIAS_SPACES, GENERIC, accesses
-from ptxc.passes.slice.calls import Program, decode_call
+from ptxc.passes.slice.calls import decode_call
 
 PRED_OPS = ("and", "or", "xor", "not", "mov")
 CTA_SPECIAL = "ctaid"           # %ctaid.*; cluster registers are treated the same way
@@ -296,7 +297,6 @@ class Analysis:
 
     def _origins(self, ins) -> tuple:
         """The provenance candidates of ``ins`` (passes/memory/provenance.py)."""
-        from ptxc.passes.memory.provenance import origins
         params, bits = self.kernel.params, address_bits(self.kernel.module)
         cands = origins(ins, bits) or []
         if any(c[0] == "loaded" for c in cands):
@@ -485,15 +485,6 @@ def _iv_loop(node):
 def _is_pred(op) -> bool:
     v = op.value if isinstance(op, ir.Not) else op
     return isinstance(v, ir.Value) and v.type == "pred"
-
-
-def module_program(module) -> Program:
-    """The call structure of ``module``, built once (the slice's
-    remove_unkept drops it with the module's slice variants)."""
-    program = module.attrs.get("cta_program")
-    if program is None:
-        program = module.attrs["cta_program"] = Program(module)
-    return program
 
 
 def cached_condition(module, kernel) -> Condition:
