@@ -45,6 +45,14 @@ instructions of the kernel's universe; every guard is evaluated):
 The memory-coalescing counters (if a Compiled kernel sets
 ``address_counters``) count addresses, which condition 3 does not cover: the
 launcher switches CTA equivalence off for them (passes/cta/classes.py).
+
+This module is longer than the others of passes/cta (over 500 lines): the
+:class:`Analysis` checks rules 1-6 in one walk over the kept instructions,
+its taint, predicate and loop parts share its state (taint sets, builders,
+atoms, loop tests), and splitting the class would only pass that state
+around. The formulas it builds are passes/cta/expr.py's and
+passes/cta/fault_loops.py's; the program and the provenance of an address
+come from passes/memory/provenance.py.
 """
 from __future__ import annotations
 
@@ -57,9 +65,10 @@ from ptxc.passes.memory.measured import address_operand, state_space
 from ptxc.passes.memory.provenance import module_program, origins
 from ptxc.ir.passmanager import ALL, AnalysisManager, Pass, PassResult
 
-from ptxc.passes.cta.expr import INT_TYPES, SET_CMPS as CMPS, ExprBuilder, Node, const, type_info
+from ptxc.passes.cta.nodes import INT_TYPES, SET_CMPS as CMPS, Node, const, iv_loops, type_info
+from ptxc.passes.cta.expr import ExprBuilder
 from ptxc.passes.cta.countdown import entry_conditions
-from ptxc.passes.cta.fault_loops import AffineBuilder, iv_loops
+from ptxc.passes.cta.fault_loops import AffineBuilder
 from ptxc.passes.domtree import DomTree
 from ptxc.passes.loops import Loops
 from ptxc.passes.memory.access import ALIAS_SPACES, GENERIC, accesses
