@@ -254,7 +254,7 @@ def test_candidates_of_struct_fields_and_loaded_pointers():
     (loaded) plus ``off`` (param_3). The CTA classifier reads a field at its
     offset: with the parameters {src = 8 << 32, dst = 9 << 32, off = 0} the
     field at byte 8 gives segment 9."""
-    from ptxc.passes.cta.classes import SegmentSizes, home_segment
+    from ptxc.passes.cta.segments import SegmentSizes, home_segment
     m = ptxc.load(O3)
     fns = {f.name: f for f in m.functions}
     store = next(i for i in fns["pair_copy_by_value"].instructions() if i.opcode == "st")

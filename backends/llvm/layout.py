@@ -20,35 +20,11 @@ the segment number.
 """
 from __future__ import annotations
 
+# the module's address width is an IR fact (ptxc/ir/address_size.py); seg_shift
+# and the executor's callers (layout.address_bits) read it from here
+from ptxc.ir.address_size import address_bits
+
 LANES = 32
-
-
-def address_bits(module) -> int:
-    """32 or 64: the module's ``.address_size``; without the directive, 32 if
-    global/generic loads and stores take 32-bit address registers (old PTX
-    compiled for 32-bit hosts), else 64."""
-    size = getattr(module, "address_size", None)
-    if size in (32, 64):
-        return size
-    cached = module.attrs.get("address_bits")
-    if cached is None:
-        cached = module.attrs["address_bits"] = _guess_address_bits(module)
-    return cached
-
-
-def _guess_address_bits(module) -> int:
-    from ptxc import ir
-    from ptxc.ir.types import TYPE_SIZES
-    for fn in module.functions:
-        for ins in fn.instructions():
-            if ins.opcode not in ("ld", "st", "atom", "red"):
-                continue
-            if any(m.split("::")[0] in ("shared", "local", "param", "const") for m in ins.mods):
-                continue
-            for op in list(ins.srcs) + list(ins.dsts):
-                if isinstance(op, ir.Addr) and isinstance(op.base, ir.Value):
-                    return 32 if TYPE_SIZES.get(op.base.type, 8) == 4 else 64
-    return 64
 
 
 def seg_shift(module) -> int:

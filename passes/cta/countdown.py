@@ -24,8 +24,14 @@ not (b - B) is a multiple of S with the right sign: when it is not, the
 register wraps around and K is the iteration at which it meets b, or NEVER.
 A wrapped or never-ending count makes a large K, which the other users of
 the loop's bound (fault checks over the loop, comparisons inside it) refuse
-through their range checks (passes/cta_classes.Unclassifiable); the exit
+through their range checks (passes/cta/values.Unclassifiable); the exit
 test itself classifies CTAs by K for every thread.
+
+:func:`countdown_bound` is the LoopBound of such a test, for
+passes/cta/loop_bounds.loop_bound. The static part,
+:func:`entry_conditions`, finds the branches every lane entering a loop
+passed (with passes/cta/exit_values.py's condition and reaches), for
+passes/cta/equivalence.py.
 """
 from __future__ import annotations
 
@@ -33,13 +39,15 @@ import numpy as np
 
 from ptxc import ir
 
-from ptxc.passes.cta.classes import LIMIT, LoopBound, Unclassifiable, canon
+from ptxc.passes.cta.exit_values import condition, reaches
+from ptxc.passes.cta.values import LIMIT, LoopBound, Unclassifiable, canon
+
 
 NEVER = LIMIT               # K of a lane that never leaves the loop
 
 
 def countdown_bound(ev, test) -> LoopBound:
-    """The LoopBound (passes/cta/classes.py) of an exit test ``==``/``!=``."""
+    """The LoopBound (passes/cta/values.py) of an exit test ``==``/``!=``."""
     X, S, iv = _side(ev, test.a if test.a.has_iv else test.b)
     other = test.b if test.a.has_iv else test.a
     w = test.width
@@ -129,13 +137,12 @@ def entry_conditions(builder, loop) -> tuple:
     """((cond, outcome), ...): branches that every lane entering ``loop``
     passed with that outcome. For each block D that dominates the loop's
     header H and ends with ``@p bra`` on a comparison formula p without
-    induction variables (cta_exit_values._condition): if H cannot be
+    induction variables (passes/cta/exit_values.condition): if H cannot be
     reached from one successor of D without passing D again, a lane at H
     left D, the last time, by the other one, and p has the same value at
     every visit of D. A lane that fails one of these never runs the loop,
     so its K is irrelevant; countdown_bound sets it to 0, which keeps the
     loop's other users (fault checks, comparisons inside) in range."""
-    from ptxc.passes.cta.exit_values import _condition, _reaches
     dom, H, out = builder.dom, loop.header, []
     D = dom.idom.get(H)
     while D is not None:
@@ -144,11 +151,11 @@ def entry_conditions(builder, loop) -> tuple:
                 bra.srcs and isinstance(bra.srcs[0], ir.LabelRef) and len(D.succs) == 2:
             target = bra.srcs[0].block
             other = next((s for s in D.succs if s is not target), None)
-            cond = _condition(builder, bra.guard)
+            cond = condition(builder, bra.guard)
             if cond is not None and other is not None:
                 taken_on_true = (bra.guard.index == 0) != bra.guard_neg
-                by_taken = target is H or _reaches(target, H, D, D)
-                by_other = other is H or _reaches(other, H, D, D)
+                by_taken = target is H or reaches(target, H, D, D)
+                by_other = other is H or reaches(other, H, D, D)
                 if by_taken != by_other:
                     out.append((cond, taken_on_true == by_taken))
         D = dom.idom.get(D)

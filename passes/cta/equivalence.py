@@ -45,23 +45,34 @@ instructions of the kernel's universe; every guard is evaluated):
 The memory-coalescing counters (if a Compiled kernel sets
 ``address_counters``) count addresses, which condition 3 does not cover: the
 launcher switches CTA equivalence off for them (passes/cta/classes.py).
+
+This module is longer than the others of passes/cta (over 500 lines): the
+:class:`Analysis` checks rules 1-6 in one walk over the kept instructions,
+its taint, predicate and loop parts share its state (taint sets, builders,
+atoms, loop tests), and splitting the class would only pass that state
+around. The formulas it builds are passes/cta/expr.py's and
+passes/cta/fault_loops.py's; the program and the provenance of an address
+come from passes/memory/provenance.py.
 """
 from __future__ import annotations
 
 from dataclasses import dataclass, field
 
 from ptxc import ir
+from ptxc.ir.address_size import address_bits
 from ptxc.passes.memory.checked import access_bytes, checked, checked_values
 from ptxc.passes.memory.measured import address_operand, state_space
+from ptxc.passes.memory.provenance import module_program, origins
 from ptxc.ir.passmanager import ALL, AnalysisManager, Pass, PassResult
 
-from ptxc.passes.cta.expr import INT_TYPES, SET_CMPS as CMPS, ExprBuilder, Node, const, type_info
+from ptxc.passes.cta.nodes import INT_TYPES, SET_CMPS as CMPS, Node, const, iv_loops, type_info
+from ptxc.passes.cta.expr import ExprBuilder
 from ptxc.passes.cta.countdown import entry_conditions
-from ptxc.passes.cta.fault_loops import AffineBuilder, iv_loops
+from ptxc.passes.cta.fault_loops import AffineBuilder
 from ptxc.passes.domtree import DomTree
 from ptxc.passes.loops import Loops
 from ptxc.passes.memory.access import ALIAS_SPACES, GENERIC, accesses
-from ptxc.passes.slice.calls import Program, decode_call
+from ptxc.passes.slice.calls import decode_call
 
 PRED_OPS = ("and", "or", "xor", "not", "mov")
 CTA_SPECIAL = "ctaid"           # %ctaid.*; cluster registers are treated the same way
@@ -295,8 +306,6 @@ class Analysis:
 
     def _origins(self, ins) -> tuple:
         """The provenance candidates of ``ins`` (passes/memory/provenance.py)."""
-        from ptxc.backends.llvm.layout import address_bits
-        from ptxc.passes.memory.provenance import origins
         params, bits = self.kernel.params, address_bits(self.kernel.module)
         cands = origins(ins, bits) or []
         if any(c[0] == "loaded" for c in cands):
@@ -485,15 +494,6 @@ def _iv_loop(node):
 def _is_pred(op) -> bool:
     v = op.value if isinstance(op, ir.Not) else op
     return isinstance(v, ir.Value) and v.type == "pred"
-
-
-def module_program(module) -> Program:
-    """The call structure of ``module``, built once (the slice's
-    remove_unkept drops it with the module's slice variants)."""
-    program = module.attrs.get("cta_program")
-    if program is None:
-        program = module.attrs["cta_program"] = Program(module)
-    return program
 
 
 def cached_condition(module, kernel) -> Condition:

@@ -1,4 +1,5 @@
-"""Values after a loop and at a join (CTA equivalence formulas, cta_expr).
+"""Values after a loop and at a join: formula nodes (CTA equivalence, rules 4
+and 5; passes/cta/expr.py).
 
 nvcc splits a counted loop it unrolls into a remainder loop and an unrolled
 loop (or the other way round; tests/cuda/countdown.cu). The second loop
@@ -11,7 +12,7 @@ make such values formulas (docs/cta-equivalence.md, "Classes of a launch"):
   variables' ring formula), seen after L exits: L has one exiting block X,
   whose branch is L's exit test (rule 5), and v's block dominates X, so v
   was last computed in the lane's last iteration k = K(c, t), the number
-  of times the exit test said "stay" (exact: passes/cta_classes.loop_bound,
+  of times the exit test said "stay" (exact: passes/cta/loop_bounds.loop_bound,
   passes/cta/countdown.py). Its value is v with each ``iv`` of L replaced by
   ``init + K*S``. For a lane that never ran L, K means nothing; such a lane
   does not reach the use (below).
@@ -22,15 +23,19 @@ make such values formulas (docs/cta-equivalence.md, "Classes of a launch"):
   lane's last visit of D before J decided which edge it came by, and p
   (a comparison formula without induction variables) has the same value at
   every visit. select is evaluated exactly, per (CTA, thread).
+
+This module builds the two nodes: ExprBuilder (passes/cta/expr.py) calls
+:func:`merge_phi` for a phi that is not an induction variable of the loop
+it heads; passes/cta/evaluator.py (``evaluate``) evaluates them for a
+launch. :func:`condition` and :func:`reaches` also give
+passes/cta/countdown.py the entry conditions of a loop.
 """
 from __future__ import annotations
-
-import numpy as np
 
 from ptxc import ir
 from ptxc.ir.types import TYPE_SIZES
 
-from ptxc.passes.cta.expr import SET_CMPS, INT_TYPES, Node, type_info
+from ptxc.passes.cta.nodes import SET_CMPS, INT_TYPES, Node, iv_loops, type_info
 
 
 def merge_phi(builder, phi, v) -> Node | None:
@@ -48,7 +53,7 @@ def merge_phi(builder, phi, v) -> Node | None:
         return None
     target = bra.srcs[0].block
     others = [s for s in D.succs if s is not target]
-    cond = _condition(builder, bra.guard)
+    cond = condition(builder, bra.guard)
     if cond is None or len(others) != 1:
         return None
     taken_on_true = (bra.guard.index == 0) != bra.guard_neg
@@ -66,7 +71,7 @@ def merge_phi(builder, phi, v) -> Node | None:
     return Node("select", w, False, (cond, a, b))
 
 
-def _condition(builder, guard) -> Node | None:
+def condition(builder, guard) -> Node | None:
     """The setp that computes ``guard`` as a ``set`` node (-1 when true);
     results[1] of ``setp p|q`` is the negation, which select's sides
     account for (taken_on_true)."""
@@ -90,11 +95,11 @@ def _side_of(pred, D, J, target, other) -> bool | None:
     taken, None if it may follow either."""
     if pred is D:
         return True if target is J else False if other is J else None
-    by_taken, by_other = _reaches(target, pred, D, J), _reaches(other, pred, D, J)
+    by_taken, by_other = reaches(target, pred, D, J), reaches(other, pred, D, J)
     return None if by_taken == by_other else by_taken
 
 
-def _reaches(start, goal, D, J) -> bool:
+def reaches(start, goal, D, J) -> bool:
     """goal is reachable from start without passing D or J."""
     seen, todo = set(), [start]
     while todo:
@@ -119,7 +124,6 @@ def _incoming(builder, src, pred, J, w: int) -> Node | None:
 
 def exit_value(builder, src, L, X, w: int) -> Node | None:
     """``atexit`` of ``src`` leaving loop L at block X (see the module doc)."""
-    from ptxc.passes.cta.fault_loops import iv_loops
     inside = {id(b) for b in L.blocks}
     exiting = [b for b in L.blocks if any(id(s) not in inside for s in b.succs)]
     test = builder.loop_test(L) if builder.loop_test is not None else None
@@ -135,38 +139,3 @@ def exit_value(builder, src, L, X, w: int) -> Node | None:
     out = Node("atexit", w, False, (node,), data=(L, test), kind=frozenset(("c", "t")))
     out.has_iv = False
     return out
-
-
-# ------------------------------------------------------------ evaluation
-def evaluate(ev, node: Node):
-    """Exact value (int64, congruent modulo 2^width) of a select or atexit node."""
-    if node.op == "select":
-        cond, a, b = (ev.exact(x) for x in node.args)
-        return np.where(np.asarray(cond) != 0, a, b)
-    from ptxc.passes.cta.classes import loop_bound
-    loop, test = node.data
-    rows = len(ev.cta[0])
-    K = loop_bound(ev, test).per_thread(np.arange(rows))
-    return _substitute(ev, node.args[0], loop, K)
-
-
-def _substitute(ev, node: Node, loop, K):
-    """node's value with every iv of ``loop`` at iteration K (ring ops only)."""
-    if not node.has_iv:
-        return np.asarray(ev.exact(node), dtype=np.int64)
-    if node.op == "iv":
-        init = np.asarray(ev.exact(node.args[0]), dtype=np.int64)
-        step = np.asarray(ev.exact(node.args[1]), dtype=np.int64)
-        with np.errstate(over="ignore"):
-            return init + K * step                  # wraps modulo 2^64, like the bits
-    xs = [_substitute(ev, a, loop, K) for a in node.args]
-    if node.op == "add":
-        return xs[0] + xs[1]
-    if node.op == "sub":
-        return xs[0] - xs[1]
-    if node.op == "neg":
-        return -xs[0]
-    if node.op == "trunc":
-        return xs[0]
-    from ptxc.passes.cta.classes import Unclassifiable
-    raise Unclassifiable(f"operation {node.op} on an induction variable after its loop")

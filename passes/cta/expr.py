@@ -4,7 +4,8 @@ The CTA-equivalence condition (passes/cta/equivalence.py,
 docs/cta-equivalence.md) needs, for every comparison that depends on
 ``%ctaid``, a formula of its operands that the launcher can evaluate for
 every CTA and every thread. :class:`ExprBuilder` turns an SSA value into a
-:class:`Node` tree, or None when the value is not such a formula.
+:class:`Node` tree (passes/cta/nodes.py), or None when the value is not
+such a formula.
 
 Leaves: integer immediates, kernel scalar parameters (``ld.param`` of the
 kernel's own parameter), the launch constants ``%ntid``/``%nctaid``, the CTA
@@ -16,7 +17,7 @@ Operations: ``mov``, ``add``, ``sub``, ``mul`` (``.lo``, ``.wide``),
 ``mad`` (``.lo``, ``.wide``), ``mul24.lo``, ``shl``/``shr`` by anything,
 ``neg``, ``not``, ``and``, ``or``, ``xor``, ``div``, ``rem``, ``min``,
 ``max``, integer ``cvt`` (without ``.sat``) and ``cvta`` to or from ``.global``
-(the identity on the executor's addresses). passes/cta/classes.py
+(the identity on the executor's addresses). passes/cta/evaluator.py
 evaluates them with PTX's exact integer semantics, per CTA, per thread, or
 for every (CTA, thread) pair; when a value is *separable*, ``F(ctaid) +
 G(tid)`` (sums, differences and constant multiples of CTA-only and
@@ -34,45 +35,10 @@ loop an ``atexit`` value (passes/cta/exit_values.py).
 from __future__ import annotations
 
 from ptxc import ir
-from ptxc.ir.types import SIGNED_TYPES, TYPE_SIZES
+from ptxc.ir.types import TYPE_SIZES
 
-INT_TYPES = frozenset(("s8", "s16", "s32", "s64", "u8", "u16", "u32", "u64",
-                       "b8", "b16", "b32", "b64"))
-C, T = "c", "t"
-# comparison modifiers -> (comparison, forced signedness or None: the type's)
-SET_CMPS = {"eq": ("eq", None), "ne": ("ne", None), "lt": ("lt", None), "le": ("le", None),
-            "gt": ("gt", None), "ge": ("ge", None), "lo": ("lt", False), "ls": ("le", False),
-            "hi": ("gt", False), "hs": ("ge", False)}
-EMPTY: frozenset = frozenset()
-
-
-class Node:
-    """One expression node. ``data``: the constant, (param index, byte offset,
-    type), the launch constant's name, an atom's axis, or the loop of an iv;
-    ``signed``: how the node's bits are read by default."""
-    __slots__ = ("op", "args", "width", "signed", "kind", "data", "has_iv")
-
-    def __init__(self, op: str, width: int, signed: bool = False, args: tuple = (),
-                 data=None, kind: frozenset | None = None):
-        self.op, self.width, self.signed, self.args, self.data = op, width, signed, args, data
-        self.kind = kind if kind is not None else frozenset().union(*(a.kind for a in args))
-        self.has_iv = op == "iv" or any(a.has_iv for a in args)
-
-    @property
-    def mixed(self) -> bool:
-        return len(self.kind) == 2
-
-    def __repr__(self) -> str:
-        inner = ", ".join(map(repr, self.args)) if self.args else repr(self.data)
-        return f"{self.op}{self.width}({inner})"
-
-
-def const(value: int, width: int = 64) -> Node:
-    return Node("const", width, True, data=int(value), kind=EMPTY)
-
-
-def type_info(t: str) -> tuple[int, bool]:
-    return 8 * TYPE_SIZES[t], t in SIGNED_TYPES
+from ptxc.passes.cta.exit_values import merge_phi
+from ptxc.passes.cta.nodes import C, EMPTY, INT_TYPES, SET_CMPS, T, Node, const, type_info
 
 
 SPECIAL_AXES = {"x": 0, "y": 1, "z": 2}
@@ -331,7 +297,6 @@ class ExprBuilder:
         block = phi.block
         loop = next((lp for lp in self.loops.loops if lp.header is block), None)
         if loop is None:
-            from ptxc.passes.cta.exit_values import merge_phi
             return merge_phi(self, phi, v)
         inside = {id(b) for b in loop.blocks}
         entering, steps = [], []

@@ -28,15 +28,18 @@ check exactly instead of giving up:
 Where exactness cannot be shown for a launch (an extension whose operand
 may leave its type, a step that is not a multiple of the access size, an
 address range that may cross segments or enter a state-space window) the
-launch runs every CTA, with the reason (passes/cta_classes.Unclassifiable).
+launch runs every CTA, with the reason (passes/cta/values.Unclassifiable).
 """
 from __future__ import annotations
 
 import numpy as np
 
-from ptxc.passes.cta.classes import (LIMIT, Sep, Unclassifiable, bound, canon, guard, home_segment,
-                                     hi, lo, loop_bound, sep_range, type_range)
-from ptxc.passes.cta.expr import ExprBuilder, Node
+from ptxc.passes.cta.expr import ExprBuilder
+from ptxc.passes.cta.loop_bounds import loop_bound
+from ptxc.passes.cta.nodes import Node
+from ptxc.passes.cta.segments import home_segment
+from ptxc.passes.cta.values import (LIMIT, Sep, Unclassifiable, bound, canon, guard, hi, lo,
+                                    sep_range, type_range)
 
 
 MANY = 1 << 20             # _triples' status: several loops move the address
@@ -59,22 +62,6 @@ class AffineBuilder(ExprBuilder):
         if node is None:
             return None
         return Node("ext", width, signed, (node,), data=signed)
-
-
-def iv_loops(node: Node) -> list:
-    """The loops whose induction variables ``node`` holds (first seen first)."""
-    found: list = []
-
-    def walk(n: Node) -> None:
-        if n.op == "iv":
-            if not any(n.data is x for x in found):
-                found.append(n.data)
-            return
-        for a in n.args:
-            if a.has_iv:
-                walk(a)
-    walk(node)
-    return found
 
 
 # ------------------------------------------------------------ evaluation

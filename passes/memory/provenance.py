@@ -20,11 +20,18 @@ it lands in only; docs/executor.md says so.
 C and CUDA make an access outside the object a pointer was derived from
 undefined behaviour (LLVM's ``inbounds``); on a GPU such an access faults or
 corrupts another allocation, so ptxc reports it as out of bounds.
+
+:func:`module_program` is the module's call structure
+(passes/slice/calls.Program), built once and shared by this analysis and
+CTA equivalence (passes/cta/equivalence.py, which imports this module:
+it reads the provenance of a fault check's address, docs/cta-equivalence.md,
+rule 6).
 """
 from __future__ import annotations
 
 from ptxc import ir
 from ptxc.passes.memory.measured import address_operand, state_space
+from ptxc.passes.slice.calls import Program
 
 
 def checked_address(ins):
@@ -92,10 +99,18 @@ def _order(cand):
     return (1, "", 0)
 
 
+def module_program(module) -> Program:
+    """The call structure of ``module``, built once (the slice's
+    remove_unkept drops it with the module's slice variants)."""
+    program = module.attrs.get("cta_program")
+    if program is None:
+        program = module.attrs["cta_program"] = Program(module)
+    return program
+
+
 def regions(fn, address_bits: int):
     """The provenance analysis of ``fn`` (cached on the function for the
     module's current IR)."""
-    from ptxc.passes.cta.equivalence import module_program
     from ptxc.passes.memory.provenance_flow import ProvenanceRegions
     cache = fn.module.attrs.setdefault("provenance_regions", {})
     got = cache.get(fn.name)

@@ -38,7 +38,9 @@ def cta_classes(c, fn, grid, block, params: bytes, seg_sizes: dict | None = None
     ``seg_sizes`` ({segment: bytes} of the .global variables and buffers)
     lets the fault checks of the slice (faults=checked) be classified."""
     try:
-        from ptxc.passes.cta.classes import SegmentSizes, Unclassifiable, classify
+        from ptxc.passes.cta.classes import classify
+        from ptxc.passes.cta.segments import SegmentSizes
+        from ptxc.passes.cta.values import Unclassifiable
         from ptxc.passes.cta.equivalence import cached_condition
     except ImportError:
         return None, "off: no CTA-equivalence analysis"
