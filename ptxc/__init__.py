@@ -9,9 +9,9 @@ Public API:
 """
 from __future__ import annotations
 
-from .errors import PtxcError, SrcLoc
+from ptxc.errors import PtxcError, SrcLoc
+from ptxc.version import __version__
 
-__version__ = "0.1.0"
 __all__ = ["parse", "load", "run_pipeline", "launch", "texture", "surface", "PtxcError", "SrcLoc", "__version__"]
 
 
