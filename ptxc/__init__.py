@@ -29,7 +29,7 @@ def load(path: str):
 
 def run_pipeline(module, pipeline, **kwargs):
     """Run a pass pipeline such as 'slice,count' and return the PipelineResult."""
-    from ptxc.ir.passmanager import run_pipeline as _run
+    from ptxc.passes.pipeline import run_pipeline as _run
     return _run(module, pipeline, **kwargs)
 
 
