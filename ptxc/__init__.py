@@ -9,9 +9,9 @@ Public API:
 """
 from __future__ import annotations
 
-from .errors import PtxcError, SrcLoc
+from ptxc.errors import PtxcError, SrcLoc
+from ptxc.version import __version__
 
-__version__ = "0.1.0"
 __all__ = ["parse", "load", "run_pipeline", "launch", "texture", "surface", "PtxcError", "SrcLoc", "__version__"]
 
 
@@ -29,7 +29,7 @@ def load(path: str):
 
 def run_pipeline(module, pipeline, **kwargs):
     """Run a pass pipeline such as 'slice,count' and return the PipelineResult."""
-    from ptxc.ir.passmanager import run_pipeline as _run
+    from ptxc.passes.pipeline import run_pipeline as _run
     return _run(module, pipeline, **kwargs)
 
 

@@ -560,7 +560,8 @@ def test_console_script_bad_input(tmp_path):
 
 def test_cli_import_is_light():
     """Starting the CLI must not import the heavy libraries."""
-    code = ("import sys, ptxc.cli.main, ptxc.ir.passmanager, ptxc.passes.registry; "
+    code = ("import sys, ptxc.cli.main, ptxc.ir.passmanager, ptxc.passes.pipeline, "
+            "ptxc.passes.registry; "
             "print(','.join(m for m in ('lark', 'networkx', 'llvmlite', 'numpy') "
             "if m in sys.modules))")
     p = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True)

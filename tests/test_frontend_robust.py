@@ -13,8 +13,8 @@ import pytest
 
 import ptxc
 from ptxc import PtxcError
+from ptxc.errors import PtxcSyntax
 from ptxc.frontend.lexer import MAX_NESTING
-from ptxc.frontend.syntax import PtxcSyntax
 
 from fuzz import mutator
 

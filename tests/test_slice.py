@@ -9,7 +9,7 @@ import pytest
 import ptxc
 from ptxc.errors import PtxcError
 from ptxc.passes.slice.slice_pass import mark_slice, remove_unkept
-from ptxc.ir.passmanager import make_pass
+from ptxc.passes.pipeline import make_pass
 from slice_checker import check_module
 
 CUDA = Path(__file__).resolve().parent / "cuda"

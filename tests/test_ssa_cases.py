@@ -30,7 +30,7 @@ from ptxc import ir
 from ptxc.cli.main import cli
 from ptxc.passes.cfg import CFG, defined_functions
 from ptxc.passes.postdomtree import PostDomTree
-from ptxc.ir.passmanager import run_pipeline
+from ptxc.passes.pipeline import run_pipeline
 
 REPO = Path(__file__).resolve().parent.parent
 CUDA = REPO / "tests" / "cuda"

@@ -4,7 +4,7 @@ import pytest
 from ptxc.errors import PtxcError, SrcLoc
 from ptxc.ir import Block, Function, Imm, Instr, LabelRef, Module, Result, Value, rebuild_uses
 from ptxc.ir.opcodes import lookup
-from ptxc.ir.passmanager import run_pipeline
+from ptxc.passes.pipeline import run_pipeline
 from ptxc.passes.verifier import verify_function, verify_module
 
 

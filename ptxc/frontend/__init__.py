@@ -7,6 +7,8 @@
     ptx_numbers       numeric literals -> ir.Imm
     builder           a module: directives, declarations, functions
     function_builder  one function body: scopes, instructions, basic blocks
+    scopes            registers before SSA (Var), lexical scopes, special registers
+    opcode_words      an opcode word: known opcode, modifiers, operand counts
     ssa               SSA construction with phis (Braun et al. 2013)
     entry_scan        the .entry functions of PTX text, without parsing it
 

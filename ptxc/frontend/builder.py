@@ -1,31 +1,19 @@
-"""Build the IR from the parser's tuples: declarations, scopes, names, blocks.
+"""Build the IR from the parser's tuples: directives, declarations, functions.
 
 Names are resolved lexically (``{ }`` scopes shadow outer registers); every
-register reference becomes a :class:`Var` (one per declaration), which
-ptxc.frontend.ssa then replaces by SSA values. Basic blocks are split at labels that
-are branch targets and after terminators; fall-through edges are explicit.
+register reference becomes a :class:`ptxc.frontend.scopes.Var` (one per
+declaration), which ptxc.frontend.ssa then replaces by SSA values. Each
+function body is built by ptxc.frontend.function_builder: basic blocks are
+split at labels that are branch targets and after terminators; fall-through
+edges are explicit.
 """
 from __future__ import annotations
 
 from ptxc import ir
 from ptxc.errors import PtxcError, SrcLoc, nth_line
-from ptxc.ir.opcodes import ARITY, lookup
-from ptxc.frontend.syntax import Name
+from ptxc.frontend.function_builder import FunctionBuilder, declare
+from ptxc.frontend.scopes import Scope
 
-SPECIAL_REGS = {
-    **{f"%{r}.{c}": "u32" for r in ("tid", "ntid", "ctaid", "nctaid", "cluster_ctaid",
-                                    "cluster_nctaid", "clusterid", "nclusterid") for c in "xyz"},
-    **{f"%{r}": "u32" for r in ("laneid", "warpid", "nwarpid", "smid", "nsmid", "gridid",
-                                "lanemask_eq", "lanemask_le", "lanemask_lt", "lanemask_ge",
-                                "lanemask_gt", "clock", "clock_hi", "globaltimer_lo",
-                                "globaltimer_hi", "total_smem_size", "dynamic_smem_size",
-                                "aggr_smem_size", "cluster_ctarank", "cluster_nctarank",
-                                "is_explicit_cluster", "tid", "ntid", "ctaid", "nctaid")},
-    "%clock64": "u64", "%globaltimer": "u64", "%gridid": "u64", "%current_graph_exec": "u64",
-    **{f"%envreg{i}": "b32" for i in range(32)},
-    **{f"%pm{i}": "u32" for i in range(8)}, **{f"%pm{i}_64": "u64" for i in range(8)},
-    **{f"%reserved_smem_offset_{s}": "b32" for s in ("begin", "end", "cap", "0", "1")},
-}
 SPACES = (".reg", ".global", ".shared", ".const", ".local", ".param", ".tex",
           ".sreg", ".surfref", ".texref", ".samplerref")
 LINKAGE = (".visible", ".extern", ".weak", ".common")
@@ -37,66 +25,6 @@ DIM_DIRECTIVES = (".reqntid", ".maxntid", ".reqnctapercluster")
 def dims3(nums: tuple) -> tuple:
     """``.reqntid 256`` -> (256, 1, 1): missing dimensions are 1."""
     return (tuple(nums) + (1, 1))[:3]
-
-
-class Var(ir.Value):
-    """A declared register before SSA: one object per declaration."""
-    __slots__ = ()
-
-    def __init__(self, name: str, type: str):
-        super().__init__(type, name, name)
-
-    def __repr__(self) -> str:
-        return f"Var({self.name})"
-
-
-class Scope(ir.Scope):
-    """An ir.Scope plus the name table used while building."""
-    __slots__ = ("singles", "ranges", "vectors")
-
-    def __init__(self, parent=None):
-        super().__init__(parent)
-        self.vectors: dict[str, list[Var]] = {}
-        self.singles: dict[str, Var] = {}
-        self.ranges: dict[str, tuple[int, str, dict]] = {}   # prefix -> (count, type, cache)
-
-    def find(self, name: str) -> Var | None:
-        s = self
-        while s is not None:
-            v = s.singles.get(name)
-            if v is not None:
-                return v
-            if s.ranges:
-                v = s._in_range(name)
-                if v is not None:
-                    return v
-            s = s.parent
-        return None
-
-    def find_vector(self, name: str) -> list[Var] | None:
-        s = self
-        while s is not None:
-            if name in s.vectors:
-                return s.vectors[name]
-            s = s.parent
-        return None
-
-    def _in_range(self, name: str) -> Var | None:
-        """The register ``name`` = prefix + decimal number (no leading zero)
-        declared by a range ``prefix<count>`` here (memoised), or None."""
-        if name.isascii():
-            i = len(name.rstrip("0123456789"))
-        else:                                  # other str.isdigit() digits count too
-            i = len(name)
-            while i > 0 and name[i - 1].isdigit():
-                i -= 1
-        if i == len(name) or (len(name) - i > 1 and name[i] == "0"):
-            return None
-        entry = self.ranges.get(name[:i])
-        if entry is None or int(name[i:]) >= entry[0]:
-            return None
-        v = self.singles[name] = Var(name, entry[1])   # memoised: next lookups are direct
-        return v
 
 
 class Builder:
@@ -137,7 +65,6 @@ class Builder:
             elif kind == "section":             # DWARF data: kept verbatim, not interpreted
                 m.items.append(("section", item[1]))
             elif kind == "decl" and self.split_attrs(item[1], item[3])[0] == "reg":
-                from ptxc.frontend.function_builder import declare
                 declare(self, item, self.module_scope)
                 m.items.append(("reg", self.module_scope.regs[-1]))
             elif kind == "decl":
@@ -209,7 +136,6 @@ class Builder:
         if body is None:
             fn.is_decl = True
             return fn
-        from ptxc.frontend.function_builder import FunctionBuilder
         FunctionBuilder(self, fn).build(body)
         return fn
 
@@ -220,44 +146,4 @@ class Builder:
                            linkage, vec, other, self.loc(name.line, name.col))
 
 
-def expected_arity(opcode: str, mods: tuple):
-    """The operand counts an opcode takes, or None when it is not fixed."""
-    expected = ARITY.get(opcode)
-    if callable(expected):
-        expected = expected(mods)
-    return expected
-
-
-def check_arity(builder: Builder, opcode: str, mods: tuple, nops: int, line: int, col: int,
-                expected=False):
-    """Reject a wrong number of operands for opcodes whose arity is fixed
-    (``expected``: expected_arity(opcode, mods) when the caller has it)."""
-    if expected is False:
-        expected = expected_arity(opcode, mods)
-    if expected is None:
-        return
-    if nops not in expected:
-        want = " or ".join(str(e) for e in expected)
-        raise builder.error(f"'{'.'.join((opcode,) + mods)}' takes {want} operands, got {nops}",
-                            line, col)
-
-
-_OPCODE_CACHE: dict[str, tuple] = {}
-
-
-def known_opcode(builder: Builder, text: str, line: int, col: int):
-    """(base opcode, modifiers, OpInfo, destination count, operand counts
-    (expected_arity)) of an opcode word; unknown -> PtxcError."""
-    hit = _OPCODE_CACHE.get(text)
-    if hit is not None:
-        return hit
-    opcode, _, rest = text.partition(".")
-    info = lookup(opcode)
-    if info is None:
-        raise builder.error(f"unknown opcode '{opcode}'", line, col)
-    mods = tuple(rest.split(".")) if rest else ()
-    hit = _OPCODE_CACHE[text] = (opcode, mods, info, info.num_dsts(mods), expected_arity(opcode, mods))
-    return hit
-
-
-__all__ = ["Builder", "Var", "Scope", "Name", "SPECIAL_REGS", "check_arity", "known_opcode"]
+__all__ = ["Builder"]

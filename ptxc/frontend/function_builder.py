@@ -8,10 +8,16 @@ falling off the end of the function returns. SSA construction follows
 """
 from __future__ import annotations
 
+from typing import TYPE_CHECKING
+
 from ptxc import ir
-from ptxc.frontend.builder import SPECIAL_REGS, Builder, Scope, Var, check_arity, known_opcode
 from ptxc.errors import SrcLoc
+from ptxc.frontend.opcode_words import check_arity, known_opcode
+from ptxc.frontend.scopes import SPECIAL_REGS, Scope, Var
 from ptxc.frontend.syntax import Name
+
+if TYPE_CHECKING:
+    from ptxc.frontend.builder import Builder
 
 BRANCHES = ("bra", "brx")
 

@@ -11,7 +11,7 @@ import gc
 import os
 from functools import lru_cache
 
-from ptxc.errors import PtxcError, SrcLoc, nth_line
+from ptxc.errors import PtxcError, PtxcSyntax, SrcLoc, nth_line
 
 GRAMMAR = os.path.join(os.path.dirname(__file__), "ptx.lark")
 
@@ -33,7 +33,7 @@ def _cache_path():
     folder = os.path.join(base, "ptxc")
     try:
         os.makedirs(folder, exist_ok=True)
-        from ptxc import __version__
+        from ptxc.version import __version__
         return os.path.join(folder, f"ptx-grammar-{__version__}-{os.path.getmtime(GRAMMAR):.0f}.lark")
     except OSError:
         return True
@@ -60,7 +60,6 @@ def _parse(text, filename, error):
     from ptxc.frontend.builder import Builder
     from ptxc.frontend.lexer import LexError
     from ptxc.frontend.ptx_numbers import shown
-    from ptxc.frontend.syntax import PtxcSyntax
     try:
         items = _parser().parse(text)
     except LexError as e:

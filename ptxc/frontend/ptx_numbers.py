@@ -12,7 +12,7 @@ PTX ISA 9.0, section 4.5 (Constants):
   refused.
 
 Anything else in a number's place (``0fZZ00000000``, ``08``, ``3f80R000``,
-``6.5`` where an integer is needed) raises :class:`ptxc.frontend.syntax.PtxcSyntax`
+``6.5`` where an integer is needed) raises :class:`ptxc.errors.PtxcSyntax`
 (a PtxcError) at the literal's line and column.
 """
 from __future__ import annotations
@@ -21,6 +21,7 @@ import math
 import re
 
 from ptxc import ir
+from ptxc.errors import PtxcSyntax
 
 _INT_RE = re.compile(r"(0[xX][0-9a-fA-F]+|0[bB][01]+|0[0-7]*|[1-9][0-9]*)U?")
 _FLOAT_RE = re.compile(r"[0-9]+\.[0-9]*(?:[eE][+-]?[0-9]+)?|[0-9]+[eE][+-]?[0-9]+")
@@ -36,7 +37,6 @@ def shown(text: str) -> str:
 
 
 def _fail(message: str, line: int, col: int):
-    from ptxc.frontend.syntax import PtxcSyntax
     raise PtxcSyntax(message, line, col)
 
 

@@ -23,7 +23,7 @@ and a warning; ``.reg`` parameters of a .func enter as Argument values.
 from __future__ import annotations
 
 from ptxc import ir
-from ptxc.frontend.builder import Var
+from ptxc.frontend.scopes import Var
 
 
 class Pending(ir.Value):

@@ -11,23 +11,10 @@ import re
 from lark import Token, Transformer, v_args
 
 from ptxc import ir
-from ptxc.errors import PtxcError, SrcLoc
+from ptxc.errors import PtxcSyntax
 from ptxc.frontend.ptx_numbers import parse_int, parse_number, shown
 
 _ADDR_RE = re.compile(r"\[\s*([%$A-Za-z_][\w$.]*|-?[0-9][\w]*)?\s*((?:\+\s*-?|-)\s*[0-9][\w]*)?\s*\]$")
-
-
-class PtxcSyntax(PtxcError):
-    """A malformed token found by the transformer or the number parser.
-
-    A PtxcError at ``<input>:line:col``; ptxc.frontend.parser re-raises it with the
-    file name and the source line.
-    """
-
-    def __init__(self, message, line, col):
-        line, col = line or 1, col or 1
-        super().__init__(message, SrcLoc("<input>", line, col))
-        self.line, self.col = line, col
 
 
 def _int(tok, line: int | None = None, col: int | None = None) -> int:

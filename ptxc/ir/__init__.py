@@ -5,6 +5,7 @@ what every layer above needs to read, print and transform them.
     types         PTX scalar types: sizes, kinds, an instruction's type
     opcodes       the opcode table: operand roles, effects, FLOP classes
     printer       the textual IR (docs/ir.md), deterministic for FileCheck
+    decl_text     declarations as PTX text (shared by the printer and the PTX emitter)
     passmanager   what a pass and an analysis are, and the analysis cache
     source_lines  the CUDA file and line (and inlining chain) of every instruction
 

@@ -22,6 +22,7 @@ has run, kept instructions start with '+' and the others with '-'.
 from __future__ import annotations
 
 from ptxc.ir import core as ir
+from ptxc.ir.decl_text import function_header, variable_decl
 
 
 def operand_text(op, name_of, whole_vectors: bool = False) -> str:
@@ -113,12 +114,10 @@ def print_block(blk: ir.Block, sliced: bool) -> list[str]:
 
 
 def variable_text(v: ir.Variable) -> str:
-    from ptxc.backends.ptx.emitter import variable_decl
     return variable_decl(v)
 
 
 def signature_text(fn: ir.Function) -> str:
-    from ptxc.backends.ptx.emitter import function_header
     return function_header(fn)
 
 

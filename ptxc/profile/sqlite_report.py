@@ -122,7 +122,7 @@ def write_sqlite(path: str, results, meta: dict, timings: bool = False) -> None:
 
 def report_meta(results, mode: str, grand: dict) -> dict:
     """The ``meta`` table: what was profiled and how much of it ran."""
-    from ptxc import __version__
+    from ptxc.version import __version__
     return {"ptxc_version": __version__, "mode": mode, "modules": grand["modules"],
             "modules_failed": grand["modules_failed"], "kernels": grand["kernels"],
             "kernels_run": grand["kernels_run"],
