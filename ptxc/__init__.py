@@ -9,8 +9,14 @@ Public API:
 """
 from __future__ import annotations
 
+import sys
+
+from ptxc._moved import MovedFinder
 from ptxc.errors import PtxcError, SrcLoc
 from ptxc.version import __version__
+
+if not any(isinstance(f, MovedFinder) for f in sys.meta_path):
+    sys.meta_path.append(MovedFinder())     # the flat layout's documented module paths
 
 __all__ = ["parse", "load", "run_pipeline", "launch", "texture", "surface", "PtxcError", "SrcLoc", "__version__"]
 

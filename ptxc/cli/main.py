@@ -34,7 +34,7 @@ os.environ.setdefault("OPENBLAS_NUM_THREADS", "1")
 
 import click  # noqa: E402
 
-from ptxc import __version__  # noqa: E402
+from ptxc.version import __version__  # noqa: E402
 from ptxc.cli import process  # noqa: E402
 from ptxc.cli.options import echo_err  # noqa: E402
 from ptxc.errors import PtxcError, render_error  # noqa: E402

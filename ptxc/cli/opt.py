@@ -85,7 +85,7 @@ def opt_command(file, pipeline, emit, fmt, output, verify_each, kernel, grid, bl
     """
     launch = build_launch(kernel, grid, block, shared, args, mode, max_steps, threads,
                           memory_counters, bank_bytes, cta_equivalence, check, value_profile)
-    from ptxc.ir.passmanager import make_pass, parse_pipeline, run_pipeline
+    from ptxc.passes.pipeline import make_pass, parse_pipeline, run_pipeline
     # Build the passes first: a bad pass name or option is reported before
     # the (possibly long) parse of the file.
     passes = [make_pass(name, opts) for name, opts in parse_pipeline(pipeline)]

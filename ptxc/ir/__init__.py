@@ -1,13 +1,15 @@
 """The IR: modules, functions, basic blocks and instructions in SSA form, and
 what every layer above needs to read, print and transform them.
 
-    core          the IR classes (Module > Function > Block > Instr, values, operands)
+    core          the IR classes: Module > Function > Block > Instr, declarations
+    values        values (SSA definitions) and the other operands
     types         PTX scalar types: sizes, kinds, an instruction's type
     opcodes       the opcode table: operand roles, effects, FLOP classes
     printer       the textual IR (docs/ir.md), deterministic for FileCheck
     decl_text     declarations as PTX text (shared by the printer and the PTX emitter)
     passmanager   what a pass and an analysis are, and the analysis cache
     source_lines  the CUDA file and line (and inlining chain) of every instruction
+    address_size  a module's address width (.address_size, or guessed from its accesses)
 
 ``from ptxc import ir`` gives the IR classes (``ir.Module``, ``ir.Instr`` ...):
 this package exports the names of ``core``.
