@@ -25,6 +25,8 @@ import sys
 
 import click
 
+from ptxc.cli.options import keep_ptx_option, max_steps_option, ptx_option, threads_option
+
 TOOLS = ("memcheck", "racecheck", "initcheck", "synccheck", "all")
 
 
@@ -41,14 +43,10 @@ TOOLS = ("memcheck", "racecheck", "initcheck", "synccheck", "all")
               help="Write the report to this file ('-' = stdout) instead of stderr.")
 @click.option("--gpu", default="h100", show_default=True, metavar="MODEL",
               help="GPU model the application sees: h100, a100, v100, t4.")
-@click.option("--ptx", type=click.Path(exists=True, dir_okay=False), default=None,
-              help="Use this PTX module instead of the PTX in the application's fat binary.")
-@click.option("--keep-ptx", type=click.Path(file_okay=False), default=None, metavar="DIR",
-              help="Write the PTX of each fat binary into DIR (the report cites its lines).")
-@click.option("--max-steps", type=click.IntRange(min=1), default=None, metavar="N",
-              help="Step budget per warp and launch (block executions).")
-@click.option("--threads", type=click.IntRange(min=1), default=None, metavar="N",
-              help="Worker threads per launch (default: all cores).")
+@ptx_option()
+@keep_ptx_option("Write the PTX of each fat binary into DIR (the report cites its lines).")
+@max_steps_option("Step budget per warp and launch (block executions).")
+@threads_option("Worker threads per launch (default: all cores).")
 @click.argument("argv", nargs=-1, type=click.UNPROCESSED, required=True, metavar="-- APP [ARGS]...")
 def check_command(tool, stop_on_error, fmt, output, gpu, ptx, keep_ptx, max_steps, threads, argv):
     """Run a CUDA application (built with `nvcc -cudart shared`) and report

@@ -27,7 +27,7 @@ import sys
 import click
 
 from ptxc.backends.llvm.instruments.inject_ctl import TARGETS
-from ptxc.cli.options import arg_callback, dim_callback
+from ptxc.cli.options import arg_callback, dim_callback, max_steps_option, ptx_option
 
 
 @click.command("inject", context_settings={"ignore_unknown_options": True,
@@ -58,10 +58,8 @@ from ptxc.cli.options import arg_callback, dim_callback
                    "names it) and show its output.")
 @click.option("--gpu", default="h100", show_default=True, metavar="MODEL",
               help="GPU model the application sees: h100, a100, v100, t4.")
-@click.option("--ptx", type=click.Path(exists=True, dir_okay=False), default=None,
-              help="Use this PTX module instead of the PTX in the application's fat binary.")
-@click.option("--max-steps", type=click.IntRange(min=1), default=None, metavar="N",
-              help="Step budget per warp and launch: a run that exceeds it is a DUE (hang).")
+@ptx_option()
+@max_steps_option("Step budget per warp and launch: a run that exceeds it is a DUE (hang).")
 @click.option("--grid", default=None, metavar="X[,Y,Z]",
               callback=dim_callback,
               help="Kernel launch from FILE.ptx: grid size in CTAs (default 1).")

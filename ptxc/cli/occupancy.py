@@ -13,6 +13,7 @@ from __future__ import annotations
 
 import click
 
+from ptxc.cli.options import regs_option
 from ptxc.errors import PtxcError
 
 DEFAULT_BLOCK = 256
@@ -26,8 +27,7 @@ DEFAULT_BLOCK = 256
               help="Threads per block (default: the kernel's .reqntid, else 256).")
 @click.option("--shared", type=click.IntRange(min=0), default=0, show_default=True,
               metavar="BYTES", help="Dynamic shared memory per block.")
-@click.option("--regs", type=click.IntRange(min=0, max=255), default=None, metavar="N",
-              help="Registers per thread (overrides ptxas / the estimate).")
+@regs_option()
 @click.option("--gpu", "gpu_key", default="h100", show_default=True, metavar="MODEL",
               help="GPU model: h100, a100, v100, t4, rtx2060, gtx260.")
 def occupancy_command(file, kernels, block, shared, regs, gpu_key):

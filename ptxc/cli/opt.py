@@ -11,8 +11,11 @@ import sys
 import click
 
 from ptxc.cli.options import (EMIT_CHOICES, FORMAT_CHOICES, MODE_CHOICES, arg_callback,
-                              dim_callback, ensure_nl, print_warnings, build_launch,
-                              read_module, write_output)
+                              bank_bytes_option, build_launch, dim_callback, ensure_nl,
+                              html_option, max_steps_option, memory_counters_option,
+                              print_warnings, read_module, threads_option, topdown_option,
+                              value_profile_option, write_output)
+
 
 
 @click.command("opt")
@@ -40,34 +43,27 @@ from ptxc.cli.options import (EMIT_CHOICES, FORMAT_CHOICES, MODE_CHOICES, arg_ca
               help="A kernel argument (repeatable), e.g. n=500 or a=random:f32:512:1.")
 @click.option("--mode", type=click.Choice(MODE_CHOICES), default=None,
               help="hybrid: run only the branch slice (default); full: run every instruction.")
-@click.option("--max-steps", type=click.IntRange(min=1), default=None, metavar="N",
-              help="Step budget per warp before the run is stopped as non-terminating.")
-@click.option("--threads", type=click.IntRange(min=1), default=None, metavar="N",
-              help="Host threads that run CTAs in parallel.")
-@click.option("--memory-counters", is_flag=True,
-              help="Also count memory coalescing, shared-memory bank conflicts and atomics "
+@max_steps_option("Step budget per warp before the run is stopped as non-terminating.")
+@threads_option("Host threads that run CTAs in parallel.")
+@memory_counters_option("Also count memory coalescing, shared-memory bank conflicts and atomics "
                    "per memory instruction (slower; docs/metrics.md).")
-@click.option("--bank-bytes", type=click.Choice(["4", "8"]), default=None,
-              help="Shared-memory bank width for --memory-counters (default 4).")
+@bank_bytes_option("Shared-memory bank width for --memory-counters (default 4).")
 @click.option("--cta-equivalence/--no-cta-equivalence", default=True, show_default=True,
               help="In a hybrid run, run one CTA per class of CTAs that provably give the "
                    "same counters (docs/cta-equivalence.md); --no-cta-equivalence runs every CTA.")
 @click.option("--by", "by", type=click.Choice(["ptx", "source"]), default="ptx", show_default=True,
               help="source: also report per CUDA source line (needs .loc: nvcc -lineinfo/-G).")
-@click.option("--html", "html_path", type=click.Path(dir_okay=False), default=None, metavar="FILE",
-              help="Also write the self-contained HTML report (docs/report.md).")
+@html_option("Also write the self-contained HTML report (docs/report.md).")
 @click.option("--check", type=click.Choice(["memcheck", "racecheck", "synccheck", "all"]),
               default=None,
               help="memcheck: record out-of-bounds and misaligned accesses and go on; racecheck: "
                    "shared-memory hazards; synccheck: divergent barriers and bad warp masks (a "
                    "full run; docs/check.md); exit status 1 when there were errors.")
-@click.option("--topdown", is_flag=True,
-              help="After the count pass's launch (with --memory-counters), print its TopDown "
+@topdown_option("After the count pass's launch (with --memory-counters), print its TopDown "
                    "Level 1 and 2 on the --gpu model (docs/predict.md).")
 @click.option("--gpu", "gpu_key", default="h100", show_default=True, metavar="MODEL",
               help="GPU model of --topdown: h100, a100, v100, t4, rtx2060, gtx260.")
-@click.option("--value-profile", is_flag=True,
-              help="Profile every register write: constant bits and scalar writes per "
+@value_profile_option("Profile every register write: constant bits and scalar writes per "
                    "instruction (a full run; docs/value-profile.md).")
 def opt_command(file, pipeline, emit, fmt, output, verify_each, kernel, grid, block,
                 shared, args, mode, max_steps, threads, memory_counters, bank_bytes,

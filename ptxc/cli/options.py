@@ -161,3 +161,54 @@ def print_warnings(module, start: int = 0) -> int:
 
 def echo_err(text: str) -> None:
     click.echo(text, err=True)
+
+
+# ----------------------------------------------------------- option groups
+# Options several commands declare alike; each command keeps its own help
+# text (what the option means for that command).
+
+def max_steps_option(help: str | None = None):
+    return click.option("--max-steps", type=click.IntRange(min=1), default=None, metavar="N",
+                        help=help)
+
+
+def threads_option(help: str | None = None):
+    return click.option("--threads", type=click.IntRange(min=1), default=None, metavar="N",
+                        help=help)
+
+
+def ptx_option(help: str = "Use this PTX module instead of the PTX in the application's fat "
+                           "binary."):
+    return click.option("--ptx", type=click.Path(exists=True, dir_okay=False), default=None,
+                        help=help)
+
+
+def keep_ptx_option(help: str):
+    return click.option("--keep-ptx", type=click.Path(file_okay=False), default=None,
+                        metavar="DIR", help=help)
+
+
+def regs_option(help: str = "Registers per thread (overrides ptxas / the estimate)."):
+    return click.option("--regs", type=click.IntRange(min=0, max=255), default=None,
+                        metavar="N", help=help)
+
+
+def memory_counters_option(help: str):
+    return click.option("--memory-counters", is_flag=True, help=help)
+
+
+def bank_bytes_option(help: str):
+    return click.option("--bank-bytes", type=click.Choice(["4", "8"]), default=None, help=help)
+
+
+def html_option(help: str = "Also write the self-contained HTML report (docs/report.md)."):
+    return click.option("--html", "html_path", type=click.Path(dir_okay=False), default=None,
+                        metavar="FILE", help=help)
+
+
+def topdown_option(help: str):
+    return click.option("--topdown", is_flag=True, help=help)
+
+
+def value_profile_option(help: str):
+    return click.option("--value-profile", is_flag=True, help=help)

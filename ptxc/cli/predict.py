@@ -18,6 +18,7 @@ import json
 
 import click
 
+from ptxc.cli.options import max_steps_option, regs_option, threads_option, topdown_option
 from ptxc.errors import PtxcError
 
 GPU_HELP = "GPU model: h100, a100, v100, t4, rtx2060, gtx260."
@@ -34,15 +35,14 @@ GPU_HELP = "GPU model: h100, a100, v100, t4, rtx2060, gtx260."
               help="A kernel argument (repeatable), as for ptxc opt.")
 @click.option("--mode", type=click.Choice(("hybrid", "full")), default="hybrid",
               show_default=True, help="Run only the branch slice, or every instruction.")
-@click.option("--max-steps", type=click.IntRange(min=1), default=None, metavar="N")
-@click.option("--threads", type=click.IntRange(min=1), default=None, metavar="N")
+@max_steps_option()
+@threads_option()
 @click.option("--gpu", "gpu_key", default="h100", show_default=True, metavar="MODEL",
               help=GPU_HELP)
-@click.option("--regs", type=click.IntRange(min=0, max=255), default=None, metavar="N",
-              help="Registers per thread (overrides ptxas / the estimate).")
+@regs_option()
 @click.option("--params", "params_path", default=None, metavar="FILE.json",
               help="Model parameters measured by `ptxc calibrate`.")
-@click.option("--topdown", is_flag=True, help="Also print the TopDown Level 1 and 2.")
+@topdown_option("Also print the TopDown Level 1 and 2.")
 @click.option("--format", "fmt", type=click.Choice(("text", "json")), default="text",
               show_default=True)
 @click.option("--report", "report_path", default=None, metavar="FILE.sqlite",

@@ -8,7 +8,10 @@ import sys
 
 import click
 
-from ptxc.cli.options import FORMAT_CHOICES, MODE_CHOICES, print_warnings, parse_dim, read_module
+from ptxc.cli.options import (FORMAT_CHOICES, MODE_CHOICES, html_option, max_steps_option,
+                              parse_dim, print_warnings, read_module, threads_option,
+                              topdown_option, value_profile_option)
+
 from ptxc.cli.process import kernel_jobs, pause_gc
 from ptxc.errors import PtxcError
 
@@ -61,10 +64,8 @@ def _kernel_arg_callback(ctx, param, values) -> dict:
                    "(the default with --value-profile).")
 @click.option("--format", "fmt", type=click.Choice(FORMAT_CHOICES), default="text",
               show_default=True, help="Report format.")
-@click.option("--max-steps", type=click.IntRange(min=1), default=None, metavar="N",
-              help="Step budget per warp before a run is stopped as non-terminating.")
-@click.option("--threads", type=click.IntRange(min=1), default=None, metavar="N",
-              help="Host threads that run CTAs in parallel.")
+@max_steps_option("Step budget per warp before a run is stopped as non-terminating.")
+@threads_option("Host threads that run CTAs in parallel.")
 @click.option("--jobs", "-j", type=click.IntRange(min=1), default=None, metavar="N",
               help="Modules profiled in parallel processes, or for one file the kernels "
                    "compiled and run in parallel processes (default: every core).")
@@ -74,17 +75,14 @@ def _kernel_arg_callback(ctx, param, values) -> dict:
               metavar="FILE.sqlite", help="Also write the rows to this SQLite file.")
 @click.option("--by", "by", type=click.Choice(["ptx", "source"]), default="ptx", show_default=True,
               help="source: also report per CUDA source line (one module; needs .loc).")
-@click.option("--html", "html_path", type=click.Path(dir_okay=False), default=None, metavar="FILE",
-              help="Also write the self-contained HTML report (one module; docs/report.md).")
+@html_option("Also write the self-contained HTML report (one module; docs/report.md).")
 @click.option("--timings", is_flag=True,
               help="Add the times to the output of several modules (then not deterministic).")
-@click.option("--topdown", is_flag=True,
-              help="Also predict each launched kernel's time on the --gpu model and its TopDown "
+@topdown_option("Also predict each launched kernel's time on the --gpu model and its TopDown "
                    "(one module; reruns each launch with memory counters; docs/predict.md).")
 @click.option("--gpu", "gpu_key", default="h100", show_default=True, metavar="MODEL",
               help="GPU model of --topdown: h100, a100, v100, t4, rtx2060, gtx260.")
-@click.option("--value-profile", is_flag=True,
-              help="Profile every register write of one module's kernels: constant bits and "
+@value_profile_option("Profile every register write of one module's kernels: constant bits and "
                    "scalar writes per kernel (a full run; docs/value-profile.md).")
 def profile_command(files, launches, args, launch_file, zero_fill, kernels, mode, fmt, max_steps,
                     threads, jobs, dask_address, report_path, timings, topdown, gpu_key,

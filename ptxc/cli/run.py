@@ -14,6 +14,10 @@ import sys
 
 import click
 
+from ptxc.cli.options import (bank_bytes_option, html_option, keep_ptx_option, max_steps_option,
+                              memory_counters_option, ptx_option, threads_option, topdown_option,
+                              value_profile_option)
+
 MODE_CHOICES = ("hybrid", "full")
 FORMAT_CHOICES = ("text", "csv", "json")
 
@@ -31,19 +35,13 @@ FORMAT_CHOICES = ("text", "csv", "json")
               show_default=True, help="Format of the per-kernel summary.")
 @click.option("-o", "--output", type=click.Path(dir_okay=False, allow_dash=True), default=None,
               help="Write the summary to this file ('-' = stdout) instead of stderr.")
-@click.option("--ptx", type=click.Path(exists=True, dir_okay=False), default=None,
-              help="Use this PTX module instead of the PTX in the application's fat binary.")
-@click.option("--keep-ptx", type=click.Path(file_okay=False), default=None, metavar="DIR",
-              help="Write the PTX of each fat binary into DIR (run-time errors cite its lines).")
-@click.option("--memory-counters", is_flag=True,
-              help="Also count memory coalescing, bank conflicts and atomics per launch "
+@ptx_option()
+@keep_ptx_option("Write the PTX of each fat binary into DIR (run-time errors cite its lines).")
+@memory_counters_option("Also count memory coalescing, bank conflicts and atomics per launch "
                    "(docs/metrics.md; slower).")
-@click.option("--bank-bytes", type=click.Choice(["4", "8"]), default=None,
-              help="Shared-memory bank width of the memory counters (default 4).")
-@click.option("--max-steps", type=click.IntRange(min=1), default=None, metavar="N",
-              help="Step budget per warp and launch (block executions).")
-@click.option("--threads", type=click.IntRange(min=1), default=None, metavar="N",
-              help="Worker threads per launch (default: all cores).")
+@bank_bytes_option("Shared-memory bank width of the memory counters (default 4).")
+@max_steps_option("Step budget per warp and launch (block executions).")
+@threads_option("Worker threads per launch (default: all cores).")
 @click.option("--on-error", type=click.Choice(("stop", "cuda", "continue")), default=None,
               help="Device faults: 'cuda' returns every one (assert, trap, bad access) to the "
                    "application as its CUDA error; 'stop' ends the run at any; 'continue' "
@@ -51,14 +49,11 @@ FORMAT_CHOICES = ("text", "csv", "json")
                    "Default: assert and trap are CUDA errors, bad accesses stop the run.")
 @click.option("--by", "by", type=click.Choice(("ptx", "source")), default="ptx", show_default=True,
               help="source: also report per CUDA source line (needs .loc: nvcc -lineinfo/-G).")
-@click.option("--html", "html_path", type=click.Path(dir_okay=False), default=None, metavar="FILE",
-              help="Also write the self-contained HTML report (docs/report.md).")
-@click.option("--topdown", is_flag=True,
-              help="Also predict each launch's time on the --gpu model and its TopDown "
+@html_option("Also write the self-contained HTML report (docs/report.md).")
+@topdown_option("Also predict each launch's time on the --gpu model and its TopDown "
                    "Level 1 and 2, per launch and per kernel (implies --memory-counters; "
                    "docs/predict.md).")
-@click.option("--value-profile", is_flag=True,
-              help="Profile every register write: constant bits and scalar writes per kernel "
+@value_profile_option("Profile every register write: constant bits and scalar writes per kernel "
                    "(a full run; docs/value-profile.md).")
 @click.argument("argv", nargs=-1, type=click.UNPROCESSED, required=True, metavar="-- APP [ARGS]...")
 def run_command(mode, gpu, report_path, fmt, output, ptx, keep_ptx, memory_counters, bank_bytes,
