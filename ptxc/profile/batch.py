@@ -28,6 +28,7 @@ import time
 from pathlib import Path
 
 from ptxc.errors import PtxcError
+from ptxc.report.status_line import StatusLine
 
 # profile_module keywords that name kernels: in a batch each module gets the
 # entries for the kernels it has (module_options).
@@ -236,33 +237,15 @@ CRASH_MESSAGE = ("the worker process died while profiling this module (a crash i
 
 
 # ------------------------------------------------------------ progress
-class Progress:
+class Progress(StatusLine):
     """``ptxc: 12/300 modules done`` on a terminal's stderr (at most ten
-    times a second), erased at the end; nothing when stderr is not a tty."""
+    times a second, and the last count always), erased at the end; nothing
+    when stderr is not a tty."""
 
     def __init__(self, total: int, stream=None):
-        self.stream = stream or sys.stderr
-        self.enabled = total > 1 and _isatty(self.stream)
-        self.total, self.done, self.last, self.shown = total, 0, 0.0, False
+        super().__init__(stream or sys.stderr, enabled=total > 1)
+        self.total, self.done = total, 0
 
     def __call__(self) -> None:
         self.done += 1
-        now = time.monotonic()
-        if self.enabled and (now - self.last >= 0.1 or self.done == self.total):
-            self.last = now
-            self.stream.write(f"\r\033[Kptxc: {self.done}/{self.total} modules done")
-            self.stream.flush()
-            self.shown = True
-
-    def clear(self) -> None:
-        if self.shown:
-            self.stream.write("\r\033[K")
-            self.stream.flush()
-            self.shown = False
-
-
-def _isatty(stream) -> bool:
-    try:
-        return stream.isatty()
-    except (AttributeError, ValueError):
-        return False
+        self.show(f"ptxc: {self.done}/{self.total} modules done", now=self.done == self.total)

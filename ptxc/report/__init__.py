@@ -11,4 +11,5 @@ knows no tool: a tool's own tables live in the tool's folder.
     html_cfg        a function's CFG as SVG, coloured by divergence
     html_plots      SASSI-style plots as SVG
     html_report     the HTML page: assets/ (CSS, JS) inlined
+    status_line     a one-line progress report on a terminal
 """
