@@ -101,7 +101,7 @@ def load_module(path: str):
         with open(path, "rb") as f:
             data = f.read()
     except OSError as e:
-        raise PtxcError(f"cannot read '{path}': {e.strerror}") from None
+        raise PtxcError(f"cannot read '{path}': {e.strerror or e}") from None
     return parse_module(decode(data, path), path)
 
 

@@ -74,14 +74,9 @@ def profile_file(path: str, options: dict, timings: bool = False) -> dict:
 
 def _profile_file(path: str, options: dict, timings: bool) -> dict:
     from ptxc.profile.module_profile import ModuleProfile, profile_module
-    from ptxc.frontend.parser import decode, parse_module
+    from ptxc.frontend.parser import load_module
     t0 = time.perf_counter()
-    try:
-        with open(path, "rb") as fh:
-            data = fh.read()
-    except OSError as e:
-        raise PtxcError(f"cannot read '{path}': {e.strerror or e}") from None
-    module = parse_module(decode(data, path), path)
+    module = load_module(path)
     parse_s = time.perf_counter() - t0
     opts = module_options(module, options)
     if opts is None:                # --kernel names none of this module's kernels
