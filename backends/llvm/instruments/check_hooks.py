@@ -40,6 +40,7 @@ import threading
 from ptxc.backends.llvm import callbacks
 from ptxc.backends.llvm import layout as Lo
 from ptxc.backends.llvm.irtext import LANE_IDS, splat
+from ptxc.backends.llvm.ops.access import spill_addr
 
 EV_BARRIER, EV_WARPSYNC, EV_COLLECTIVE = 0, 1, 2
 COLLECTIVE_MASK = {"shfl": 3, "vote": 1, "match": 1, "redux": 1, "elect": 0}   # membermask operand
@@ -62,7 +63,6 @@ def race_hook(cg, addr: str | None, a_tmp: str | None, emi: str, kind: int, nbyt
     if "racecheck" not in getattr(cg, "checks", ()):
         return
     from ptxc.backends.llvm.instruments import racecheck_ir
-    from ptxc.backends.llvm.ops.memory import spill_addr
     if nbytes > racecheck_ir.MAX_NBYTES:
         raise ValueError(f"internal error: racecheck of a {nbytes}-byte access")
     f = cg.f

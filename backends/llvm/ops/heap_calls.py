@@ -15,7 +15,7 @@ from __future__ import annotations
 from ptxc import ir
 
 from ptxc.backends.llvm import layout as Lo
-from ptxc.backends.llvm.ops.memory import load_static, store_static
+from ptxc.backends.llvm.ops.call_params import load_static, store_static
 from ptxc.backends.llvm.plan import decode_call
 
 DECLS = ("declare void @ptxc_heap_malloc(ptr, i32, ptr)",

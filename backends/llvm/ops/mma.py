@@ -28,8 +28,8 @@ from ptxc.backends.llvm.instruments.memcheck import KIND_LOAD, KIND_STORE
 from ptxc.backends.llvm.ops.mma_frags import Frag, mma_frags, wmma_frag
 from ptxc.backends.llvm.ops.common import intr, types_of
 from ptxc.backends.llvm.instruments.initcheck_ops import track
-from ptxc.backends.llvm.ops.memory import (K64, address, elem_ptrs, gather, resolve, scatter,
-                                           space_of, static_address)
+from ptxc.backends.llvm.ops.access import K64, address, space_of, static_address
+from ptxc.backends.llvm.ops.resolve import elem_ptrs, gather, resolve, scatter
 
 CT = {"f16": "float", "bf16": "float", "tf32": "float", "f32": "float",
       "f64": "double", "s8": "i32", "u8": "i32", "s32": "i32"}
@@ -223,7 +223,7 @@ def op_mma(cg, ins):
 
 # ----------------------------------------------------------------- wmma
 def lane_addresses(cg, op, space: str) -> tuple[str, str]:
-    """(<32 x i64> addresses, space for ops_mem.resolve) of an address operand."""
+    """(<32 x i64> addresses, space for resolve.resolve) of an address operand."""
     addr, static = address(cg, op, space)
     if static is None:
         return addr, space

@@ -8,10 +8,11 @@ executing lanes). An opcode missing here compiles to a run-time
 from __future__ import annotations
 
 from ptxc.backends.llvm.ops import float_arith as ops_float, int_arith as ops_int
+from ptxc.backends.llvm.ops import atomics as ops_atomics
 from ptxc.backends.llvm.ops import mbarrier as ops_mbarrier, memory as ops_mem, mma as ops_mma
 from ptxc.backends.llvm.ops import move as ops_move, texture as ops_tex, warp as ops_warp
 
 OPS = {}
-for _table in (ops_int.OPS, ops_float.OPS, ops_move.OPS, ops_mem.OPS, ops_warp.OPS,
+for _table in (ops_int.OPS, ops_float.OPS, ops_move.OPS, ops_mem.OPS, ops_atomics.OPS, ops_warp.OPS,
                ops_mbarrier.OPS, ops_mma.OPS, ops_tex.OPS):
     OPS.update(_table)
