@@ -41,11 +41,11 @@ def launch(module, kernel, grid, block, args, mode: str = "hybrid", shared_bytes
 
 def texture(array, **kw):
     """A texture object over a numpy array for a launch argument (textures.texture)."""
-    from ptxc.launcher.textures import texture as _texture
+    from ptxc.backends.llvm.ops.texture_objects import texture as _texture
     return _texture(array, **kw)
 
 
 def surface(array, **kw):
     """A surface object over a numpy array for a launch argument (textures.surface)."""
-    from ptxc.launcher.textures import surface as _surface
+    from ptxc.backends.llvm.ops.texture_objects import surface as _surface
     return _surface(array, **kw)
