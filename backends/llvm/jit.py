@@ -54,7 +54,7 @@ class Compiled:
     memory_counters: bool = False   # coalescing / bank-conflict counters collected
     bank_bytes: int = 0             # their shared-memory bank width (4 or 8; 0 when off)
     mem_ctr: dict = field(default_factory=dict)   # instr id -> {space: counter base}
-    uses_heap: bool = False         # calls device malloc / free (heap.py)
+    uses_heap: bool = False         # calls device malloc / free (ops/device_heap.py)
     inject: bool = False            # the error-injection variant (inject_ir.py)
     value_ctr: dict = field(default_factory=dict)   # value profile: instr id -> [(dst, reg, bits, base)]
     value_or: list = field(default_factory=list)    # counters OR-reduced over workers (value_prof.py)
@@ -222,7 +222,7 @@ def _generate(module, kernels, mode: str, level: int, skip_errors: bool, memory:
 
 def _kernel_key(text: str, g, level: int) -> str:
     from . import objcache
-    from .runtime_ir import PRELUDE, REPORT, RESOLVE
+    from .prelude_ir import PRELUDE, REPORT, RESOLVE
     _, cpu, features = host()
     return objcache.key([text, *sorted(g.helpers.values()), *sorted(g.decls), PRELUDE, RESOLVE,
                          REPORT, str(level), cpu, features, str(llvm().llvm_version_info)])

@@ -1,5 +1,9 @@
 """The execution plan of one kernel: code segments (nodes), inlined calls,
 register slots, reconvergence points, counters and the memory layout.
+Over 400 lines: it is one job, one structure built together (nodes belong
+to inlined instances, and slots and placed symbols are keyed by instance);
+the module-level layout at its end is the part that module memory shares
+with every kernel (runtime.ModuleMemory).
 
 Calls to ``.func`` bodies are inlined: every call site gets its own
 *instance* of the callee. Recursion is inlined up to ``max_recursion``
@@ -33,8 +37,9 @@ from .layout import EXIT_PC, SEG_CONST, SEG_GLOBALS, SEG_LOCAL, SEG_PARAM, SEG_S
 
 CC_REG = "%cc"
 # external functions with a built-in meaning: vprintf records a printf,
-# __assertfail / __assert_fail a failed device assertion (ops_builtin.py,
-# device_calls.py), malloc / free use the device heap (heap.py, ops_heap.py)
+# __assertfail / __assert_fail a failed device assertion (ops/builtin.py,
+# ops/device_calls.py), malloc / free use the device heap (ops/device_heap.py,
+# ops/heap_calls.py)
 BUILTIN_CALLS = ("vprintf", "__assertfail", "__assert_fail", "malloc", "free")
 DYNAMIC = -1        # offset of extern unsized .shared arrays: plan.dyn_shared_base
 

@@ -5,7 +5,7 @@ variant of its own (jit.compile_kernel(..., racecheck=True)), as memcheck does
 (memcheck.py): the default code is unchanged. The variant
 
 * at every shared-memory ``ld``/``st``/``atom``/``red``/``cp.async``
-  (and ``ldmatrix``/``stmatrix``: ops_mma.row_pointers)
+  (and ``ldmatrix``/``stmatrix``: ops/ldmatrix.row_pointers)
   (racecheck; a generic access only when one of its lanes falls in the
   shared window) calls the native ``ptxc_race(L, cta, ws, i32 id, ptr
   addrs, i32 lanes, i32 kind, i32 nbytes, i64 lowmask)`` of
@@ -23,7 +23,7 @@ variant of its own (jit.compile_kernel(..., racecheck=True)), as memcheck does
   or leaves out an executing lane, calls ``ptxc_sync`` (synccheck; tested in
   the generated code, so a correct collective costs no call).
 * after an ``mbarrier.init``, ``arrive``/``arrive_drop`` and a
-  ``test_wait``/``try_wait`` true for some executing lane (ops_mbarrier.py)
+  ``test_wait``/``try_wait`` true for some executing lane (ops/mbarrier.py)
   calls ``ptxc_race_mbar(L, cta, ws, i32 event, i32 lanes, ptr ptrs, ptr
   vals, ptr counts, ptr shadow)`` in Python (racecheck; racecheck_mbar.py:
   the lanes' mbarrier addresses, their tokens or the parities waited on,

@@ -78,7 +78,7 @@ def resolve_masked(cg, space: str, addr, static, nbytes: int, align: int, kind: 
 def resolve_generic(cg, addr: str, nbytes: int, align: int, kind: int = 0, where: int = 5,
                     may_continue: bool = True):
     """Segment-table lookup (seg = addr >> shift, offset = the low bits), done by
-    the out-of-line ``ptxc_resolve`` (runtime_ir.RESOLVE); alignment = size."""
+    the out-of-line ``ptxc_resolve`` (prelude_ir.RESOLVE); alignment = size."""
     f = cg.f
     if not hasattr(cg, "resolve_tmp"):
         cg.resolve_tmp = (f.alloca("<32 x i64>", "raddr", 64), f.alloca("<32 x ptr>", "rptr", 64))
