@@ -33,7 +33,8 @@ from ptxc import ir
 from ptxc.errors import PtxcError
 from ptxc.ir.types import TYPE_SIZES
 
-from .layout import EXIT_PC, SEG_CONST, SEG_GLOBALS, SEG_LOCAL, SEG_PARAM, SEG_SHARED
+from ptxc.backends.llvm.layout import (EXIT_PC, SEG_CONST, SEG_GLOBALS, SEG_LOCAL, SEG_PARAM,
+                                       SEG_SHARED)
 
 CC_REG = "%cc"
 # external functions with a built-in meaning: vprintf records a printf,
@@ -124,7 +125,7 @@ class Plan:
     def __init__(self, module: ir.Module, kernel: ir.Function, max_inline: int = 2048,
                  max_recursion: int = 8):
         self.module, self.kernel = module, kernel
-        from .layout import seg_shift
+        from ptxc.backends.llvm.layout import seg_shift
         self.shift = seg_shift(module)          # generic address = segment << shift | offset
         self.instances: list[Instance] = []
         self.nodes: list[Node] = []
@@ -385,7 +386,7 @@ class ModuleLayout:
 
 
 def module_layout(module) -> ModuleLayout:
-    from .layout import seg_shift
+    from ptxc.backends.llvm.layout import seg_shift
     consts, const_size = module_space_layout(module, "const")
     globals_, global_size = module_space_layout(module, "global")
     return ModuleLayout(module, seg_shift(module), consts, const_size, globals_, global_size)

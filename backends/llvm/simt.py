@@ -22,8 +22,8 @@ from __future__ import annotations
 
 from ptxc import ir
 
-from . import layout as Lo
-from .irtext import splat
+from ptxc.backends.llvm import layout as Lo
+from ptxc.backends.llvm.irtext import splat
 
 
 class SimtMixin:
