@@ -4,11 +4,12 @@ In a hybrid run with the slice option ``faults=checked`` (the default;
 docs/slice.md, passes/memory/checked.py lists the accesses), an access the slice
 does not keep still runs its checks: its lane addresses (kept exact by the
 slice), the segment bounds, the allocation the address started from and the
-natural alignment, exactly as the lowering of the access checks them
-(ops/access.py, ops/resolve.py) in a full run (same instruction id, same first failing lane, same address,
-same error code), but no memory is read or written. A failure stops the
-launch with the full run's message. With memory counters on, the access is
-also counted (mem_count.count_access), as ``count_only`` does.
+natural alignment, exactly as the lowering of the access checks them in a
+full run (ops/access.py, ops/resolve.py: same instruction id, same first
+failing lane, same address, same error code), but no memory is read or
+written. A failure stops the launch with the full run's message. With
+memory counters on, the access is also counted (mem_count.count_access), as
+``count_only`` does.
 
 Forms whose full-run lowering is a 'not supported yet' error are that error
 here too, so hybrid and full runs stop alike.
