@@ -46,12 +46,12 @@ def launch(module, kernel, grid, block, args, mode: str = "hybrid", shared_bytes
 
 
 def texture(array, **kw):
-    """A texture object over a numpy array for a launch argument (textures.texture)."""
-    from ptxc.launcher.textures import texture as _texture
+    """A texture object over a numpy array for a launch argument (backends/llvm/ops/texture_objects.py)."""
+    from ptxc.backends.llvm.ops.texture_objects import texture as _texture
     return _texture(array, **kw)
 
 
 def surface(array, **kw):
-    """A surface object over a numpy array for a launch argument (textures.surface)."""
-    from ptxc.launcher.textures import surface as _surface
+    """A surface object over a numpy array for a launch argument (backends/llvm/ops/texture_objects.py)."""
+    from ptxc.backends.llvm.ops.texture_objects import surface as _surface
     return _surface(array, **kw)

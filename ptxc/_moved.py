@@ -27,7 +27,7 @@ MOVED = {
     "ptxc.module_profile": "ptxc.profile.module_profile",
     "ptxc.module_profile_render": "ptxc.profile.module_render",
     "ptxc.launch_file": "ptxc.launcher.launch_file",
-    "ptxc.textures": "ptxc.launcher.textures",
+    "ptxc.textures": "ptxc.backends.llvm.ops.texture_objects",
     "ptxc.memcheck_report": "ptxc.check.memcheck",
     "ptxc.hazard_report": "ptxc.check.hazards",
     "ptxc.inject_sites": "ptxc.inject.sites",

@@ -90,7 +90,7 @@ class Native:
         self._at(ctaid, linear, warp)
         self.sync_fn(ptr(self.cta), ptr(self.ws), event)
 
-    # mbarriers: what ops_mbarrier.py executes, modelled on ptxc's state
+    # mbarriers: what ops/mbarrier.py executes, modelled on ptxc's state
     # encoding (pending | expected << 32 | parity << 63), then the hook the
     # generated code calls (check_hooks.race_mbar_hook)
     def _mbar(self, event, lanes, bar, vals, counts) -> None:

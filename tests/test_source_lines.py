@@ -336,7 +336,7 @@ def test_value_profile_records_carry_the_source_line():
 
 
 def test_check_reports_use_the_last_loc_before_an_instruction():
-    """The checkers' source line (initcheck_report.source_line) is the last
+    """The checkers' source line (access_errors.source_line) is the last
     `.loc` before an instruction even when other instructions stand between
     them: the second `ld.param` (PTX line 30) follows `.loc 1 7 0` (line 26)
     and one more `ld.param`, so it is on srcline.cu's line 7, the kernel's

@@ -1,4 +1,4 @@
-"""Tensor-core instructions (backends/llvm/ops/mma.py): mma.sync, wmma, ldmatrix.
+"""Tensor-core instructions (backends/llvm/ops/mma.py, ldmatrix.py): mma.sync, wmma, ldmatrix.
 
 Kernels: tests/cuda/mma_sync.cu (inline-PTX mma.sync and ldmatrix; fragments
 gathered with the PTX ISA's per-lane formulas or loaded with ldmatrix) and

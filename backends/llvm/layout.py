@@ -124,11 +124,11 @@ ERR_STACK = 4
 ERR_TRAP = 5
 ERR_UNSUPPORTED = 6
 ERR_DEADLOCK = 7
-ERR_BAD_FREE = 12   # free() of an address malloc did not return (heap.py)
+ERR_BAD_FREE = 12   # free() of an address malloc did not return (ops/device_heap.py)
 ERR_COOP_ABORT = 13 # another CTA of a cooperative launch failed, or no CTA progressed (coop.py)
 ERR_ASSERT = 14     # a failed device assertion (__assertfail; device_calls.py)
-ERR_TEX = 15        # a texture/surface instruction failed (ops_tex.py: message in ERRORS)
-ERR_PARTIAL_WARP = 20  # a whole-warp (.aligned) matrix instruction run by part of a warp (ops_mma.py)
+ERR_TEX = 15        # a texture/surface instruction failed (ops/texture.py: message in ERRORS)
+ERR_PARTIAL_WARP = 20  # a whole-warp (.aligned) matrix instruction run by part of a warp (ops/mma.py)
 
 # pc values: 0..n-1 nodes, then barrier resume points; EXIT_PC never runs
 EXIT_PC = 0x7FFFFFFF

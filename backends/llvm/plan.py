@@ -1,5 +1,9 @@
 """The execution plan of one kernel: code segments (nodes), inlined calls,
 register slots, reconvergence points, counters and the memory layout.
+Over 400 lines: it is one job, one structure built together (nodes belong
+to inlined instances, and slots and placed symbols are keyed by instance);
+the module-level layout at its end is the part that module memory shares
+with every kernel (runtime.ModuleMemory).
 
 Calls to ``.func`` bodies are inlined: every call site gets its own
 *instance* of the callee. Recursion is inlined up to ``max_recursion``
@@ -29,12 +33,14 @@ from ptxc import ir
 from ptxc.errors import PtxcError
 from ptxc.ir.types import TYPE_SIZES
 
-from .layout import EXIT_PC, SEG_CONST, SEG_GLOBALS, SEG_LOCAL, SEG_PARAM, SEG_SHARED
+from ptxc.backends.llvm.layout import (EXIT_PC, SEG_CONST, SEG_GLOBALS, SEG_LOCAL, SEG_PARAM,
+                                       SEG_SHARED)
 
 CC_REG = "%cc"
 # external functions with a built-in meaning: vprintf records a printf,
-# __assertfail / __assert_fail a failed device assertion (ops_builtin.py,
-# device_calls.py), malloc / free use the device heap (heap.py, ops_heap.py)
+# __assertfail / __assert_fail a failed device assertion (ops/builtin.py,
+# ops/device_calls.py), malloc / free use the device heap (ops/device_heap.py,
+# ops/heap_calls.py)
 BUILTIN_CALLS = ("vprintf", "__assertfail", "__assert_fail", "malloc", "free")
 DYNAMIC = -1        # offset of extern unsized .shared arrays: plan.dyn_shared_base
 
@@ -119,7 +125,7 @@ class Plan:
     def __init__(self, module: ir.Module, kernel: ir.Function, max_inline: int = 2048,
                  max_recursion: int = 8):
         self.module, self.kernel = module, kernel
-        from .layout import seg_shift
+        from ptxc.backends.llvm.layout import seg_shift
         self.shift = seg_shift(module)          # generic address = segment << shift | offset
         self.instances: list[Instance] = []
         self.nodes: list[Node] = []
@@ -380,7 +386,7 @@ class ModuleLayout:
 
 
 def module_layout(module) -> ModuleLayout:
-    from .layout import seg_shift
+    from ptxc.backends.llvm.layout import seg_shift
     consts, const_size = module_space_layout(module, "const")
     globals_, global_size = module_space_layout(module, "global")
     return ModuleLayout(module, seg_shift(module), consts, const_size, globals_, global_size)

@@ -22,8 +22,8 @@ from __future__ import annotations
 
 from ptxc import ir
 
-from . import layout as Lo
-from .irtext import splat
+from ptxc.backends.llvm import layout as Lo
+from ptxc.backends.llvm.irtext import splat
 
 
 class SimtMixin:
@@ -316,7 +316,7 @@ class SimtMixin:
 
     # -------------------------------------------------------------- calls
     def enter_call(self, node) -> None:
-        from ptxc.backends.llvm.ops.memory import copy_params
+        from ptxc.backends.llvm.ops.call_params import copy_params
         callee = node.callee
         if callee is not None:
             self.lower(node.call, lambda cg, n: copy_params(cg, n, into_callee=True), node)
@@ -336,6 +336,6 @@ class SimtMixin:
             return self.goto(node.next.id)
 
     def copy_returns(self, call_node) -> None:
-        from ptxc.backends.llvm.ops.memory import copy_params
+        from ptxc.backends.llvm.ops.call_params import copy_params
         if call_node is not None:
             self.lower(call_node.call, lambda cg, n: copy_params(cg, n, into_callee=False), call_node)

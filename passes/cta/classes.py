@@ -103,7 +103,7 @@ def in_cta_order(reps, counts, cta_class) -> CtaClasses:
 def fault_signature(ev, check, segments: SegmentSizes) -> list:
     """Columns of the fault check ``check`` for the chunk's CTAs: the packed
     bits of the threads whose address would fail the executor's check
-    (ops_mem / runtime_ir.RESOLVE: segment in the table, offset + size
+    (backends/llvm/ops/resolve.py / prelude_ir.RESOLVE: segment in the table, offset + size
     within it, natural alignment; provenance_ir: the home segment). Equal
     bits in two CTAs whose traces agree mean the same lanes fail at the same
     executions (docs/cta-equivalence.md). A separable address F(c) + G(t)

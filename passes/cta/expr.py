@@ -191,7 +191,7 @@ class ExprBuilder:
 
     def _op_cvta(self, ins, types):
         """``cvta`` to or from the global space: the executor's global
-        addresses are generic addresses (backends/llvm/ops_mem.op_cvta)."""
+        addresses are generic addresses (backends/llvm/ops/memory.py, op_cvta)."""
         if "global" not in ins.mods or len(ins.srcs) != 1:
             return None
         w, s = type_info(types[0])

@@ -66,7 +66,7 @@ class Occupancy:
 
 def occupancy(g, regs: int, block_size: int, static_shared: int = 0,
               dynamic_shared: int = 0) -> Occupancy:
-    """Blocks per SM for a kernel on GPU model ``g`` (a gpu_models.GpuArch)."""
+    """Blocks per SM for a kernel on GPU model ``g`` (an architecture.GpuArch)."""
     if block_size < 1 or regs < 0 or static_shared < 0 or dynamic_shared < 0:
         raise ValueError("block size must be >= 1 and resources >= 0")
     warps = -(-block_size // g.warp_size)

@@ -6,7 +6,7 @@ a destination bit uniformly among that instruction's destination bits).
 
 The space of target T is, for each considered kernel invocation, each
 thread (linear CTA, linear thread in the CTA), the count of eligible dynamic
-instructions the thread executed (inject_session.LaunchRecord.counts). A site
+instructions the thread executed (ptxc.launcher.injection.LaunchRecord.counts). A site
 is (invocation, CTA, thread, instance, rand): the ``instance``-th (0-based)
 eligible instruction of that thread; the flipped bit is ``rand`` modulo the
 instruction's destination bits (inject_ir.py), so every bit of the chosen

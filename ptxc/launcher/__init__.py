@@ -23,7 +23,6 @@ result and its faults.
     profile        Profile: METRICS.md's counters of a launch
     results, results_memory, results_value, value_profile
                    raw counters -> Profile, memory counters, value profiles
-    textures       texture and surface objects: handles and fetch semantics
 
 The folder is ``launcher`` because ``ptxc.launch`` is the public function.
 ``ptxc.launcher.launch_segments`` (and launch, launch_from_options,

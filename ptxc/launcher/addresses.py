@@ -11,7 +11,7 @@ def describe_address(addr: int, ins=None, sizes=None, space: str | None = None) 
     """' (what the address points into)' for an error message; ``space``
     (default: the instruction's) is the state space ``addr`` is in."""
     from ptxc.backends.llvm import layout as Lo
-    from ptxc.backends.llvm.ops.memory import space_of
+    from ptxc.backends.llvm.ops.access import space_of
     sizes = sizes or {}
     space = space or (space_of(ins) if ins is not None else "generic")
     if space in ("shared", "local", "const", "param"):

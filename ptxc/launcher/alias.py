@@ -91,7 +91,7 @@ def classes_for_values(fn, values: dict) -> tuple:
 
 
 def param_offsets(fn) -> list[int]:
-    """Byte offset of each parameter in the parameter buffer (launcher.bind_args)."""
+    """Byte offset of each parameter in the parameter buffer (args.bind_args)."""
     from ptxc.backends.llvm.plan import align_up, var_align
     offs, end = [], 0
     for p in fn.params:

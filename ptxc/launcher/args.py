@@ -169,7 +169,7 @@ def pack_scalar(fn, p, where: str, v) -> bytes:
     if isinstance(v, bool):
         v = int(v)
     if hasattr(v, "handle") and type(v).__name__ in ("Texture", "Surface"):
-        v = v.handle                    # ptxc.texture / ptxc.surface (textures.py)
+        v = v.handle                    # ptxc.texture / ptxc.surface (backends/llvm/ops/texture_objects.py)
     if not isinstance(v, (int, float)):
         raise arg_error(fn, f"{where}: expects a number{' or an array' if is_pointer_param(p, addr_bits(fn)) else ''}, "
                             f"got {type(v).__name__}")

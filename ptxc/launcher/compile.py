@@ -102,7 +102,7 @@ def compile_launches(module, launches, mode: str, faults: str | None = None) -> 
     find them compiled). Kernels that cannot be compiled are left for their
     launch to report. Returns the seconds spent: {"codegen", "llvm"}. A
     hybrid kernel is compiled with the slice its launch will select for
-    distinct buffers (launch_alias.guessed_classes), so the launch finds it;
+    distinct buffers (alias.guessed_classes), so the launch finds it;
     ``faults`` is the slice option those launches will use (default: checked)."""
     from ptxc.backends.llvm import jit
     by_level: dict[int, list] = {}

@@ -50,7 +50,7 @@ def run_compiled(c, fn, grid, block, params, segments, shared_bytes, max_steps, 
                  check: str | None = None, shadow=None):
     """Run compiled kernel ``c`` on ``segments``; the Profile (raises PtxcError).
     With ``check="memcheck"`` invalid accesses are recorded, not raised:
-    ``prof.mem_errors`` (memcheck_report.MemcheckError list, first
+    ``prof.mem_errors`` (access_errors.MemcheckError list, first
     occurrence order) and ``prof.mem_error_count``.
     A kernel that calls malloc/free uses ``heap`` (a backends.llvm.heap
     DeviceHeap kept by the caller, or a function making it on first use, as

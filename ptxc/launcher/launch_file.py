@@ -28,7 +28,7 @@ JSON_KEYS = ("kernel", "grid", "block", "args")
 @dataclass
 class FileLaunch:
     """One entry: ``block`` None means .reqntid, then .maxntid; ``args``
-    maps parameter indices to values (as ``launcher.parse_arg_strings``)."""
+    maps parameter indices to values (as ``args.parse_arg_strings``)."""
     kernel: str
     grid: tuple
     block: tuple | None

@@ -6,7 +6,7 @@ capability 5.0 and later:
 
 - grid: x up to 2**31 - 1, y and z up to 65535 CTAs;
 - block: x and y up to 1024, z up to 64 threads (1024 in all, checked by
-  launcher.check_config);
+  config.check_config);
 - shared memory per block: at most the opt-in limit of the GPU
   (227 KiB on the H100, the largest of ptxc's models, runtime/gpus.py).
 

@@ -53,12 +53,12 @@ class Profile:
     ctas_run: int = 0
     cta_equivalence: str = ""
     printf: list = field(default_factory=list)   # device printf output, one str per call and lane (docs/launch.md)
-    mem_errors: list | None = None      # memcheck launches: memcheck_report.MemcheckError list (docs/check.md)
+    mem_errors: list | None = None      # memcheck launches: access_errors.MemcheckError list (docs/check.md)
     mem_error_count: int = 0            # their failing thread-accesses
-    init_errors: list | None = None     # initcheck launches: initcheck_report.UninitRead list
+    init_errors: list | None = None     # initcheck launches: access_errors.UninitRead list
     init_error_count: int = 0           # their uninitialised thread-reads
-    race_hazards: list | None = None    # racecheck: hazard_report.RaceReport list (docs/check.md)
-    sync_errors: list | None = None     # synccheck: hazard_report.SyncReport list
+    race_hazards: list | None = None    # racecheck: hazard_reports.RaceReport list (docs/check.md)
+    sync_errors: list | None = None     # synccheck: hazard_reports.SyncReport list
     value_profile: dict | None = None   # value-profiled launches: ptxc/valueprof/value_profile.py (docs/value-profile.md)
 
     @property

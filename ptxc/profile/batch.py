@@ -5,7 +5,7 @@ files, searched recursively, in sorted order; a file is taken as given, in
 the order given. ``profile_file(path, options)`` is the worker: it parses one
 module, runs ``module_profile.profile_module(module, **options)`` and returns
 plain data (``module_result``): the JSON dict of
-``module_profile_render.to_dict``, the CSV rows and the text rows. It is a
+``module_render.to_dict``, the CSV rows and the text rows. It is a
 top-level function taking and returning picklable values, so the same
 function runs in this process (``--jobs 1``), in a ``ProcessPoolExecutor``
 with the spawn start method (``--jobs N``), and on the workers of a Dask

@@ -119,7 +119,7 @@ def branch_location(smap, module, key: str):
 
 def _add_memory(r: dict, m: dict, dyn: dict) -> None:
     r["mem_requests"] += m["requests"] or 0
-    if m.get("transactions") is None:          # atomics: no sectors (memreport.row)
+    if m.get("transactions") is None:          # atomics: no sectors (passes/count/memory_ranking.py, row)
         return
     bank = (dyn.get("memory") or {}).get("shared_bank_bytes", 4)
     unit = 32 if m["space"] == "global" else 32 * bank

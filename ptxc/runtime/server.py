@@ -33,7 +33,7 @@ LAUNCH = struct.Struct("<I3I3IIQQQ")
 @dataclass
 class Options:
     mode: str = "hybrid"
-    gpu: object = None               # gpus.GpuModel
+    gpu: object = None               # ptxc.gpus.devices.GpuModel
     max_steps: int | None = None
     threads: int | None = None
     ptx: str | None = None

@@ -5,7 +5,7 @@ variant of its own (jit.compile_kernel(..., racecheck=True)), as memcheck does
 (memcheck.py): the default code is unchanged. The variant
 
 * at every shared-memory ``ld``/``st``/``atom``/``red``/``cp.async``
-  (and ``ldmatrix``/``stmatrix``: ops_mma.row_pointers)
+  (and ``ldmatrix``/``stmatrix``: ops/ldmatrix.row_pointers)
   (racecheck; a generic access only when one of its lanes falls in the
   shared window) calls the native ``ptxc_race(L, cta, ws, i32 id, ptr
   addrs, i32 lanes, i32 kind, i32 nbytes, i64 lowmask)`` of
@@ -23,7 +23,7 @@ variant of its own (jit.compile_kernel(..., racecheck=True)), as memcheck does
   or leaves out an executing lane, calls ``ptxc_sync`` (synccheck; tested in
   the generated code, so a correct collective costs no call).
 * after an ``mbarrier.init``, ``arrive``/``arrive_drop`` and a
-  ``test_wait``/``try_wait`` true for some executing lane (ops_mbarrier.py)
+  ``test_wait``/``try_wait`` true for some executing lane (ops/mbarrier.py)
   calls ``ptxc_race_mbar(L, cta, ws, i32 event, i32 lanes, ptr ptrs, ptr
   vals, ptr counts, ptr shadow)`` in Python (racecheck; racecheck_mbar.py:
   the lanes' mbarrier addresses, their tokens or the parities waited on,
@@ -40,6 +40,7 @@ import threading
 from ptxc.backends.llvm import callbacks
 from ptxc.backends.llvm import layout as Lo
 from ptxc.backends.llvm.irtext import LANE_IDS, splat
+from ptxc.backends.llvm.ops.access import spill_addr
 
 EV_BARRIER, EV_WARPSYNC, EV_COLLECTIVE = 0, 1, 2
 COLLECTIVE_MASK = {"shfl": 3, "vote": 1, "match": 1, "redux": 1, "elect": 0}   # membermask operand
@@ -62,7 +63,6 @@ def race_hook(cg, addr: str | None, a_tmp: str | None, emi: str, kind: int, nbyt
     if "racecheck" not in getattr(cg, "checks", ()):
         return
     from ptxc.backends.llvm.instruments import racecheck_ir
-    from ptxc.backends.llvm.ops.memory import spill_addr
     if nbytes > racecheck_ir.MAX_NBYTES:
         raise ValueError(f"internal error: racecheck of a {nbytes}-byte access")
     f = cg.f

@@ -4,11 +4,12 @@ In a hybrid run with the slice option ``faults=checked`` (the default;
 docs/slice.md, passes/memory/checked.py lists the accesses), an access the slice
 does not keep still runs its checks: its lane addresses (kept exact by the
 slice), the segment bounds, the allocation the address started from and the
-natural alignment, exactly as ops_mem's lowering of the access checks them
-in a full run (same instruction id, same first failing lane, same address,
-same error code), but no memory is read or written. A failure stops the
-launch with the full run's message. With memory counters on, the access is
-also counted (mem_count.count_access), as ``count_only`` does.
+natural alignment, exactly as the lowering of the access checks them in a
+full run (ops/access.py, ops/resolve.py: same instruction id, same first
+failing lane, same address, same error code), but no memory is read or
+written. A failure stops the launch with the full run's message. With
+memory counters on, the access is also counted (mem_count.count_access), as
+``count_only`` does.
 
 Forms whose full-run lowering is a 'not supported yet' error are that error
 here too, so hybrid and full runs stop alike.
@@ -20,8 +21,9 @@ from ptxc import ir
 from ptxc.backends.llvm import layout as Lo
 from ptxc.backends.llvm.instruments.mem_count import count_access
 from ptxc.backends.llvm.instruments.memcheck import KIND_ATOMIC, KIND_LOAD, KIND_STORE
-from ptxc.backends.llvm.ops.memory import (address, atomic_form, cp_src_size, mem_type,
-                                           resolve_masked, space_of, static_address, vec_width)
+from ptxc.backends.llvm.ops.access import (address, atomic_form, cp_src_size, mem_type, space_of,
+                                           static_address, vec_width)
+from ptxc.backends.llvm.ops.resolve import resolve_masked
 from ptxc.backends.llvm.values import bits_of
 
 
@@ -68,7 +70,7 @@ def access_shape(cg, ins):
 
 
 def kernel_param(cg, ins, static, nbytes: int) -> None:
-    """A kernel parameter access is checked when compiled (ops_mem
+    """A kernel parameter access is checked when compiled (memory.py
     load_kernel_param; a store is not supported): the same outcome here."""
     if ins.opcode != "ld" and ins.opcode != "ldu":
         cg.unsupported(ins, "st to a kernel parameter")
@@ -78,7 +80,7 @@ def kernel_param(cg, ins, static, nbytes: int) -> None:
 
 
 def check_cp(cg, ins) -> None:
-    """cp.async: the destination and source checks of ops_mem.op_cp."""
+    """cp.async: the destination and source checks of memory.op_cp."""
     if len(ins.srcs) < 3 or not isinstance(ins.srcs[2], ir.Imm):
         cg.unsupported(ins)
         return

@@ -9,7 +9,7 @@ allocation, kept by the caller across the launches of one application run.
 An initcheck launch runs a compiled variant of its own (jit.compile_kernel(
 initcheck=True); the default code is unchanged): every ld/st/atom/red and
 cp.async source of a global or generic address checks and marks the shadow
-bytes in generated code (ops_initcheck.FAST: a load checks that its
+bytes in generated code (initcheck_ops.FAST: a load checks that its
 ``nbytes`` are written, a store marks them, an atomic or reduction, a
 read-modify-write, does both, lane by lane in lane order), and only an
 access with unwritten reads calls
@@ -98,7 +98,7 @@ class active:
 
 def _access(L, cta, ws, iid, addrs, mask, kind, nbytes) -> None:
     """ptxc_initcheck: the lanes of ``mask`` read unwritten bytes
-    (ops_initcheck.FAST found them, and marked what the access writes)."""
+    (initcheck_ops.FAST found them, and marked what the access writes)."""
     state = _active.get(L)
     if state is None or not mask:
         return

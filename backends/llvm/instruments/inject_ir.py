@@ -153,7 +153,7 @@ class InjectCodegen(KernelCodegen):
 
     # --------------------------------------------------- memory target
     def store_instr(self, ins) -> None:
-        from ptxc.backends.llvm.ops.memory import mem_type, vec_width
+        from ptxc.backends.llvm.ops.access import mem_type, vec_width
         from ptxc.backends.llvm.values import bits_of
         t = mem_type(ins)
         n, eb = vec_width(ins), bits_of(t)

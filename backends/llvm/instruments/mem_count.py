@@ -26,6 +26,9 @@ from ptxc.backends.llvm import layout as Lo
 from ptxc.backends.llvm.irtext import splat
 from ptxc.backends.llvm.instruments.memcount_ir import (ATOMIC_SLOTS, COMMON, DECLS, GLOBAL_SLOTS,
                                                         SHARED_SLOTS, shared_helper)
+from ptxc.backends.llvm.ops.access import (K64, address, atomic_form, mem_type, space_of,
+                                           static_address, vec_width)
+from ptxc.backends.llvm.values import bits_of
 
 ATOMIC_KINDS = ("atomic", "reduction")
 
@@ -67,8 +70,6 @@ def access_shape(cg, ins):
     """(space, lane addresses, static symbol, bytes per lane) of a measured
     instruction, or None where its lowering would not access memory (a form
     that is a 'not supported yet' error when executed)."""
-    from ptxc.backends.llvm.ops.memory import address, atomic_form, mem_type, space_of, vec_width
-    from ptxc.backends.llvm.values import bits_of
     kind = access_kind(ins)
     t = mem_type(ins)
     if kind is None or t == "b128":
@@ -89,7 +90,6 @@ def access_shape(cg, ins):
 def lane_parts(cg, space: str, addr, static) -> list:
     """[(space, <32 x i64> keys, i32 mask)] of the executing lanes: global
     parts hold generic addresses, shared parts offsets in shared memory."""
-    from ptxc.backends.llvm.ops.memory import K64, static_address
     f, m = cg.f, cg.emi
     if static is not None:
         placed, off = static

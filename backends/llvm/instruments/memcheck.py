@@ -1,7 +1,7 @@
 """memcheck: record invalid memory accesses and let the launch continue.
 
 Without memcheck a lane whose access is out of bounds or misaligned ends the
-launch (ops_mem.py reports the first failing lane). A memcheck launch runs a
+launch (ops/resolve.py reports the first failing lane). A memcheck launch runs a
 compiled variant of its own (jit.compile_kernel(memcheck=True)) in which the
 cold error branch of every ld/st/atom/red/cp.async calls this module's ctypes
 callback instead, and the access goes on with the failing lanes masked out:

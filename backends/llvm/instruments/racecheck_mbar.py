@@ -26,7 +26,7 @@ before the first) gives no ordering. Transitivity follows from the join of
 ``know``: a warp that waited and then arrives passes on what it knew.
 
 The arrivals are replayed here lane by lane in ascending order, as
-ops_mbarrier.py's arrive executes them, from each lane's token (the state
+ops/mbarrier.py's arrive executes them, from each lane's token (the state
 before its arrive) and count; ``mbarrier.init`` of a barrier drops its
 records.
 """

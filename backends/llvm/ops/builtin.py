@@ -16,7 +16,8 @@ from ptxc.ir.types import TYPE_SIZES
 
 from ptxc.backends.llvm import layout as Lo
 from ptxc.backends.llvm.ops.device_calls import KIND_VPRINTF, KINDS
-from ptxc.backends.llvm.ops.memory import decode_call, load_static, store_static
+from ptxc.backends.llvm.ops.call_params import load_static, store_static
+from ptxc.backends.llvm.plan import decode_call
 
 DECL = "declare i32 @ptxc_device_call(i32, ptr, ptr, ptr, ptr, i32, ptr, i32, ptr)"
 

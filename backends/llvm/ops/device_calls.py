@@ -5,7 +5,7 @@ failing ``assert`` to ``__assertfail(message, file, line, function,
 charSize)`` (glibc-style code calls ``__assert_fail(assertion, file, line,
 function)``); both are external functions of the PTX module (CUDA C++
 Programming Guide, "Formatted Output" and "Assertion"). The generated
-``run_warp`` (ops_builtin.py) calls the native symbol ``ptxc_device_call``,
+``run_warp`` (builtin.py) calls the native symbol ``ptxc_device_call``,
 which is this module's ctypes callback:
 
     i32 ptxc_device_call(i32 kind, ptr L, ptr cta, ptr ws, ptr segs,

@@ -1,5 +1,5 @@
 """Device-side ``malloc`` and ``free`` (extern .func calls; C++ ``new`` and
-``delete`` compile to them): one call per warp into the heap of heap.py
+``delete`` compile to them): one call per warp into the heap of device_heap.py
 with the executing lanes' arguments, lanes in ascending order.
 
     call.uni (retval0), malloc, (param0);   // .param .b64 size -> .b64 pointer
@@ -15,7 +15,7 @@ from __future__ import annotations
 from ptxc import ir
 
 from ptxc.backends.llvm import layout as Lo
-from ptxc.backends.llvm.ops.memory import load_static, store_static
+from ptxc.backends.llvm.ops.call_params import load_static, store_static
 from ptxc.backends.llvm.plan import decode_call
 
 DECLS = ("declare void @ptxc_heap_malloc(ptr, i32, ptr)",
@@ -44,7 +44,7 @@ def builtin_heap(cg, call_node, name: str) -> None:
     saved = cg.cur
     cg.cur = call_node.call
     cg.decls.update(DECLS)
-    cg.uses_heap = True                  # one worker, CTAs in linear order: heap.py
+    cg.uses_heap = True                  # one worker, CTAs in linear order: device_heap.py
     f = cg.f
     vec = f.alloca("<32 x i64>", "heap", 64)
     f.store("<32 x i64>", read_arg(cg, args[0]), vec, 64)

@@ -35,7 +35,8 @@ from ptxc.errors import PtxcError
 
 from ptxc.backends.llvm.instruments.check_hooks import race_mbar_hook
 from ptxc.backends.llvm.irtext import splat
-from ptxc.backends.llvm.ops.memory import address, gather, resolve, scatter
+from ptxc.backends.llvm.ops.access import address
+from ptxc.backends.llvm.ops.resolve import gather, resolve, scatter
 
 ARRIVE = "ptxc_mbar_arrive"
 PHASE_BIT = 63

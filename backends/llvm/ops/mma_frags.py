@@ -1,5 +1,5 @@
 """Which matrix element each lane's fragment register holds, for the
-warp-level matrix instructions the executor runs (ops_mma.py).
+warp-level matrix instructions the executor runs (mma.py, ldmatrix.py).
 
 ``mma.sync``, ``ldmatrix`` and ``stmatrix``: the layouts are the PTX ISA's
 (section 9.7.14.5, "Matrix fragments for mma.m16n8k16 / m16n8k8 / m16n8k32 /

@@ -5,9 +5,9 @@ PTX ISA, "Texture Instructions" (tex, tld4) and "Surface Instructions"
 (suld, sust). Each warp-level instruction stores the executing lanes'
 handles, coordinates (and for sust the data) in per-warp buffers and calls
 ``ptxc_tex(form, handles, coords, mask, data, cta)`` once: a ctypes callback
-into ptxc/launcher/textures.py, which looks every handle up in the handle table and
-computes the results with numpy (the fetch semantics are documented there
-and in docs/executor.md). The callback returns the lanes that failed (an
+(:func:`run_form`) that looks every handle up in the handle table of
+texture_objects.py and computes the results with numpy (the fetch semantics
+are documented there and in docs/executor.md). The callback returns the lanes that failed (an
 invalid handle, a ``.trap`` surface access out of range, an unsupported
 format); the run then stops with layout.ERR_TEX and the message the
 callback kept for that CTA (``ERRORS``).
@@ -30,6 +30,7 @@ from ptxc.errors import PtxcError
 
 from ptxc.backends.llvm import callbacks
 from ptxc.backends.llvm import layout as Lo
+from ptxc.backends.llvm.ops import texture_objects as T
 
 OP_TEX, OP_TLD4, OP_SULD, OP_SUST = range(4)
 GEOMS = {"1d": 1, "2d": 2, "3d": 3}
@@ -195,7 +196,6 @@ def error_text(cta: int) -> str:
 
 def run_form(form: int, handles, coords, mask: int, data, cta: int = 0) -> int:
     """Execute one instruction for the lanes of ``mask``; the failing lanes."""
-    from ptxc.launcher import textures as T
     d = decode(form)
     lanes = np.array([k for k in range(32) if mask >> k & 1], np.int64)
     bad = 0

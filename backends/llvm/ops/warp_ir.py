@@ -1,4 +1,4 @@
-"""Native helpers of the warp collectives (ops_warp.py), as LLVM IR text.
+"""Native helpers of the warp collectives (warp.py), as LLVM IR text.
 
 Lanes of one converged ``.sync`` collective may pass different member masks
 (cooperative groups' ``labeled_partition``: each lane passes its own group's

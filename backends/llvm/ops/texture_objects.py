@@ -10,7 +10,10 @@ from ``cudaCreateTextureObject``/``cudaCreateSurfaceObject``; standalone
 launches use :func:`texture` and :func:`surface`, whose results are passed
 as kernel arguments. The executor (backends/llvm/ops/texture.py) calls
 :func:`fetch`, :func:`gather`, :func:`surface_load` and
-:func:`surface_store` once per warp-level instruction.
+:func:`surface_store` once per warp-level instruction; the table lives
+here, in the backend, because that callback reads it and the backend imports
+nothing above it (``ptxc.texture``, ``ptxc.surface`` and ptxc/runtime use it
+from here).
 
 Semantics (CUDA C++ Programming Guide, appendix "Texture Fetching"; PTX ISA
 "Texture Instructions" and "Surface Instructions"):
