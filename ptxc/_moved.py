@@ -17,7 +17,7 @@ import sys
 import warnings
 
 MOVED = {
-    "ptxc.passmanager": "ptxc.passes.pipeline",           # AnalysisManager, run_pipeline ...
+    "ptxc.passmanager": ("ptxc.ir.passmanager", "ptxc.passes.pipeline"),   # Pass ...; run_pipeline
     "ptxc.verifier": "ptxc.passes.verifier",
     "ptxc.printer": "ptxc.ir.printer",
     "ptxc.opcodes": "ptxc.ir.opcodes",
@@ -47,6 +47,15 @@ class MovedFinder(importlib.abc.MetaPathFinder, importlib.abc.Loader):
 
     def exec_module(self, module) -> None:
         new = MOVED[module.__name__]
-        warnings.warn(f"{module.__name__} is now {new} (docs/architecture.md)",
-                      DeprecationWarning, stacklevel=2)
-        sys.modules[module.__name__] = importlib.import_module(new)   # the import returns it
+        warnings.warn(f"{module.__name__} is now {' and '.join(_names(new))} "
+                      f"(docs/architecture.md)", DeprecationWarning, stacklevel=2)
+        if isinstance(new, str):
+            sys.modules[module.__name__] = importlib.import_module(new)   # the import returns it
+            return
+        for name in new:                   # one old module split in two: the names of both
+            module.__dict__.update((k, v) for k, v in vars(importlib.import_module(name)).items()
+                                   if not k.startswith("__"))
+
+
+def _names(new) -> tuple:
+    return (new,) if isinstance(new, str) else new

@@ -41,12 +41,13 @@ registered once in jit.llvm(), results read by ptxc/launcher):
   (the ``ptxc_inject_ctl`` block). A callback finds its launch's log or
   checker by the launch-state address: memcheck.active (entered by
   runtime.Launch.run), initcheck.active (ptxc.launcher.checks.initcheck_active),
-  check_hooks.active (launcher/checkers.activate); inject_ctl.arm (launcher/
-  injection.launch).
-* Results. memcheck.MemcheckLog and initcheck's log -> ptxc.check.memcheck /
-  ptxc.check.initcheck -> Profile.mem_errors / init_errors;
-  RaceChecker.hazards() / SyncChecker.errors() -> ptxc.check.hazards ->
-  Profile.race_hazards / sync_errors; the counter array: Compiled.mem_ctr ->
+  check_hooks.active (ptxc/launcher/checks.py, activate); inject_ctl.arm
+  (ptxc/launcher/injection.py, launch).
+* Results. memcheck.MemcheckLog and initcheck's log ->
+  ptxc/launcher/access_errors.py -> Profile.mem_errors / init_errors;
+  RaceChecker.hazards() / SyncChecker.errors() ->
+  ptxc/launcher/hazard_reports.py -> Profile.race_hazards / sync_errors
+  (ptxc/check/ prints them); the counter array: Compiled.mem_ctr ->
   launcher/results_memory.py, Compiled.value_ctr / value_or ->
   launcher/results_value.py; inject_ctl.hit() -> launcher/injection.py;
   ``plan.provenance_shadow`` -> launcher/provenance_message.py (and
