@@ -22,8 +22,8 @@ from ptxc.passes.domtree import DomTree
 from ptxc.passes.loops import Loops
 from ptxc.passes.postdomtree import PostDomTree
 from ptxc.passes.reconvergence import Reconvergence
-from ptxc.passmanager import AnalysisManager
-from ptxc.verifier import verify_module
+from ptxc.ir.passmanager import AnalysisManager
+from ptxc.passes.verifier import verify_module
 
 CORPUS = Path(__file__).resolve().parents[2] / "shared" / "corpus"
 XLA = CORPUS / "xla" / "module_0000.ptx"

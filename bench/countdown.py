@@ -4,7 +4,7 @@ For launches of tests/cuda/countdown.cu (a grid-stride loop with a
 parameter stride, counted loops with n from %ctaid), runs the default
 hybrid launch (fault checks on, CTA equivalence on) and the same launch
 with every CTA (``cta_equivalence=False``: what the default did before
-passes/cta_countdown.py, when these loops were refused), after a warm-up
+passes/cta/countdown.py, when these loops were refused), after a warm-up
 launch that compiles; prints CTAs run / launched, the first reduced launch
 (it computes the classes), the best of ``--repeat`` later ones and the
 ratio every-CTA / reduced. The counters are asserted equal.
@@ -19,7 +19,7 @@ from pathlib import Path
 import numpy as np
 
 import ptxc
-from ptxc.launcher import launch
+from ptxc.launcher.api import launch
 
 PTX = Path(__file__).resolve().parents[1] / "tests" / "cuda" / "countdown.sm90.ptx"
 

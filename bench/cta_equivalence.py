@@ -21,7 +21,7 @@ from pathlib import Path
 import numpy as np
 
 import ptxc
-from ptxc.launcher import launch
+from ptxc.launcher.api import launch
 
 ROOT = Path(__file__).resolve().parents[1]
 CTA_PTX = ROOT / "tests" / "cuda" / "cta_equiv.sm90.ptx"
@@ -41,7 +41,7 @@ def best_run(module, kernel, grid, block, make_args, repeat, threads, **kw):
 def compare(module, kernel, grid, block, make_args, repeat, threads):
     """(ctas run, ctas launched, every-CTA seconds, reduced seconds, seconds
     to compute the classes the first time, note). The reduced runs after the
-    first reuse the launch's classes (ptxc/cta_launch.py remembers them)."""
+    first reuse the launch's classes (ptxc/launcher/cta_classes.py remembers them)."""
     launch(module, kernel, grid, block, make_args(), threads=threads,
            cta_equivalence=False)                                              # compile
     first = launch(module, kernel, grid, block, make_args(), threads=threads)

@@ -21,7 +21,7 @@ import sys
 from pathlib import Path
 
 import ptxc
-from ptxc.launcher import launch
+from ptxc.launcher.api import launch
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 from cta_equivalence import arguments, run_cases  # noqa: E402

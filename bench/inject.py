@@ -37,7 +37,7 @@ def main() -> None:
     ap.add_argument("--apps", default="vectorAdd,matrixMul")
     ap.add_argument("--size", default=None, help="the apps' first argument (default: theirs)")
     a = ap.parse_args()
-    from ptxc import inject_app
+    from ptxc.inject import app_campaign as inject_app
     with tempfile.TemporaryDirectory() as tmp:
         print(f"{'app':<12} {'golden s':>9} {'runs':>5} {'injected s':>11} {'runs/s':>7} "
               f"{'run/golden':>10}  masked/sdc/due")

@@ -3,7 +3,7 @@
 For each shape, two inputs (N and 4N) are parsed in a fresh process each;
 the report gives CPU seconds, peak RSS and the time ratio (4.0 = linear).
 Shapes: a `.global .b8` initializer of N decimal bytes (one INITLIST
-token, ptxc/lexer.py), the same list with a comment inside (the grammar
+token, ptxc/frontend/lexer.py), the same list with a comment inside (the grammar
 path, for comparison), and N copies of the shipped example kernel
 (examples/branchy.ptx) under renamed entries.
 

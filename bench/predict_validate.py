@@ -61,7 +61,8 @@ def scalar_type(p):
 def time_case(cp, spec: str) -> tuple:
     """(kernel, measured seconds, launch options) of one --case."""
     import ptxc
-    from ptxc.launcher import find_kernel, parse_arg_strings
+    from ptxc.launcher.config import find_kernel
+    from ptxc.launcher.args import parse_arg_strings
     path, kernel, grid, block, args = spec.split(":", 4)
     items = args.split(",") if args else []
     module = ptxc.load(os.path.join(ROOT, path))

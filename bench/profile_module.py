@@ -13,7 +13,7 @@ shares of LLVM and parsing. Three cache states:
 
 * cold: PTXC_CACHE=0, every kernel compiled (the goal: below ptxas -O0),
   with the default ``--jobs`` (every core: the kernels are shared by forked
-  processes, ptxc/profile_fork.py) and with ``-j1`` (one process; LLVM still
+  processes, ptxc/profile/fork.py) and with ``-j1`` (one process; LLVM still
   runs in a second thread beside code generation, backends/llvm/pipeline.py);
 * warm: the on-disk object cache filled by a previous run;
 * edited: the same module with one kernel's bound constant changed after the
@@ -36,7 +36,7 @@ It also records, for the cold run:
 and, for the speed of the cold run (docs/profile.md, "Speed"):
 
 * the split: what the parent does before the fork (reading and scanning the
-  file, loading the parser, LLVM and the analyses: ptxc/profile_split.py's
+  file, loading the parser, LLVM and the analyses: ptxc/profile/split.py's
   ``prepare``) and, for each process, when its share started and ended and
   its stages (parse, slice, infer, codegen, llvm, launches), from one cold
   run with the split's functions wrapped (a timeline from the process start);
@@ -113,11 +113,11 @@ def hypa_options(path: Path) -> tuple:
 
 def import_costs(repeat: int) -> dict:
     """CPU seconds of the interpreter's start and of each heavy import (best of N)."""
-    env = dict(os.environ, OPENBLAS_NUM_THREADS="1")     # as ptxc.cli sets it
+    env = dict(os.environ, OPENBLAS_NUM_THREADS="1")     # as ptxc.cli.main sets it
     env.pop("PYTHONDONTWRITEBYTECODE", None)
     stmts = {"python": "pass", "click": "import click", "lark": "import lark",
              "numpy": "import numpy", "llvmlite": "import llvmlite.binding",
-             "ptxc.cli": "import ptxc.cli"}
+             "ptxc.cli": "import ptxc.cli.main"}
     best = {k: min(run_cpu([sys.executable, "-c", v], env)[0] for _ in range(repeat))
             for k, v in stmts.items()}
     base = best.pop("python")
@@ -128,10 +128,10 @@ def parse_parts(path: Path, repeat: int) -> dict:
     """Seconds of lexing, LALR + tuples, IR building and SSA (in this process, best of N)."""
     import gc
 
-    import ptxc.ssa as ssa
-    from ptxc.builder import Builder
-    from ptxc.lexer import PtxLexer
-    from ptxc.parser import _parser
+    import ptxc.frontend.ssa as ssa
+    from ptxc.frontend.builder import Builder
+    from ptxc.frontend.lexer import PtxLexer
+    from ptxc.frontend.parser import _parser
     text = path.read_text()
     parser = _parser()
     lexer = PtxLexer(parser.lexer_conf)
@@ -277,8 +277,8 @@ def speed(path: Path, repeat: int, ptxas: str | None, cold) -> None:
 
 
 # The floor: what every cold `ptxc profile` process does before its first kernel.
-FLOOR = ("import ptxc.cli, ptxc.module_profile, ptxc.module_profile_render\n"
-         "from ptxc.profile_split import prepare\nprepare()\n"
+FLOOR = ("import ptxc.cli.main, ptxc.profile.module_profile, ptxc.profile.module_render\n"
+         "from ptxc.profile.split import prepare\nprepare()\n"
          "import os\nos._exit(0)\n")
 
 
@@ -287,11 +287,11 @@ def median_wall(cmd: list[str], env: dict, repeat: int) -> float:
     return walls[len(walls) // 2]
 
 
-# One cold `ptxc profile` with the split's steps timed (ptxc/profile_split.py).
+# One cold `ptxc profile` with the split's steps timed (ptxc/profile/split.py).
 TIMELINE = """
 import json, os, sys, time
 T0 = time.perf_counter()
-import ptxc.cli, ptxc.profile_split as ps
+import ptxc.cli.main, ptxc.profile.split as ps
 FD = int(os.environ["TIMELINE_FD"])
 out, run, prep = [], ps.run_share, ps.prepare
 def prepare():
@@ -305,7 +305,7 @@ ps.prepare, ps.run_share = prepare, share
 import atexit
 atexit.register(lambda: os.write(FD, (json.dumps(["parent"] + out) + "\\n").encode()))
 sys.argv = ["ptxc", "profile", "--format=json", sys.argv[1]]
-ptxc.cli.main()
+ptxc.cli.main.main()
 """
 
 

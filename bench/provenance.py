@@ -22,8 +22,8 @@ from pathlib import Path
 import numpy as np
 
 import ptxc
-from ptxc.backends.llvm import provenance_ir
-from ptxc.launcher import launch_segments
+from ptxc.backends.llvm.instruments import provenance_ir
+from ptxc.launcher.api import launch_segments
 
 PTX = Path(__file__).resolve().parent.parent / "tests" / "cuda" / "provenance.sm90.ptx"
 BLOCK = 256

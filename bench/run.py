@@ -71,7 +71,7 @@ import time, sys
 t0 = time.perf_counter()
 import numpy as np
 import ptxc
-from ptxc.launcher import is_pointer_param
+from ptxc.launcher.launcher import is_pointer_param
 m = ptxc.load(sys.argv[1])
 t1 = time.perf_counter()
 n = bad = 0

@@ -24,8 +24,9 @@ import ptxc
 from ptxc.passes.cfg import CFG, defined_functions
 from ptxc.passes.postdomtree import PostDomTree
 from ptxc.passes.reconvergence import Reconvergence
-from ptxc.passes.slice import mark_slice
-from ptxc.passmanager import AnalysisManager, run_pipeline
+from ptxc.passes.slice.slice_pass import mark_slice
+from ptxc.ir.passmanager import AnalysisManager
+from ptxc.passes.pipeline import run_pipeline
 
 CORPUS = Path(__file__).resolve().parents[2] / "shared" / "corpus"
 XLA = CORPUS / "xla" / "module_0000.ptx"

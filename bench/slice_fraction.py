@@ -4,7 +4,7 @@ For every kernel of the shared corpus (and the XLA module), the fraction of
 its instructions in the branch slice (METRICS.md ``slice_fraction``) with
 ``memory=conservative``, ``refined``, ``noalias`` (the opt-in assumption)
 and ``launch`` specialised to distinct buffers for the pointer parameters
-(what ``ptxc.launch`` does for distinct arrays; passes/slice_launch.py).
+(what ``ptxc.launch`` does for distinct arrays; passes/slice/alias_rules.py).
 Prints the distribution per mode (mean, quartiles, the share of kernels
 whose slice is the whole kernel) and, per corpus part, the mean fraction.
 Fractions are ratios, all measured in the same run.
@@ -20,8 +20,8 @@ from pathlib import Path
 import numpy as np
 
 import ptxc
-from ptxc.launch_alias import guessed_classes
-from ptxc.passes.slice import select_slice
+from ptxc.launcher.alias import guessed_classes
+from ptxc.passes.slice.slice_pass import select_slice
 
 CORPUS = Path(__file__).resolve().parents[2] / "shared" / "corpus"
 MODES = ("conservative", "refined", "noalias", "launch")

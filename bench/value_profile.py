@@ -17,7 +17,7 @@ from pathlib import Path
 import numpy as np
 
 import ptxc
-from ptxc.value_profile import rows
+from ptxc.launcher.value_profile import rows
 
 PTX = Path(__file__).parents[1] / "tests" / "value_profile" / "valueprof.sm90.ptx"
 

@@ -12,7 +12,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from ptxc.passmanager import Analysis, Pass, PassResult
+from ptxc.ir.passmanager import Analysis, Pass, PassResult
 
 EXIT_OPCODES = ("ret", "exit", "trap")
 

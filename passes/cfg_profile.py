@@ -6,7 +6,7 @@ block of the launched kernel (and of the functions it called) is drawn
   warp_execs), from white (0 %, or no conditional branch) to red (100 %);
 * outlined by **memory inefficiency** (with memory counters): the block's
   loads and stores moved ``moved`` bytes for ``requested`` bytes
-  (ptxc.memreport.block_efficiency); the border is black at 100 % and
+  (ptxc.passes.count.memory_ranking.block_efficiency); the border is black at 100 % and
   thicker and bluer as the efficiency drops;
 * grey and dashed when no warp executed it.
 
@@ -15,7 +15,7 @@ efficiency. A legend node explains the encoding.
 """
 from __future__ import annotations
 
-from ptxc.memreport import block_efficiency
+from ptxc.passes.count.memory_ranking import block_efficiency
 
 LEGEND = ("legend [shape=note, style=filled, fillcolor=\"#f8f8f8\", label=\"fill: divergent "
           "warp executions of the block's branch (white 0% .. red 100%)\\lborder: memory "

@@ -15,7 +15,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from ptxc.passmanager import Analysis, Pass, PassResult
+from ptxc.ir.passmanager import Analysis, Pass, PassResult
 
 from .cfg import CFG, defined_functions, postorder
 

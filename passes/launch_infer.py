@@ -51,8 +51,8 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 from ptxc import ir
-from ptxc.passmanager import ALL, Pass, PassResult
-from ptxc.types import instr_types
+from ptxc.ir.passmanager import ALL, Pass, PassResult
+from ptxc.ir.types import instr_types
 
 from .cfg import defined_functions
 from .domtree import DomTree

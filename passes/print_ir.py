@@ -9,7 +9,7 @@ from dataclasses import dataclass
 from typing import ClassVar
 
 from ptxc.errors import PtxcError
-from ptxc.passmanager import ALL, Pass, PassResult
+from ptxc.ir.passmanager import ALL, Pass, PassResult
 
 
 @dataclass(frozen=True)
@@ -28,6 +28,6 @@ class PrintIR(Pass):
                 names = ", ".join(f.name for f in module.functions) or "none"
                 raise PtxcError(f"print-ir: no function '{self.function}' in "
                                 f"{module.filename}; its functions: {names}")
-            from ptxc.printer import print_function
+            from ptxc.ir.printer import print_function
             text = print_function(fn)
         return PassResult(self.name, text=text, data=text, preserved=ALL)

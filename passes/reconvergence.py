@@ -11,7 +11,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 from ptxc.ir import LabelRef
-from ptxc.passmanager import Analysis, Pass, PassResult
+from ptxc.ir.passmanager import Analysis, Pass, PassResult
 
 from .cfg import defined_functions
 from .postdomtree import PostDomTree

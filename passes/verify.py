@@ -1,4 +1,4 @@
-"""The ``verify`` pass: run the SSA verifier (ptxc/verifier.py) on the module.
+"""The ``verify`` pass: run the SSA verifier (passes/verifier.py) on the module.
 
 It raises PtxcError at the first broken invariant; otherwise it reports
 ``verify: ok (N functions)`` and preserves every analysis.
@@ -7,8 +7,8 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from ptxc.passmanager import Pass, PassResult
-from ptxc.verifier import verify_module
+from ptxc.ir.passmanager import Pass, PassResult
+from ptxc.passes.verifier import verify_module
 
 from .cfg import defined_functions
 

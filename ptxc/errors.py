@@ -3,7 +3,8 @@
 Every error ptxc raises for bad user input (malformed PTX, unknown opcode,
 bad pass name, missing kernel argument, out-of-bounds access at run time) is a
 :class:`PtxcError`. The CLI prints ``str(err)`` and exits with status 1; no
-traceback is shown for these.
+traceback is shown for these. :class:`PtxcSyntax` is the PtxcError of a
+malformed token, raised by the front end before the file name is known.
 """
 from __future__ import annotations
 
@@ -56,6 +57,19 @@ class PtxcError(Exception):
         return text
 
 
+class PtxcSyntax(PtxcError):
+    """A malformed token found by the transformer or the number parser.
+
+    A PtxcError at ``<input>:line:col``; ptxc.frontend.parser re-raises it with the
+    file name and the source line.
+    """
+
+    def __init__(self, message, line, col):
+        line, col = line or 1, col or 1
+        super().__init__(message, SrcLoc("<input>", line, col))
+        self.line, self.col = line, col
+
+
 def nth_line(text: str, n: int) -> str | None:
     """Line ``n`` (1-based) of ``text``, or None: found when an error needs
     it, so that a parse keeps no list of the lines of a large file."""
@@ -90,3 +104,11 @@ def _escaped(text: str) -> str:
         return text
     return "".join(c if c.isprintable() or c == " " else c.encode("unicode_escape").decode("ascii")
                    for c in text)
+
+
+def render_error(err: PtxcError) -> str:
+    """``err.render()``; errors without a source location get a ``ptxc:`` prefix."""
+    text = err.render()
+    if err.loc is None and not text.startswith("ptxc:"):
+        text = "ptxc: " + text
+    return text

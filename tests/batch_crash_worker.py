@@ -7,7 +7,7 @@ from __future__ import annotations
 import os
 import signal
 
-from ptxc.profile_batch import profile_file
+from ptxc.profile.batch import profile_file
 
 
 def crash_on_name(path: str, options: dict, timings: bool = False) -> dict:

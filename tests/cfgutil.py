@@ -12,7 +12,7 @@ from __future__ import annotations
 
 from ptxc.errors import SrcLoc
 from ptxc.ir import Block, Function, Instr, LabelRef, Module, Value
-from ptxc.opcodes import lookup
+from ptxc.ir.opcodes import lookup
 
 
 def _instr(opcode, mods=(), srcs=None, guard=None, line=1):

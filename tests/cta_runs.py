@@ -7,7 +7,7 @@ from __future__ import annotations
 import pytest
 
 import ptxc
-from ptxc.launcher import launch
+from ptxc.launcher.api import launch
 
 
 def three_runs(module, kernel, grid, block, make_args):

@@ -1,5 +1,5 @@
-"""The NumPy model of racecheck that backends/llvm/racecheck_ir.py replaced
-(ptxc at 2c61e35, backends/llvm/racecheck.py: CtaShadow and the per-access
+"""The NumPy model of racecheck that backends/llvm/instruments/racecheck_ir.py replaced
+(ptxc at 2c61e35, backends/llvm/instruments/racecheck.py: CtaShadow and the per-access
 aggregation of RaceChecker), kept as the reference of
 tests/test_racecheck_native.py. One change: the aggregation of one access
 now pools the hazards against both readers before counting, as the rule
@@ -16,9 +16,9 @@ from __future__ import annotations
 
 import numpy as np
 
-from ptxc.backends.llvm.check_hooks import EV_BARRIER
-from ptxc.backends.llvm.memcheck import KIND_ATOMIC, KIND_LOAD
-from ptxc.backends.llvm.racecheck import ERROR, WARNING, Hazard, HazardLog
+from ptxc.backends.llvm.instruments.check_hooks import EV_BARRIER
+from ptxc.backends.llvm.instruments.memcheck import KIND_ATOMIC, KIND_LOAD
+from ptxc.backends.llvm.instruments.racecheck import ERROR, WARNING, Hazard, HazardLog
 
 TID, IID, SEQ, EP, WEP, ATOM, NAR = range(7)   # NAR: the warp's arrives before the access
 

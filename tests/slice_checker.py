@@ -226,7 +226,7 @@ class Checker:
     def check_control(self) -> None:
         try:
             from ptxc.passes.controldep import ControlDep
-            from ptxc.passmanager import AnalysisManager
+            from ptxc.ir.passmanager import AnalysisManager
         except ImportError:
             return
         am = AnalysisManager(self.module)

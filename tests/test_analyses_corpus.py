@@ -23,8 +23,8 @@ from ptxc.passes.domtree import DomTree
 from ptxc.passes.loops import Loops
 from ptxc.passes.postdomtree import PostDomTree
 from ptxc.passes.reconvergence import Reconvergence
-from ptxc.passmanager import AnalysisManager
-from ptxc.verifier import verify_function
+from ptxc.ir.passmanager import AnalysisManager
+from ptxc.passes.verifier import verify_function
 
 CORPUS = Path(__file__).resolve().parents[2] / "shared" / "corpus"
 FILES = sorted(CORPUS.rglob("*.ptx")) if CORPUS.is_dir() else []

@@ -15,7 +15,7 @@ from click.testing import CliRunner
 
 import ptxc
 from executor_harness import launch_both
-from ptxc.cli import cli
+from ptxc.cli.main import cli
 from ptxc.predict.calibrate import PTX, class_count_per_block
 
 

@@ -3,7 +3,8 @@ from cfgutil import block, build, names
 
 from ptxc.ir import Value
 from ptxc.passes.cfg import CFG, CFGInfo, to_dot
-from ptxc.passmanager import AnalysisManager, run_pipeline
+from ptxc.ir.passmanager import AnalysisManager
+from ptxc.passes.pipeline import run_pipeline
 
 
 def info(fn) -> CFGInfo:

@@ -20,10 +20,11 @@ import pytest
 from click.testing import CliRunner
 
 import ptxc
-from ptxc import cli as cli_mod
-from ptxc.cli import cli, parse_dim
+from ptxc.cli import opt as cli_opt
+from ptxc.cli.main import cli
+from ptxc.cli.options import parse_dim
 from ptxc.errors import PtxcError
-from ptxc.passmanager import ALL, Pass, PassResult
+from ptxc.ir.passmanager import ALL, Pass, PassResult
 
 REPO = Path(__file__).resolve().parent.parent
 EXAMPLE = REPO / "examples" / "branchy.ptx"
@@ -58,13 +59,13 @@ $L__done:
 
 def have_parser() -> bool:
     try:
-        import ptxc.parser  # noqa: F401
+        import ptxc.frontend.parser  # noqa: F401
     except ImportError:
         return False
     return True
 
 
-needs_parser = pytest.mark.skipif(not have_parser(), reason="ptxc.parser is not written yet")
+needs_parser = pytest.mark.skipif(not have_parser(), reason="ptxc.frontend.parser is not written yet")
 
 
 def run(*args, input=None, env=None):
@@ -126,8 +127,8 @@ class Crasher(Pass):
 def fake(monkeypatch):
     """Replace parsing by a FakeModule and register the test passes."""
     module = FakeModule(warnings=["fake.ptx:1:1: warning: a module warning"])
-    monkeypatch.setattr(cli_mod, "read_module", lambda path: module)
-    import ptxc.registry as reg
+    monkeypatch.setattr(cli_opt, "read_module", lambda path: module)
+    import ptxc.passes.registry as reg
     real = reg.get_pass_class
     extra = {"recorder": Recorder, "crasher": Crasher}
     monkeypatch.setattr(reg, "get_pass_class", lambda n: extra.get(n) or real(n))
@@ -165,7 +166,7 @@ def test_no_command_shows_usage():
 
 
 def test_passes_lists_every_registered_pass():
-    from ptxc.registry import pass_names
+    from ptxc.passes.registry import pass_names
     r = run("passes")
     assert r.exit_code == 0
     lines = r.output.splitlines()
@@ -176,7 +177,7 @@ def test_passes_lists_every_registered_pass():
 
 
 def test_passes_unavailable_pass_does_not_crash(monkeypatch):
-    import ptxc.registry as reg
+    import ptxc.passes.registry as reg
     monkeypatch.setitem(reg.PASSES, "zz-missing", "ptxc.passes.zz_not_written:Nope")
     r = run("passes")
     assert r.exit_code == 0
@@ -201,7 +202,7 @@ def test_unknown_pass(tmp_path):
     r = run("opt", "--pass=nope", str(f))
     assert_clean_error(r, 1)
     assert "error: unknown pass 'nope'" in r.stderr
-    from ptxc.registry import pass_names
+    from ptxc.passes.registry import pass_names
     for name in pass_names():
         assert name in r.stderr
 
@@ -469,9 +470,9 @@ def test_json_print_ir():
 @needs_parser
 def test_verify_each():
     try:
-        import ptxc.verifier  # noqa: F401
+        import ptxc.passes.verifier  # noqa: F401
     except ImportError:
-        pytest.skip("ptxc.verifier is not written yet")
+        pytest.skip("ptxc.passes.verifier is not written yet")
     r = run("opt", "--pass=print-ir,print-ir", "--verify-each", str(EXAMPLE))
     assert r.exit_code == 0, r.output
 
@@ -559,7 +560,8 @@ def test_console_script_bad_input(tmp_path):
 
 def test_cli_import_is_light():
     """Starting the CLI must not import the heavy libraries."""
-    code = ("import sys, ptxc.cli, ptxc.passmanager, ptxc.registry; "
+    code = ("import sys, ptxc.cli.main, ptxc.ir.passmanager, ptxc.passes.pipeline, "
+            "ptxc.passes.registry; "
             "print(','.join(m for m in ('lark', 'networkx', 'llvmlite', 'numpy') "
             "if m in sys.modules))")
     p = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True)

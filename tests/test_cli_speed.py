@@ -8,7 +8,7 @@ import os
 import subprocess
 import sys
 
-SHOW_BLAS = "import os, ptxc.cli; print(os.environ['OPENBLAS_NUM_THREADS'])"
+SHOW_BLAS = "import os, ptxc.cli.main; print(os.environ['OPENBLAS_NUM_THREADS'])"
 
 # Records the optimisation level of every object the JIT emits, then loads the CTA loop.
 CTA_LOOP_LEVEL = """

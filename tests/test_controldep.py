@@ -5,7 +5,8 @@ from hypothesis import given, settings, strategies as st
 from ptxc.passes.cfg import CFG
 from ptxc.passes.controldep import ControlDep
 from ptxc.passes.postdomtree import PostDomTree
-from ptxc.passmanager import AnalysisManager, run_pipeline
+from ptxc.ir.passmanager import AnalysisManager
+from ptxc.passes.pipeline import run_pipeline
 
 
 def deps(fn) -> dict:

@@ -1,4 +1,4 @@
-"""Cooperative launches and grid-wide synchronisation (backends/llvm/coop.py),
+"""Cooperative launches and grid-wide synchronisation (backends/llvm/ops/coop.py),
 on tests/cuda/coop.cu (nvcc -arch=sm_90 -O3): outputs against numpy, hybrid
 == full, and the spin count derived by hand from the baton rule."""
 from __future__ import annotations
@@ -9,7 +9,7 @@ import numpy as np
 import pytest
 
 import ptxc
-from ptxc.backends.llvm import coop
+from ptxc.backends.llvm.ops import coop
 
 PTX = Path(__file__).parent / "cuda" / "coop.sm90.ptx"
 

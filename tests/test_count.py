@@ -10,9 +10,9 @@ from pathlib import Path
 import pytest
 
 import ptxc
-from ptxc.opcodes import CLASSES
-from ptxc.passes import count as count_mod
-from ptxc.passes.count_static import FLOP_KEYS, module_counts
+from ptxc.ir.opcodes import CLASSES
+from ptxc.profile import count_pass as count_mod
+from ptxc.passes.count.static import FLOP_KEYS, module_counts
 
 CUDA = Path(__file__).resolve().parent / "cuda"
 
@@ -180,7 +180,7 @@ def test_launch_hook_reports_dynamic_counters(monkeypatch):
 
 def test_real_launch_if_available():
     try:
-        from ptxc.launcher import launch_from_options  # noqa: F401
+        from ptxc.launcher.api import launch_from_options  # noqa: F401
     except ImportError:
         pytest.skip("ptxc.launcher (the JIT executor) is not available")
     launch = {"kernel": "tid_branch", "grid": (2,), "block": (64,),

@@ -1,6 +1,6 @@
 """CTA equivalence for loops whose exit test is ``!=`` (docs/cta-equivalence.md,
-"Classes of a launch" and the proof; passes/cta_countdown.py,
-passes/cta_exit_values.py).
+"Classes of a launch" and the proof; passes/cta/countdown.py,
+passes/cta/exit_values.py).
 
 nvcc turns a grid-stride loop with a parameter stride, and a counted loop
 ``for (k = 0; k < n; k++)``, into a remainder loop and a loop unrolled by 4,
@@ -22,10 +22,10 @@ import pytest
 
 import ptxc
 from ptxc.backends.llvm.layout import SEG_FIRST_BUFFER
-from ptxc.launcher import launch
+from ptxc.launcher.api import launch
 
 from cta_runs import three_runs, same_error
-from passes.cta_countdown import _meet
+from ptxc.passes.cta.countdown import _meet
 
 PTX = Path(__file__).resolve().parent / "cuda" / "countdown.sm90.ptx"
 X = SEG_FIRST_BUFFER << 32               # the first buffer argument's base address
@@ -170,7 +170,7 @@ def test_classes_match_the_model(monkeypatch, chunk, grid, block, n, stride):
     """The classes the launch computed group exactly the CTAs whose rows of
     R (the model's per-thread trip counts) agree, also when the CTAs are
     evaluated a few at a time (ids of mixed rows must agree across chunks)."""
-    from ptxc.passes import cta_classes
+    from ptxc.passes.cta import classes as cta_classes
     if chunk:
         monkeypatch.setattr(cta_classes, "CHUNK", chunk)
         monkeypatch.setattr(cta_classes, "EXACT_CHUNK", 64)

@@ -17,7 +17,7 @@ import numpy as np
 import pytest
 
 import ptxc
-from ptxc.launcher import launch
+from ptxc.launcher.api import launch
 
 CUDA = Path(__file__).resolve().parent / "cuda"
 PTX = CUDA / "cta_equiv.sm90.ptx"
@@ -152,7 +152,7 @@ def test_switch_off_and_full_mode_run_every_cta(m):
 
 def test_cli_flag(m, tmp_path):
     from click.testing import CliRunner
-    from ptxc.cli import cli
+    from ptxc.cli.main import cli
     base = ["opt", "--pass=slice,count", "--format=json", "--kernel", "scale_bounded",
             "--grid", "100", "--block", "128", "--arg", "0=zeros:f32:12800",
             "--arg", "1=zeros:f32:12800", "--arg", "2=1.0", "--arg", "3=12677", str(PTX)]
@@ -235,7 +235,7 @@ def test_launch_segments(m):
     too; grid 100, n = 99*128 + 5: 2 classes."""
     import struct
     from ptxc.backends.llvm.layout import SEG_FIRST_BUFFER
-    from ptxc.launcher import launch_segments
+    from ptxc.launcher.api import launch_segments
     s_x, s_y = SEG_FIRST_BUFFER, SEG_FIRST_BUFFER + 1
     params = struct.pack("<QQfI", s_x << 32, s_y << 32, 2.0, 99 * 128 + 5)
     runs = {}

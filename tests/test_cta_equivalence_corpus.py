@@ -19,7 +19,8 @@ import pytest
 import ptxc
 from corpus import CORPUS, corpus_files
 from ptxc.errors import PtxcError
-from ptxc.launcher import addr_bits, is_pointer_param, launch
+from ptxc.launcher.args import addr_bits, is_pointer_param
+from ptxc.launcher.api import launch
 
 XLA = CORPUS / "xla" / "module_0000.ptx"
 pytestmark = pytest.mark.skipif(not XLA.is_file(), reason=f"shared corpus not found at {CORPUS}")
@@ -121,7 +122,7 @@ def test_corpus_sample(sample):
 
 
 def test_corpus_sample_small_chunks(sample, monkeypatch):
-    from ptxc.passes import cta_classes
+    from ptxc.passes.cta import classes as cta_classes
     monkeypatch.setattr(cta_classes, "CHUNK", 3)
     monkeypatch.setattr(cta_classes, "EXACT_CHUNK", 64)
     assert run_sample(sample[::3]) > 0

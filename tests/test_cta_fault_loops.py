@@ -1,5 +1,5 @@
 """CTA equivalence for grid-stride loops under the default fault checks
-(docs/cta-equivalence.md, rule 6 over loops; passes/cta_fault_loops.py).
+(docs/cta-equivalence.md, rule 6 over loops; passes/cta/fault_loops.py).
 
 A hybrid run checks every access its slice skips (faults=checked). In a
 grid-stride loop the checked address is ``B + k*S`` over the loop's
@@ -24,7 +24,7 @@ import pytest
 
 import ptxc
 from ptxc.backends.llvm.layout import SEG_FIRST_BUFFER
-from ptxc.launcher import launch
+from ptxc.launcher.api import launch
 
 from cta_runs import three_runs, error_of, same_error
 
@@ -284,7 +284,7 @@ def saxpy_model(grid, block, n, lens):
 ])
 def test_classes_match_a_model(m, grid, block, n, lens):
     """The classes the launch computed (module.attrs' cache of
-    ptxc/cta_launch.py) group exactly the CTAs whose per-thread rounds and
+    ptxc/launcher/cta_classes.py) group exactly the CTAs whose per-thread rounds and
     per-round faults agree in the model: every lane enters (grid*block <=
     n), so the checks see nothing the lanes do not do."""
     m.attrs.pop("cta_classes", None)

@@ -19,7 +19,7 @@ import numpy as np
 import pytest
 
 import ptxc
-from ptxc.launcher import ctas_in_order
+from ptxc.launcher.compile import ctas_in_order
 
 PTX = Path(__file__).parent / "cuda" / "cta_order.sm90.ptx"
 G = 96

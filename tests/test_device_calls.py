@@ -54,7 +54,7 @@ def test_printf_count_report(tmp_path):
     """`ptxc opt --pass=count` with a launch prints the records after its report."""
     from click.testing import CliRunner
 
-    from ptxc.cli import cli
+    from ptxc.cli.main import cli
     res = CliRunner().invoke(cli, ["opt", "--pass=count", "--kernel", "prints", "--grid", "1",
                                     "--block", "3", "--arg", "0=zeros:s32:3", "--arg", "1=zeros:u8:4",
                                     "--arg", "2=2.0", str(PTX)])

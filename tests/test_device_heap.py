@@ -1,6 +1,6 @@
 """Device-side malloc/free and C++ new/delete (tests/cuda/heap.cu, nvcc -O3).
 
-Expected values by hand from backends/llvm/heap.py's rules: allocations are
+Expected values by hand from backends/llvm/ops/device_heap.py's rules: allocations are
 rounded up to 16 bytes, first fit from the start of the heap; calls happen
 one warp at a time in CTA order (one worker), lanes in ascending order, so
 with no frees in between thread t of alloc_fill (n ints = 4n bytes) gets
@@ -15,9 +15,9 @@ import numpy as np
 import pytest
 
 import ptxc
-from ptxc.backends.llvm.heap import DeviceHeap
+from ptxc.backends.llvm.ops.device_heap import DeviceHeap
 from ptxc.backends.llvm.layout import SEG_FIRST_BUFFER
-from ptxc.launcher import launch_segments
+from ptxc.launcher.api import launch_segments
 
 PTX = Path(__file__).parent / "cuda" / "heap.sm90.ptx"
 SLOTS, SUMS, HEAP = SEG_FIRST_BUFFER, SEG_FIRST_BUFFER + 1, SEG_FIRST_BUFFER + 2
@@ -98,7 +98,7 @@ def test_free_of_a_pointer_malloc_did_not_return_is_an_error():
 def test_the_counters_slice_still_runs_every_heap_call():
     """Even the plain hybrid slice (branch criteria, no outputs) runs each
     malloc and free with its argument, so the heap a later launch sees is
-    the full run's (passes/slice_engine.py, _heap_call). In new_delete no
+    the full run's (passes/slice/engine.py, _heap_call). In new_delete no
     branch reads a pointer, so only this rule keeps the frees' arguments:
     without it the hybrid run would free NULL and leave 96 blocks in use."""
     module = ptxc.load(PTX)

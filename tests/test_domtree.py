@@ -3,7 +3,8 @@ from cfgutil import block, brute_dominates, build, graph_spec, graphs, names, nx
 from hypothesis import given, settings
 
 from ptxc.passes.domtree import DomTree
-from ptxc.passmanager import AnalysisManager, run_pipeline
+from ptxc.ir.passmanager import AnalysisManager
+from ptxc.passes.pipeline import run_pipeline
 
 
 def dom(fn):

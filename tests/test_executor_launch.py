@@ -9,7 +9,8 @@ import numpy as np
 import pytest
 
 import ptxc
-from ptxc.launcher import launch_from_options, parse_value
+from ptxc.launcher.api import launch_from_options
+from ptxc.launcher.args import parse_value
 
 HDR = ".version 8.0\n.target sm_90\n.address_size 64\n"
 SAXPY = HDR + """

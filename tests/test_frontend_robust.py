@@ -13,8 +13,8 @@ import pytest
 
 import ptxc
 from ptxc import PtxcError
-from ptxc.lexer import MAX_NESTING
-from ptxc.syntax import PtxcSyntax
+from ptxc.errors import PtxcSyntax
+from ptxc.frontend.lexer import MAX_NESTING
 
 from fuzz import mutator
 
@@ -122,7 +122,7 @@ def test_nesting_up_to_the_limit_parses():
     ("1.5e3", 1500.0, "float"),
 ])
 def test_valid_literals_keep_their_values(literal, value, kind):
-    from ptxc.ptx_numbers import parse_number
+    from ptxc.frontend.ptx_numbers import parse_number
     imm = parse_number(literal, 1, 1)
     assert (imm.value, imm.kind) == (value, kind)
 
@@ -191,8 +191,8 @@ def test_initializer_fast_path_equals_the_grammar():
 
 
 def test_initializer_lexed_as_one_token():
-    from ptxc.lexer import PtxLexer
-    from ptxc.parser import _parser
+    from ptxc.frontend.lexer import PtxLexer
+    from ptxc.frontend.parser import _parser
     lexer = PtxLexer(_parser().lexer_conf)
     kinds = [t.type for t in lexer.lex(HEADER + ".global .b8 g[3] = {1, 2,\n 3};\n")]
     # NUMBERs: 8.0 and 64 of the header only ([3] is an ADDR token, the list one INITLIST)

@@ -18,10 +18,10 @@ import xml.etree.ElementTree as ET
 from click.testing import CliRunner
 
 import ptxc
-from ptxc.cli import cli
-from ptxc.html_cfg import back_edges, cfg_svg, layers
-from ptxc.html_model import merge_profiles
-from ptxc.html_plots import divergence_svg, sectors_svg
+from ptxc.cli.main import cli
+from ptxc.report.html_cfg import back_edges, cfg_svg, layers
+from ptxc.report.html_model import merge_profiles
+from ptxc.report.html_plots import divergence_svg, sectors_svg
 from test_source_lines import LINEINFO, run_kernel
 
 OPT = ["opt", "--pass=count", "--kernel", "srcline", "--grid", "1", "--block", "64",

@@ -19,7 +19,8 @@ import pytest
 
 import ptxc
 from ptxc.backends.llvm.layout import SEG_FIRST_BUFFER
-from ptxc.launcher import launch, launch_segments
+from ptxc.launcher.api import launch
+from ptxc.launcher.api import launch_segments
 
 PTX = Path(__file__).resolve().parent / "cuda" / "hybrid_faults.sm90.ptx"
 BASE = SEG_FIRST_BUFFER << 32           # the first buffer argument: 0x600000000
@@ -219,7 +220,7 @@ def test_readme_pipeline_stops_like_full(tmp_path):
     """`ptxc opt --pass=slice,count` (the README's pipeline) exits 1 with the
     full run's message; slice{faults=unchecked} runs (exit 0)."""
     from click.testing import CliRunner
-    from ptxc.cli import cli
+    from ptxc.cli.main import cli
     launch_args = ["--kernel", "scale_tid", "--grid", "4", "--block", "32",
                    "--arg", "0=zeros:i32:100", "--arg", "1=zeros:i32:100", "--arg", "2=32",
                    str(PTX)]

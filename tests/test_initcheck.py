@@ -17,9 +17,10 @@ import numpy as np
 import pytest
 
 import ptxc
-from ptxc.backends.llvm.initcheck import Shadow
-from ptxc.initcheck_report import sanitizer_text
-from ptxc.launcher import launch, launch_segments
+from ptxc.backends.llvm.instruments.initcheck import Shadow
+from ptxc.check.initcheck import sanitizer_text
+from ptxc.launcher.api import launch
+from ptxc.launcher.api import launch_segments
 
 PTX = Path(__file__).parent / "cuda" / "initcheck.sm90.lineinfo.ptx"
 LINES = PTX.read_text().splitlines()

@@ -1,4 +1,4 @@
-"""Error injection (ptxc.inject, `ptxc inject`; docs/inject.md).
+"""Error injection (ptxc.inject.launch_campaign, `ptxc inject`; docs/inject.md).
 
 The kernels are nvcc's PTX: tests/cuda_apps/inject_poly.cu (its PTX
 inject_poly.sm90.ptx, `nvcc -ptx -arch=sm_90 -O3`) and tests/apps/vectorAdd
@@ -22,7 +22,7 @@ import pytest
 import inject_model as M
 import ptxc
 import ptxc.inject as inj
-from ptxc import inject_sites, inject_stats
+from ptxc.inject import sites as inject_sites, stats as inject_stats
 from ptxc.errors import PtxcError
 
 HERE = Path(__file__).parent
@@ -165,7 +165,7 @@ def test_site_text_round_trip_and_errors():
 
 
 def test_hybrid_launch_refused_while_injecting():
-    from ptxc import inject_session
+    from ptxc.launcher import injection as inject_session
     with inject_session.session():
         with pytest.raises(PtxcError, match="full run"):
             ptxc.launch(ptxc.load(POLY_PTX), "poly", 1, 1, poly_args(), mode="hybrid")
@@ -190,7 +190,7 @@ def test_plain_launch_after_a_campaign():
 
 
 def test_app_comparison_ignores_lines_and_refuses_nondeterminism():
-    from ptxc import inject_app
+    from ptxc.inject import app_campaign as inject_app
     g = {"stdout": b"x\ntime 1.5 ms\nPASS\n", "files": {"o": "aa"}}
     r = {"stdout": b"x\ntime 2.5 ms\nPASS\n", "files": {"o": "aa"}, "hung": False,
          "worker_status": 0, "result": {"stopped": None, "faults": [], "status": 0}}
@@ -207,7 +207,7 @@ def test_app_comparison_ignores_lines_and_refuses_nondeterminism():
 def test_cli_errors_are_one_line(tmp_path):
     from click.testing import CliRunner
 
-    from ptxc.cli import cli
+    from ptxc.cli.main import cli
     r = CliRunner().invoke(cli, ["inject", "--", str(tmp_path / "nosuch")], catch_exceptions=False)
     assert r.exit_code == 1
     assert r.output.strip().splitlines() == [
@@ -230,7 +230,7 @@ def test_memory_target_flips_one_bit_of_a_vector_store():
     launches, golden = inj.golden_run(m, "vec4", 1, 2, args)
     assert golden[0].tobytes() == gold.tobytes()
     assert [int(x) for x in launches[0].counts["memory"][:2]] == [1, 1]
-    from ptxc import inject_session
+    from ptxc.launcher import injection as inject_session
     for s in sites:
         a = [np.zeros((2, 4), np.float32), np.float32(1.5)]
         with inject_session.session(site=s) as sess:
@@ -244,7 +244,7 @@ def test_memory_target_flips_one_bit_of_a_vector_store():
 def test_counting_variant_keeps_the_counters():
     """A launch in a session without a site (step 1) counts what a plain
     full run and a hybrid run count, and computes the same output."""
-    from ptxc import inject_session
+    from ptxc.launcher import injection as inject_session
     m = ptxc.load(POLY_PTX)
     names = ("inst_executed", "thread_inst_executed", "thread_inst_executed_pred_on", "branch",
              "cond_branch", "divergent_branch")
@@ -259,7 +259,7 @@ def test_counting_variant_keeps_the_counters():
 
 
 def test_nondeterministic_instruction_counts_are_refused():
-    from ptxc import inject_app
+    from ptxc.inject import app_campaign as inject_app
     g = {"stdout": b"PASS\n", "files": {}, "counts": {"0_register": np.array([3, 4])}}
     inject_app.check_deterministic(g, {**g, "counts": {"0_register": np.array([3, 4])}}, ())
     with pytest.raises(PtxcError, match="different kernel instructions"):

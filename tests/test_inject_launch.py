@@ -22,8 +22,8 @@ import app_harness as H
 
 import ptxc
 import ptxc.inject as inj
-from ptxc import inject_sites
-from ptxc.cli import cli
+from ptxc.inject import sites as inject_sites
+from ptxc.cli.main import cli
 
 POLY_LAUNCH = ["--kernel", "poly", "--block", "1", "--arg", "0=zeros:u32:1", "--arg", "1=2",
                "--max-steps", str(MAX_STEPS)]

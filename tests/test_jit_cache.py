@@ -11,7 +11,7 @@ import pytest
 import ptxc
 from corpus import CORPUS
 from ptxc.backends.llvm import jit
-from ptxc.launcher import ensure_slice
+from ptxc.launcher.compile import ensure_slice
 
 HERE = Path(__file__).resolve().parent
 INFER_PTX = HERE / "cuda" / "launch_infer.sm90.ptx"

@@ -1,4 +1,4 @@
-"""Launch-specialised aliasing (slice memory=launch, ptxc/launch_alias.py):
+"""Launch-specialised aliasing (slice memory=launch, ptxc/launcher/alias.py):
 the default slice of a hybrid launch uses what the arguments say about
 aliasing, and falls back to the conservative rules where they say nothing.
 
@@ -22,9 +22,10 @@ import ptxc
 from ptxc.backends.llvm.layout import SEG_FIRST_BUFFER, SEG_GLOBALS, SEG_SHARED
 from ptxc.backends.llvm.plan import module_layout
 from ptxc.backends.llvm.runtime import ModuleMemory
-from ptxc.launch_alias import classes_for_segments, classes_for_values
-from ptxc.launcher import launch, launch_segments
-from ptxc.passes.slice import mark_slice
+from ptxc.launcher.alias import classes_for_segments, classes_for_values
+from ptxc.launcher.api import launch
+from ptxc.launcher.api import launch_segments
+from ptxc.passes.slice.slice_pass import mark_slice
 
 CUDA = Path(__file__).resolve().parent / "cuda"
 PTX = CUDA / "launch_alias.sm90.ptx"
@@ -308,7 +309,7 @@ def test_readme_example_slice_is_small():
 
 def test_readme_command_reports_the_launch_slice(tmp_path):
     from click.testing import CliRunner
-    from ptxc.cli import cli
+    from ptxc.cli.main import cli
     res = CliRunner().invoke(cli, [
         "opt", "--pass=slice,count", "--kernel", "vecadd_branchy", "--grid", "4",
         "--block", "128", "--arg", "0=arange:f32:512", "--arg", "1=random:f32:512:2",
@@ -331,7 +332,7 @@ def test_cached_and_derived_variants_equal_fresh_slices():
     derived from the variant in place when one kernel's pattern changes;
     after every launch the marks must equal a fresh slice of the same
     options. pick() is shared by two kernels (their slices close together)."""
-    from ptxc.passes.slice import select_slice
+    from ptxc.passes.slice.slice_pass import select_slice
     m = ptxc.load(PTX)
     x, y, z = (np.zeros(256, np.int32) for _ in range(3))
     launches = [("store_then_branch", [x, y, z, N]), ("store_then_branch", [x, x, z, N]),

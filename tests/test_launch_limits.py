@@ -16,7 +16,8 @@ import pytest
 
 import ptxc
 from ptxc import PtxcError
-from ptxc.launcher import bind_args, find_kernel
+from ptxc.launcher.args import bind_args
+from ptxc.launcher.config import find_kernel
 
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 EXAMPLE = os.path.join(ROOT, "examples", "branchy.ptx")
@@ -35,7 +36,7 @@ def buffers(n=512):
 def cli(*args):
     """(exit status, stderr) of the ptxc command, run in-process."""
     from click.testing import CliRunner
-    from ptxc.cli import cli as app
+    from ptxc.cli.main import cli as app
     r = CliRunner().invoke(app, list(args), catch_exceptions=False)
     return r.exit_code, r.stderr if hasattr(r, "stderr") else r.output
 

@@ -18,7 +18,7 @@ import pytest
 import ptxc
 from ptxc.backends.llvm.layout import SEG_FIRST_BUFFER
 from ptxc.backends.llvm.runtime import ModuleMemory
-from ptxc.launcher import launch_segments
+from ptxc.launcher.api import launch_segments
 
 PTX = Path(__file__).parent / "cuda" / "module_vars.sm90.ptx"
 TABLE = np.array([10, 20, 30, 40], dtype=np.int32)

@@ -10,7 +10,7 @@ from pathlib import Path
 import pytest
 
 import ptxc
-import ptxc.lexer as lexer
+import ptxc.frontend.lexer as lexer
 from corpus import corpus_files
 
 FILES = sorted((Path(__file__).parent / "cuda").glob("*.ptx"))
@@ -136,7 +136,7 @@ def test_run_and_parameter_list_are_one_token_each():
     text = (".version 8.0\n.target sm_90\n.address_size 64\n"
             ".visible .entry k(\n\t.param .u64 .ptr .align 16 k_p0,\n\t.param .align 8 .b8 k_p1[16]\n)\n"
             "{\n\t.reg .b32 %r<3>;\n$L1:\n\tmov.u32 %r1, 1;\n\tret;\n}\n")
-    from ptxc.parser import _parser
+    from ptxc.frontend.parser import _parser
     toks = list(lexer.PtxLexer(_parser().lexer_conf).lex(text))
     kinds = [t.type for t in toks]
     assert kinds.count("PARAMS") == 1 and kinds.count("STMTS") == 1

@@ -25,8 +25,8 @@ from types import SimpleNamespace
 import pytest
 
 import ptxc
-from backends.ptx.emitter import emit_module
-from backends.ptx.loc_writer import LocWriter
+from ptxc.backends.ptx.emitter import emit_module
+from ptxc.backends.ptx.loc_writer import LocWriter
 
 CUDA = Path(__file__).parent / "cuda"
 LOC_FILES = sorted(p for p in CUDA.glob("*.ptx") if "\t.loc\t" in p.read_text())

@@ -3,7 +3,8 @@ from cfgutil import block, brute_dominates, build, graph_spec, graphs, names, re
 from hypothesis import given, settings
 
 from ptxc.passes.loops import Loops
-from ptxc.passmanager import AnalysisManager, run_pipeline
+from ptxc.ir.passmanager import AnalysisManager
+from ptxc.passes.pipeline import run_pipeline
 
 
 def loops(fn):

@@ -1,4 +1,4 @@
-"""Arrive-wait barriers (mbarrier, backends/llvm/ops_mbarrier.py) on
+"""Arrive-wait barriers (mbarrier, backends/llvm/ops/mbarrier.py) on
 tests/cuda/mbarrier.cu (cuda::barrier, nvcc -arch=sm_90 -O3): outputs
 against numpy, hybrid == full, and the waits derived by hand from the
 SIMT model (docs/executor.md, "mbarrier")."""

@@ -16,8 +16,9 @@ import numpy as np
 import pytest
 
 import ptxc
-from ptxc.launcher import launch
-from ptxc.memcheck_report import as_json, sanitizer_text
+from ptxc.launcher.api import launch
+from ptxc.check.memcheck import sanitizer_text
+from ptxc.launcher.access_errors import memcheck_json as as_json
 
 PTX = Path(__file__).parent / "cuda" / "memcheck.sm90.lineinfo.ptx"
 LINES = PTX.read_text().splitlines()
@@ -217,7 +218,7 @@ def test_report_shape(module):
 def test_opt_check_memcheck_cli():
     from click.testing import CliRunner
 
-    from ptxc.cli import cli
+    from ptxc.cli.main import cli
     base = ["opt", "--pass=count", "--kernel", "errors", "--grid", "4", "--block", "32",
             "--arg", "0=arange:f32:100", "--arg", "1=zeros:f32:100", "--arg", "2=100", str(PTX)]
     r = CliRunner().invoke(cli, base + ["--check", "memcheck"])

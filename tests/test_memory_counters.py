@@ -354,7 +354,7 @@ def test_ranking(module):
 
 
 def test_slice_keeps_addresses_only_on_request():
-    from ptxc.passes.slice import select_slice
+    from ptxc.passes.slice.slice_pass import select_slice
     m = ptxc.load(str(PTX))
     plain = select_slice(m)
     fn = next(k for k in m.kernels if k.name == "mem_strided")
@@ -371,7 +371,7 @@ def test_slice_keeps_addresses_only_on_request():
 
 def test_hybrid_needs_the_address_slice():
     from ptxc.backends.llvm import jit
-    from ptxc.passes.slice import select_slice
+    from ptxc.passes.slice.slice_pass import select_slice
     m = ptxc.load(str(PTX))
     select_slice(m)
     fn = next(k for k in m.kernels if k.name == "mem_strided")
@@ -384,7 +384,7 @@ def test_hybrid_needs_the_address_slice():
 def test_hybrid_equals_full_on_slice_kernels(memory):
     """The nvcc slice examples (tests/test_slice_dynamic.py) with memory
     counters: the address slice must make hybrid equal full in every mode."""
-    from ptxc.passes.slice import mark_slice
+    from ptxc.passes.slice.slice_pass import mark_slice
     from test_slice_dynamic import CASES, CUDA
     for path, kernel, grid, block, make_args in CASES:
         m = ptxc.load(str(CUDA / path))

@@ -1,4 +1,4 @@
-"""Whole-module profiles (ptxc/module_profile.py) and launch inference
+"""Whole-module profiles (ptxc/profile/module_profile.py) and launch inference
 (passes/launch_infer.py): grids derived by hand from the PTX, counters derived
 by hand for one kernel, hybrid == full for every inferred launch, numpy
 outputs, module total == sum of the rows, the command line.
@@ -19,12 +19,12 @@ from click.testing import CliRunner
 
 import ptxc
 from corpus import CORPUS
-from ptxc.cli import cli
-from ptxc.module_profile import FAILED, RAN, SKIPPED, profile_module
-from ptxc.module_profile_render import TOTAL_NAME, render_csv, to_dict
+from ptxc.cli.main import cli
+from ptxc.profile.module_profile import FAILED, RAN, SKIPPED, profile_module
+from ptxc.profile.module_render import TOTAL_NAME, render_csv, to_dict
 from ptxc.passes.domtree import DomTree
 from ptxc.passes.launch_infer import LaunchRefused, infer_launch
-from ptxc.passmanager import AnalysisManager
+from ptxc.ir.passmanager import AnalysisManager
 
 HERE = Path(__file__).resolve().parent
 INFER_PTX = HERE / "cuda" / "launch_infer.sm90.ptx"

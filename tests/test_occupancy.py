@@ -1,4 +1,4 @@
-"""Occupancy (ptxc/occupancy.py) against hand-computed figures.
+"""Occupancy (ptxc/gpus/occupancy.py) against hand-computed figures.
 
 Every expected number is worked out in the comment beside it from the
 published rules (cuda_occupancy.h; the CUDA 2.x occupancy spreadsheet for
@@ -26,10 +26,10 @@ import pytest
 
 from click.testing import CliRunner
 
-from ptxc.cli import cli
-from ptxc.gpu_models import GPUS, gpu
-from ptxc.kernel_resources import module_registers, parse_ptxas_verbose
-from ptxc.occupancy import occupancy
+from ptxc.cli.main import cli
+from ptxc.gpus.architecture import GPUS, gpu
+from ptxc.gpus.kernel_resources import module_registers, parse_ptxas_verbose
+from ptxc.gpus.occupancy import occupancy
 
 HERE = os.path.dirname(__file__)
 PTX = os.path.join(HERE, "occupancy", "kernels.ptx")
@@ -118,7 +118,7 @@ def test_every_parameter_has_a_source():
 
 
 def test_shim_models_are_the_single_source():
-    from ptxc.runtime.gpus import MODELS
+    from ptxc.gpus.devices import MODELS
     for key, m in MODELS.items():
         g = gpu(key)
         assert (g.sm_count, g.l2_size, g.shared_per_sm, g.max_blocks_per_sm) == \
@@ -141,7 +141,7 @@ def test_parse_ptxas_verbose():
 
 def test_estimated_registers_without_ptxas(monkeypatch):
     import ptxc
-    import ptxc.kernel_resources as kr
+    import ptxc.gpus.kernel_resources as kr
     monkeypatch.setattr(kr.shutil, "which", lambda name: None)
     text = (".version 7.0\n.target sm_70\n.address_size 64\n"
             ".entry a() .maxnreg 40\n{\nret;\n}\n.entry b()\n{\nret;\n}\n")
@@ -230,7 +230,7 @@ def test_shim_uses_the_calculator_rules(query_app, gpu_key, block, dyn, expected
 
 
 def test_docs_list_every_parameter():
-    from ptxc.gpu_models import markdown
+    from ptxc.gpus.architecture import markdown
     with open(os.path.join(HERE, "..", "docs", "gpus.md")) as fh:
         doc = fh.read()
     assert doc.split("## Parameters\n\n", 1)[1].rstrip() == markdown().rstrip()

@@ -7,7 +7,7 @@ from pathlib import Path
 
 import pytest
 
-from ptxc.opcodes import OPCODES, count_class, flop_weight, lookup
+from ptxc.ir.opcodes import OPCODES, count_class, flop_weight, lookup
 
 CENSUS = Path(__file__).resolve().parents[2] / "shared" / "PTX_CENSUS.md"
 

@@ -11,7 +11,7 @@ from types import SimpleNamespace
 import pytest
 from click.testing import CliRunner
 
-from ptxc.cli import cli
+from ptxc.cli.main import cli
 from ptxc.errors import PtxcError
 from ptxc.predict.luo_suda import Inputs, predict
 from ptxc.predict.params import ModelParams, default_params, load_params

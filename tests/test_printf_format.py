@@ -1,4 +1,4 @@
-"""The device printf formatter (ptxc/printf_format.py) against the C library.
+"""The device printf formatter (backends/llvm/ops/printf_format.py) against the C library.
 
 The oracle is this machine's own ``snprintf`` (glibc), called through ctypes
 with the same values: CUDA formats device printf output on the host with the
@@ -13,7 +13,7 @@ import struct
 
 import pytest
 
-from ptxc import printf_format as pf
+from ptxc.backends.llvm.ops import printf_format as pf
 
 libc = ctypes.CDLL(ctypes.util.find_library("c"))
 

@@ -1,4 +1,4 @@
-"""``ptxc profile DIR|FILES...`` (ptxc/profile_batch.py and friends): the
+"""``ptxc profile DIR|FILES...`` (ptxc/profile/batch.py and friends): the
 inputs and their order, the same bytes from a serial run, ``--jobs 2`` and a
 Dask cluster, the grand total against sums computed here from the
 per-module rows, a module or kernel that fails (and a worker process that
@@ -23,9 +23,9 @@ import pytest
 from click.testing import CliRunner
 
 from corpus import CORPUS
-from ptxc.cli import cli
-from ptxc.profile import TOTALS
-from ptxc.profile_batch import CRASH_MESSAGE, Progress, module_files, run_batch
+from ptxc.cli.main import cli
+from ptxc.launcher.profile import TOTALS
+from ptxc.profile.batch import CRASH_MESSAGE, Progress, module_files, run_batch
 
 HERE = Path(__file__).resolve().parent
 INFER = HERE / "cuda" / "launch_infer.sm90.ptx"

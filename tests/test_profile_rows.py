@@ -1,5 +1,5 @@
-"""Rows of ``ptxc profile`` beyond inferred launches (ptxc/module_profile.py,
-ptxc/launch_file.py, docs/profile.md): per-CTA rows, launch files (JSON and
+"""Rows of ``ptxc profile`` beyond inferred launches (ptxc/profile/module_profile.py,
+ptxc/launcher/launch_file.py, docs/profile.md): per-CTA rows, launch files (JSON and
 CSV), --zero-fill, the launch-source order, bad launch files.
 
 Kernels: tests/cuda/profile_rows.cu, compiled by
@@ -24,10 +24,10 @@ from click.testing import CliRunner
 
 import ptxc
 from corpus import CORPUS
-from ptxc.cli import cli
-from ptxc.launch_file import load_launches
-from ptxc.module_profile import FAILED, ONE_CTA, RAN, SKIPPED, profile_module
-from ptxc.module_profile_render import render_csv, render_text, to_dict
+from ptxc.cli.main import cli
+from ptxc.launcher.launch_file import load_launches
+from ptxc.profile.module_profile import FAILED, ONE_CTA, RAN, SKIPPED, profile_module
+from ptxc.profile.module_render import render_csv, render_text, to_dict
 
 HERE = Path(__file__).resolve().parent
 ROWS_PTX = HERE / "cuda" / "profile_rows.sm90.ptx"
@@ -398,8 +398,8 @@ def test_zero_buffers_are_never_copied(rows_module):
     and are used in place, while an ordinary array is still copied."""
     from types import SimpleNamespace
 
-    from ptxc.launcher import Scratch, private_buffers
-    from ptxc.module_profile import zero_buffer
+    from ptxc.launcher.buffers import Scratch, private_buffers
+    from ptxc.profile.module_profile import zero_buffer
     fn = rows_module.kernels[0]
     z = zero_buffer(fn)
     a = np.zeros(8, np.uint8)

@@ -1,7 +1,7 @@
 """The speed measures of `ptxc profile` (bench/README.md, docs/profile.md
 "Speed") change no number: code generation overlapped with LLVM in chunks
 (backends/llvm/pipeline.py), the kernels shared by forked processes
-(ptxc/profile_fork.py), no cyclic GC in a CLI process (cli.pause_gc).
+(ptxc/profile/fork.py), no cyclic GC in a CLI process (cli.pause_gc).
 
 Kernels: tests/cuda/launch_infer.cu (9 kernels; nvcc 13, -arch=sm_90 -O3,
 see test_module_profile.py). The reference for the pipelined compile is the
@@ -22,8 +22,8 @@ import pytest
 
 import ptxc
 from ptxc.backends.llvm import pipeline
-from ptxc.module_profile import profile_module
-from ptxc.module_profile_render import to_dict
+from ptxc.profile.module_profile import profile_module
+from ptxc.profile.module_render import to_dict
 
 HERE = Path(__file__).resolve().parent
 INFER_PTX = HERE / "cuda" / "launch_infer.sm90.ptx"
@@ -95,10 +95,10 @@ def test_an_llvm_error_in_the_worker_reaches_the_caller():
 
 SHOW_GC = """
 import atexit, gc, sys
-import ptxc.cli
+import ptxc.cli.main
 atexit.register(lambda: print("gc enabled:", gc.isenabled()))
 sys.argv = ["ptxc", "profile", "--format=csv", sys.argv[1]]
-ptxc.cli.main()
+ptxc.cli.main.main()
 """
 
 
@@ -110,7 +110,7 @@ def test_cli_process_runs_without_gc_but_in_process_calls_keep_it():
     assert r.stdout.rstrip().endswith("gc enabled: False")
     from click.testing import CliRunner
 
-    from ptxc.cli import cli
+    from ptxc.cli.main import cli
     import gc
     assert gc.isenabled()
     CliRunner().invoke(cli, ["profile", "--format=csv", str(INFER_PTX)], catch_exceptions=False)
@@ -121,7 +121,7 @@ def test_cli_process_runs_without_gc_but_in_process_calls_keep_it():
 # counting the forks; CHILD_FAILS makes every child exit without a result.
 FORKED = """
 import os, sys
-import ptxc.cli, ptxc.profile_fork as pf
+import ptxc.cli.main, ptxc.profile.fork as pf
 pf.MIN_KERNELS = 1
 forks = []
 fork = os.fork
@@ -136,7 +136,7 @@ if os.environ.get("CHILD_FAILS"):
 import atexit
 atexit.register(lambda: print("forks:", len(forks), file=sys.stderr))
 sys.argv = ["ptxc", "profile", "--format=json", *sys.argv[1:]]
-ptxc.cli.main()
+ptxc.cli.main.main()
 """
 
 
@@ -167,7 +167,7 @@ def test_kernels_in_forked_processes_give_the_serial_rows():
 
 
 def test_processes_needs_min_kernels_each():
-    from ptxc.profile_fork import MIN_KERNELS, processes
+    from ptxc.profile.fork import MIN_KERNELS, processes
     assert processes(1000, None) == 1 and processes(1000, 1) == 1
     if sys.platform.startswith("linux"):
         assert processes(2 * MIN_KERNELS - 1, 8) == 1

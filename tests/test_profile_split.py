@@ -1,5 +1,5 @@
 """`ptxc profile FILE` with every kernel's work in forked processes
-(ptxc/profile_split.py, ptxc/entry_scan.py) gives the one-process output.
+(ptxc/profile/split.py, ptxc/frontend/entry_scan.py) gives the one-process output.
 
 Kernels: tests/cuda/launch_infer.cu (9 kernels; nvcc 13, ``nvcc -ptx
 -arch=sm_90 -O3 launch_infer.cu -o launch_infer.sm90.ptx``, see
@@ -21,7 +21,7 @@ from pathlib import Path
 
 import pytest
 
-from ptxc.entry_scan import blanked, scan_entries
+from ptxc.frontend.entry_scan import blanked, scan_entries
 
 HERE = Path(__file__).resolve().parent
 INFER_PTX = HERE / "cuda" / "launch_infer.sm90.ptx"
@@ -78,7 +78,7 @@ def test_scan_skips_braces_in_comments_and_keeps_func_declarations():
 # counting the split's forks; CHILD_DIES kills every child before it answers.
 SPLIT = """
 import os, signal, sys
-import ptxc.cli, ptxc.profile_split as ps
+import ptxc.cli.main, ptxc.profile.split as ps
 ps.MIN_SHARE = 1
 forks = []
 fork = ps._fork
@@ -96,7 +96,7 @@ if os.environ.get("CHILD_DIES"):
 import atexit
 atexit.register(lambda: print("split forks:", len(forks), file=sys.stderr))
 sys.argv = ["ptxc", "profile", *sys.argv[1:]]
-ptxc.cli.main()
+ptxc.cli.main.main()
 """
 
 
@@ -172,8 +172,8 @@ def test_kernel_option_and_hybrid_rows_match():
 
 
 def test_shares_balance_cost_and_keep_module_order():
-    from ptxc.entry_scan import Entry
-    from ptxc.profile_split import share_by_cost
+    from ptxc.frontend.entry_scan import Entry
+    from ptxc.profile.split import share_by_cost
     entries = [Entry(n, 0, 0, c) for n, c in zip("abcde", [10, 50, 20, 30, 40])]
     shares = share_by_cost(entries, 2, set("abcde"))
     # longest first to the least loaded (cost + 1 each; a tie goes to the first share):

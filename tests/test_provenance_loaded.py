@@ -1,5 +1,5 @@
 """The provenance check for pointers loaded from memory and pointer
-arguments of called functions (ptxc/provenance_flow.py, backends/llvm/
+arguments of called functions (passes/memory/provenance_flow.py, backends/llvm/
 provenance_ir.py, docs/executor.md "Memory").
 
 Kernels: tests/cuda/provenance.cu, compiled with nvcc 13.0 to
@@ -27,9 +27,9 @@ import numpy as np
 import pytest
 
 import ptxc
-from ptxc.backends.llvm import provenance_ir
-from ptxc.launcher import launch_segments
-from ptxc.provenance import checked_address, origins
+from ptxc.backends.llvm.instruments import provenance_ir
+from ptxc.launcher.api import launch_segments
+from ptxc.passes.memory.provenance import checked_address, origins
 
 HERE = Path(__file__).resolve().parent / "cuda"
 O3, G = HERE / "provenance.sm90.ptx", HERE / "provenance.sm90.G.ptx"
@@ -254,7 +254,7 @@ def test_candidates_of_struct_fields_and_loaded_pointers():
     (loaded) plus ``off`` (param_3). The CTA classifier reads a field at its
     offset: with the parameters {src = 8 << 32, dst = 9 << 32, off = 0} the
     field at byte 8 gives segment 9."""
-    from ptxc.passes.cta_classes import SegmentSizes, home_segment
+    from ptxc.passes.cta.segments import SegmentSizes, home_segment
     m = ptxc.load(O3)
     fns = {f.name: f for f in m.functions}
     store = next(i for i in fns["pair_copy_by_value"].instructions() if i.opcode == "st")

@@ -15,8 +15,9 @@ import numpy as np
 import pytest
 
 import ptxc
-from ptxc.hazard_report import as_json, launch_text
-from ptxc.launcher import launch
+from ptxc.check.hazards import launch_text
+from ptxc.launcher.hazard_reports import as_json
+from ptxc.launcher.api import launch
 
 PTX = Path(__file__).parent / "cuda" / "racecheck.sm90.lineinfo.ptx"
 LINES = PTX.read_text().splitlines()
@@ -196,7 +197,7 @@ def test_report_shape(module):
 def test_opt_check_cli():
     from click.testing import CliRunner
 
-    from ptxc.cli import cli
+    from ptxc.cli.main import cli
     base = ["opt", "--pass=count", "--kernel", "_Z14reverse_nosyncPKfPf", "--grid", "1",
             "--block", "64", "--arg", "0=arange:f32:64", "--arg", "1=zeros:f32:64", str(PTX)]
     r = CliRunner().invoke(cli, base + ["--check", "racecheck"])
@@ -210,7 +211,7 @@ def test_opt_check_cli():
 
 
 def test_check_lists():
-    from ptxc.launcher import CHECKS, check_tools
+    from ptxc.launcher.checks import CHECKS, check_tools
     assert check_tools("racecheck+synccheck") == check_tools("racecheck,synccheck") == \
         ("racecheck", "synccheck")
     assert check_tools("all") == CHECKS and "racecheck" in CHECKS and "synccheck" in CHECKS
@@ -220,7 +221,7 @@ def test_check_lists():
 def test_a_failing_checker_is_an_error_not_a_silent_report(module, monkeypatch):
     # An exception inside the callback cannot cross the native frames; it is
     # kept and raised when the launch ends, so no report silently lacks hazards.
-    from ptxc.backends.llvm import racecheck
+    from ptxc.backends.llvm.instruments import racecheck
 
     def broken(*a):
         raise ValueError("boom")

@@ -16,7 +16,7 @@ import numpy as np
 import pytest
 
 import ptxc
-from ptxc.launcher import launch
+from ptxc.launcher.api import launch
 
 PTX = Path(__file__).parent / "cuda" / "race_matrix.sm90.ptx"
 LINES = PTX.read_text().splitlines()

@@ -21,7 +21,7 @@ import numpy as np
 import pytest
 
 import ptxc
-from ptxc.launcher import launch
+from ptxc.launcher.api import launch
 
 CUDA = Path(__file__).parent / "cuda"
 PTX = CUDA / "race_mbarrier.sm90.ptx"

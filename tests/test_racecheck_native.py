@@ -1,4 +1,4 @@
-"""racecheck's native shadow memory (backends/llvm/racecheck_ir.py) against
+"""racecheck's native shadow memory (backends/llvm/instruments/racecheck_ir.py) against
 the NumPy model it replaced (tests/race_reference.py), on random streams of
 warp accesses and barriers.
 
@@ -30,11 +30,12 @@ import pytest
 
 from race_reference import Reference, lane_array
 
-from ptxc.backends.llvm import check_hooks, jit
+from ptxc.backends.llvm.instruments import check_hooks
+from ptxc.backends.llvm import jit
 from ptxc.backends.llvm import layout as Lo
-from ptxc.backends.llvm import racecheck_ir as R
-from ptxc.backends.llvm.memcheck import KIND_ATOMIC, KIND_LOAD, KIND_STORE
-from ptxc.backends.llvm.racecheck import RaceChecker
+from ptxc.backends.llvm.instruments import racecheck_ir as R
+from ptxc.backends.llvm.instruments.memcheck import KIND_ATOMIC, KIND_LOAD, KIND_STORE
+from ptxc.backends.llvm.instruments.racecheck import RaceChecker
 from ptxc.backends.llvm.runtime import aligned, ptr
 
 WRAPPERS = """define void @t_access(ptr %L, ptr %cta, ptr %ws, i32 %iid, ptr %addrs, i32 %lanes, i32 %kind, i32 %nbytes, i64 %lowmask) {
@@ -89,7 +90,7 @@ class Native:
         self._at(ctaid, linear, warp)
         self.sync_fn(ptr(self.cta), ptr(self.ws), event)
 
-    # mbarriers: what ops_mbarrier.py executes, modelled on ptxc's state
+    # mbarriers: what ops/mbarrier.py executes, modelled on ptxc's state
     # encoding (pending | expected << 32 | parity << 63), then the hook the
     # generated code calls (check_hooks.race_mbar_hook)
     def _mbar(self, event, lanes, bar, vals, counts) -> None:
@@ -284,7 +285,7 @@ SHAPE: dict = {}           # its shared bytes and warps per CTA
 
 
 def _trace_access(L, cta, ws, iid, addrs, lanes, kind, nbytes, lowmask):
-    from ptxc.backends.llvm.racecheck import cta_info, warp_of
+    from ptxc.backends.llvm.instruments.racecheck import cta_info, warp_of
     ctaid, linear = cta_info(cta)
     a = np.frombuffer(ctypes.string_at(addrs, 256), dtype=np.uint64).copy()
     shared = int(np.frombuffer(ctypes.string_at(L + Lo.L_SHARED, 4), np.int32)[0])
@@ -294,7 +295,7 @@ def _trace_access(L, cta, ws, iid, addrs, lanes, kind, nbytes, lowmask):
 
 
 def _trace_sync(L, cta, ws, event):
-    from ptxc.backends.llvm.racecheck import cta_info, warp_of
+    from ptxc.backends.llvm.instruments.racecheck import cta_info, warp_of
     ctaid, linear = cta_info(cta)
     TRACE.append(("sync", ctaid, linear, warp_of(ws), event))
 
@@ -327,8 +328,8 @@ KERNELS = [
 @pytest.mark.parametrize("ptx,name,grid,block,inputs", KERNELS, ids=[k[1] for k in KERNELS])
 def test_native_equals_reference_on_kernels(monkeypatch, ptx, name, grid, block, inputs):
     import ptxc
-    from ptxc.backends.llvm import racecheck
-    from ptxc.launcher import launch
+    from ptxc.backends.llvm.instruments import racecheck
+    from ptxc.launcher.api import launch
     b = jit.llvm()
     b.add_symbol("test_trace_access", C.cast(_CALLBACKS[0], C.c_void_p).value)
     b.add_symbol("test_trace_sync", C.cast(_CALLBACKS[1], C.c_void_p).value)

@@ -2,7 +2,8 @@
 from cfgutil import build
 
 from ptxc.passes.reconvergence import Reconvergence
-from ptxc.passmanager import AnalysisManager, run_pipeline
+from ptxc.ir.passmanager import AnalysisManager
+from ptxc.passes.pipeline import run_pipeline
 
 
 def points(fn, **kw) -> list[tuple]:

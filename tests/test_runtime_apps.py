@@ -12,7 +12,7 @@ import subprocess
 
 import pytest
 
-from ptxc.profile import DERIVED, TOTALS
+from ptxc.launcher.profile import DERIVED, TOTALS
 from ptxc.runtime import shim
 from runtime_apps import AppBuilder, run_ptxc
 

@@ -15,7 +15,7 @@ import re
 import numpy as np
 import pytest
 
-from ptxc.profile import DERIVED, TOTALS
+from ptxc.launcher.profile import DERIVED, TOTALS
 from runtime_apps import AppBuilder, run_ptxc
 from test_runtime_native import NATIVE, cuda_include, run_c
 

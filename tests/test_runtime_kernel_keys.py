@@ -1,5 +1,5 @@
 """Kernels of one name in two modules stay two kernels in every part of
-``ptxc run``'s report (ptxc/runtime/kernel_keys.py; docs/runtime.md, "The
+``ptxc run``'s report (ptxc/report/kernel_names.py; docs/runtime.md, "The
 summary and the report"), and a launch run by ``cudaGraphLaunch`` is marked.
 
 tests/cuda_apps/same_name_main.cu + same_name_lib.cu, built with nvcc
@@ -33,7 +33,7 @@ import sys
 
 import pytest
 
-from ptxc.runtime.report import demangle
+from ptxc.report.kernel_names import demangle
 from runtime_apps import TIMEOUT, AppBuilder, run_ptxc
 
 LINEINFO = ("-cudart", "shared", "-arch=sm_90", "-lineinfo")

@@ -10,7 +10,8 @@ import subprocess
 
 import pytest
 
-from ptxc.runtime import gpus, protocol, shim
+from ptxc.gpus import devices as gpus
+from ptxc.runtime import protocol, shim
 
 NATIVE = shim.NATIVE
 
@@ -39,7 +40,7 @@ def test_protocol_numbers_match():
 
 def test_gpu_info_bytes():
     m = gpus.model("h100")
-    raw = m.info_bytes()
+    raw = protocol.gpu_info_bytes(m)
     assert len(raw) == 8 * len(protocol.GPU_FIELDS) + len(m.name) + 1
     assert gpus.model("A100").sm == 80 and gpus.model("t4").sm == 75 and gpus.model("sm_70").key == "v100"
 

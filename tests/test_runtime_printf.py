@@ -186,10 +186,10 @@ def test_cuda12_application(tmp_path, apps):
 
 def test_cuda12_device_properties(tmp_path):
     """cudaGetDeviceProperties_v2 fills CUDA 12's cudaDeviceProp: the values
-    are those of the H100 model (ptxc/runtime/gpus.py), read at CUDA 12's
+    are those of the H100 model (ptxc/gpus/devices.py), read at CUDA 12's
     offsets (clockRate and memoryClockRate exist only there);
     cudaRuntimeGetVersion says 12080 and cudaThreadSynchronize works."""
-    from ptxc.runtime import gpus
+    from ptxc.gpus import devices as gpus
     g = gpus.model("h100")
     run = run_ptxc(link_cuda12(tmp_path, "cuda12_props"), mode="full")
     assert run.returncode == 0, run.proc.stderr

@@ -11,7 +11,7 @@ import numpy as np
 import pytest
 
 import ptxc
-from ptxc import profile
+from ptxc.launcher import profile
 from ptxc.runtime import report
 from ptxc.runtime.server import LaunchRecord
 

@@ -13,7 +13,8 @@ import threading
 import numpy as np
 import pytest
 
-from ptxc.runtime import gpus, protocol as P
+from ptxc.gpus import devices as gpus
+from ptxc.runtime import protocol as P
 from ptxc.runtime.server import Options, Session
 
 DATA = os.path.join(os.path.dirname(__file__), "runtime_data")

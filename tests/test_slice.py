@@ -8,8 +8,8 @@ import pytest
 
 import ptxc
 from ptxc.errors import PtxcError
-from ptxc.passes.slice import mark_slice, remove_unkept
-from ptxc.passmanager import make_pass
+from ptxc.passes.slice.slice_pass import mark_slice, remove_unkept
+from ptxc.passes.pipeline import make_pass
 from slice_checker import check_module
 
 CUDA = Path(__file__).resolve().parent / "cuda"
@@ -560,7 +560,7 @@ def test_corpus_slice_is_closed(path):
 def test_select_slice_remembers_each_variant():
     """select_slice computes a variant once and later only re-applies its marks;
     the marks and report objects are those of a fresh mark_slice."""
-    from ptxc.passes.slice import select_slice
+    from ptxc.passes.slice.slice_pass import select_slice
     src = (Path(__file__).parent / "cuda" / "data_branch.sm90.ptx").read_text()
     fresh = {}
     for memory in ("conservative", "noalias"):

@@ -8,9 +8,9 @@ import numpy as np
 import pytest
 
 import ptxc
-from ptxc.passes.slice import mark_slice
+from ptxc.passes.slice.slice_pass import mark_slice
 
-launch_mod = pytest.importorskip("ptxc.launcher", reason="the JIT executor is not available")
+launch_mod = pytest.importorskip("ptxc.launcher.launcher", reason="the JIT executor is not available")
 
 CUDA = Path(__file__).resolve().parent / "cuda"
 N = 256

@@ -1,4 +1,4 @@
-"""criteria=effects (passes/slice_facts.py): a hybrid run with this slice
+"""criteria=effects (passes/slice/facts.py): a hybrid run with this slice
 writes every buffer exactly as a full run does, and gives the same counters.
 
 Checked on every kernel of the committed nvcc PTX in tests/cuda (sm_90):
@@ -20,8 +20,9 @@ import pytest
 import ptxc
 from ptxc.backends.llvm.layout import SEG_FIRST_BUFFER
 from ptxc.errors import PtxcError
-from ptxc.launcher import is_pointer_param, launch_segments
-from ptxc.passes.slice import select_slice
+from ptxc.launcher.args import is_pointer_param
+from ptxc.launcher.api import launch_segments
+from ptxc.passes.slice.slice_pass import select_slice
 
 CUDA = Path(__file__).parent / "cuda"
 FILES = sorted(p for p in CUDA.glob("*.sm90.ptx"))

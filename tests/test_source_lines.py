@@ -1,4 +1,4 @@
-"""Source attribution (issue 16; ptxc/source_lines.py, ptxc/source_profile.py,
+"""Source attribution (issue 16; ptxc/ir/source_lines.py, ptxc/report/source_profile.py,
 ``--by source``; rules in docs/report.md).
 
 Input: tests/cuda/srcline.cu (+ srcline_helper.cuh), compiled by nvcc 13.0 as
@@ -41,10 +41,12 @@ import pytest
 from click.testing import CliRunner
 
 import ptxc
-from ptxc.cli import cli
-from ptxc.launcher import launch
-from ptxc.source_lines import SourceMap, location_text
-from ptxc.source_profile import line_rows, with_source
+from ptxc.cli.main import cli
+from ptxc.launcher import value_profile
+from ptxc.launcher.api import launch
+from ptxc.valueprof import tables
+from ptxc.ir.source_lines import SourceMap, location_text
+from ptxc.report.source_profile import line_rows, with_source
 
 CUDA = Path(__file__).parent / "cuda"
 CU = CUDA / "srcline.cu"
@@ -318,7 +320,7 @@ def test_value_profile_records_carry_the_source_line():
     out = np.zeros(N_THREADS, np.float32)
     prof = launch(module, "srcline", grid=(1, 1, 1), block=(N_THREADS, 1, 1),
                   args=[a, out, N, STRIDE], mode="full", value_profile=True)
-    rows = ptxc.value_profile.rows(prof.value_profile)
+    rows = value_profile.rows(prof.value_profile)
     # the only record without a line: the `mov` after `.loc 1 0 5` (line 0: none)
     ptx = LINEINFO.read_text().splitlines()
     assert [r["line"] for r in rows if not r["source"]] == \
@@ -329,18 +331,18 @@ def test_value_profile_records_carry_the_source_line():
     assert sources("mad.lo") == {f"srcline.cu:{marker(CU, 'index')}"}
     assert sources("ld.global") == {f"srcline.cu:{marker(CU, 'strided_load')}"}
     assert sources("fma.rn") == {f"srcline_helper.cuh:{marker(HELPER, 'scale')}"}
-    csv = ptxc.value_profile.csv_text(rows).splitlines()
+    csv = tables.csv_text(rows).splitlines()
     assert csv[0].endswith(",lanes,source")
 
 
 def test_check_reports_use_the_last_loc_before_an_instruction():
-    """The checkers' source line (initcheck_report.source_line) is the last
+    """The checkers' source line (access_errors.source_line) is the last
     `.loc` before an instruction even when other instructions stand between
     them: the second `ld.param` (PTX line 30) follows `.loc 1 7 0` (line 26)
     and one more `ld.param`, so it is on srcline.cu's line 7, the kernel's
     signature. Inlined code: the helper's `fma` is on @scale of the header;
     its outermost location is the @call line in the kernel."""
-    from ptxc.initcheck_report import source_line
+    from ptxc.launcher.access_errors import source_line
     module = ptxc.load(str(LINEINFO))
     fn = module.kernels[0]
     body = [i for b in fn.blocks for i in b.body]

@@ -63,7 +63,7 @@ def test_guarded_definitions_read_the_old_value():
 def test_infinite_loop_at_entry_gets_entry_block_and_verifies():
     fn = load("loops.sm90.ptx").function("loop_forever")
     assert fn.blocks[-1].succs == [fn.blocks[-1]]        # the loop branches to itself
-    from ptxc.verifier import verify_function
+    from ptxc.passes.verifier import verify_function
     verify_function(fn)
 
 

@@ -27,10 +27,10 @@ from click.testing import CliRunner
 
 import ptxc
 from ptxc import ir
-from ptxc.cli import cli
+from ptxc.cli.main import cli
 from ptxc.passes.cfg import CFG, defined_functions
 from ptxc.passes.postdomtree import PostDomTree
-from ptxc.passmanager import run_pipeline
+from ptxc.passes.pipeline import run_pipeline
 
 REPO = Path(__file__).resolve().parent.parent
 CUDA = REPO / "tests" / "cuda"
@@ -250,7 +250,7 @@ def test_guarded_multi_result_definitions_read_old_values():
     # read-before-write warnings are for reads, not for guarded old values:
     # the only register read (not as a prior) before any write is none here
     assert m.warnings == []
-    from ptxc.verifier import verify_function
+    from ptxc.passes.verifier import verify_function
     verify_function(fn)
 
 

@@ -15,8 +15,8 @@ import numpy as np
 import pytest
 
 import ptxc
-from ptxc.hazard_report import launch_text
-from ptxc.launcher import launch
+from ptxc.check.hazards import launch_text
+from ptxc.launcher.api import launch
 
 PTX = Path(__file__).parent / "cuda" / "synccheck.sm90.lineinfo.ptx"
 LINES = PTX.read_text().splitlines()
@@ -137,7 +137,7 @@ def test_report_shape(module):
 def test_opt_check_cli():
     from click.testing import CliRunner
 
-    from ptxc.cli import cli
+    from ptxc.cli.main import cli
     r = CliRunner().invoke(cli, ["opt", "--pass=count", "--kernel", "_Z10sync_in_ifPi", "--grid", "1",
                                  "--block", "32", "--arg", "0=zeros:i32:32", "--check", "synccheck",
                                  "--format", "json", str(PTX)])

@@ -1,4 +1,4 @@
-"""Tensor-core instructions (backends/llvm/ops_mma.py): mma.sync, wmma, ldmatrix.
+"""Tensor-core instructions (backends/llvm/ops/mma.py, ldmatrix.py): mma.sync, wmma, ldmatrix.
 
 Kernels: tests/cuda/mma_sync.cu (inline-PTX mma.sync and ldmatrix; fragments
 gathered with the PTX ISA's per-lane formulas or loaded with ldmatrix) and
@@ -426,7 +426,7 @@ def test_matrix_accesses_have_unknown_extent(mma_mod, wmma_mod):
     # A wmma.load/store touches a strided tile and ldmatrix 8 rows at other
     # lanes' addresses: the slice must not take the element size as the
     # extent (it would miss the writers of the rest of the tile).
-    from passes.slice_access import accesses
+    from ptxc.passes.memory.access import accesses
     seen = set()
     for mod in (mma_mod, wmma_mod):
         for fn in mod.functions:

@@ -1,10 +1,10 @@
-"""Texture and surface objects on the executor (backends/llvm/ops_tex.py,
-ptxc/textures.py) with kernels nvcc compiled from tests/cuda/textures.cu
+"""Texture and surface objects on the executor (backends/llvm/ops/texture.py,
+backends/llvm/ops/texture_objects.py) with kernels nvcc compiled from tests/cuda/textures.cu
 (`nvcc -ptx -arch=sm_90 -O3 textures.cu -o textures.sm90.ptx`).
 
 Expected values come from ``model_fetch`` below: a scalar model of the CUDA
 C++ Programming Guide's appendix "Texture Fetching", written here
-independently of ptxc/textures.py: point sampling T[floor(x)]; linear
+independently of backends/llvm/ops/texture_objects.py: point sampling T[floor(x)]; linear
 filtering with xB = x - 0.5, i = floor(xB), weight = frac(xB) in 9-bit fixed
 point (8 fractional bits, rounded to nearest, ties up); normalized
 coordinates times the size; address modes on texel indices (wrap and

@@ -16,8 +16,8 @@ import pytest
 
 import ptxc
 from executor_harness import launch_both
-from ptxc.gpu_models import gpu
-from ptxc.kernel_resources import Registers
+from ptxc.gpus.architecture import gpu
+from ptxc.gpus.kernel_resources import Registers
 from ptxc.predict import analyse
 from ptxc.predict.mix import instruction_mix, parallelism
 from ptxc.predict.topdown import LEVEL1, replays, width_issues

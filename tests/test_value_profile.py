@@ -15,7 +15,7 @@ import pytest
 
 import ptxc
 from ptxc.errors import PtxcError
-from ptxc.value_profile import bit_string, constant_bits, rows, summarize
+from ptxc.launcher.value_profile import bit_string, constant_bits, rows, summarize
 
 PTX = os.path.join(os.path.dirname(__file__), "value_profile", "valueprof.sm90.ptx")
 

@@ -15,7 +15,7 @@ from click.testing import CliRunner
 
 import app_harness as H
 import ptxc
-from ptxc.cli import cli
+from ptxc.cli.main import cli
 from ptxc.runtime import report
 from ptxc.runtime.server import LaunchRecord
 

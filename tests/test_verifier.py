@@ -3,9 +3,9 @@ import pytest
 
 from ptxc.errors import PtxcError, SrcLoc
 from ptxc.ir import Block, Function, Imm, Instr, LabelRef, Module, Result, Value, rebuild_uses
-from ptxc.opcodes import lookup
-from ptxc.passmanager import run_pipeline
-from ptxc.verifier import verify_function, verify_module
+from ptxc.ir.opcodes import lookup
+from ptxc.passes.pipeline import run_pipeline
+from ptxc.passes.verifier import verify_function, verify_module
 
 
 class Builder:

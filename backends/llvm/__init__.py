@@ -1,0 +1,16 @@
+"""The JIT SIMT executor: the IR -> LLVM IR -> native code (llvmlite), and
+the native state a launch runs on (docs/executor.md).
+
+The core: plan (a kernel's code segments, inlined calls, state slots),
+codegen with its mixins simt (SIMT control flow), frame (register slots
+in the warp state) and specials (special registers, symbol addresses):
+``run_warp``, one warp; values (masked register reads and writes), irtext
+(LLVM IR text), layout (state layouts, the address map, status codes),
+prelude_ir (what every kernel module carries), jit and pipeline
+(compiling, overlapped), objcache (compiled kernels on disk), runtime and
+runtime_ir (memory, the CTA thread pool, the native CTA loop),
+launch_wait, callbacks, reg_writes.
+
+ops/: the lowering of each instruction family. instruments/: code that a
+tool adds to the generated kernel (checks, counters, profiles, injection).
+"""

@@ -3,7 +3,9 @@
 ``i32 run_warp(ptr ws, ptr cta, ptr L, ptr segs, ptr cnt)`` executes one warp
 until every lane has exited (returns ST_DONE), the warp reaches a CTA barrier
 (ST_BARRIER, its state saved in ``ws``) or an error (ST_ERROR, details in
-``ws``). Design (docs/executor.md; DESIGN.md "The SIMT executor"):
+``ws``). Mixins: simt.py (control flow), frame.py (entry loads, register
+slots), specials.py (special registers), values.py (reads, masked writes).
+Design (docs/executor.md; DESIGN.md "The SIMT executor"):
 
 * Registers are 32-lane vector slots (allocas promoted to SSA by LLVM);
   every write is masked by the executing lanes (values.py).
@@ -31,18 +33,21 @@ from __future__ import annotations
 
 from ptxc import ir
 from ptxc.errors import PtxcError
-from ptxc.faultaccess import checked
-from ptxc.memaccess import access_kind
+from ptxc.passes.memory.checked import checked
+from ptxc.passes.memory.measured import access_kind
 
-from . import layout as Lo
-from .check_hooks import sync_hook
-from .irtext import Fn, LANE_IDS, splat, vt
-from .fault_check import check_only
-from .mem_count import count_only
-from .ops_mma import WHOLE_WARP_OPS
-from .plan import Plan
-from .provenance_ir import keep_root
-from .simt import SimtMixin
+from ptxc.backends.llvm import layout as Lo
+from ptxc.backends.llvm.frame import WarpFrame
+from ptxc.backends.llvm.instruments.check_hooks import sync_hook
+from ptxc.backends.llvm.instruments.fault_check import check_only
+from ptxc.backends.llvm.instruments.mem_count import count_only
+from ptxc.backends.llvm.instruments.provenance_ir import keep_root
+from ptxc.backends.llvm.irtext import Fn, splat
+from ptxc.backends.llvm.ops.mma import WHOLE_WARP_OPS
+from ptxc.backends.llvm.plan import Plan
+from ptxc.backends.llvm.simt import SimtMixin
+from ptxc.backends.llvm.specials import SpecialRegs
+from ptxc.backends.llvm.values import Values
 
 SPIN_SEMANTICS = ("acquire", "relaxed", "volatile")
 
@@ -55,7 +60,7 @@ def is_spin_point(ins) -> bool:
     if ins.opcode not in ("ld", "ldu") or not any(m in SPIN_SEMANTICS for m in ins.mods):
         return False
     return not any(m.split("::")[0] in ("shared", "local", "param", "const") for m in ins.mods)
-from .values import Values, ity
+
 
 WARP_FN = "run_warp"
 
@@ -74,7 +79,7 @@ def check_address_slice(plan: Plan, mode: str, memory_counters: int) -> None:
     report = kernel.attrs.get("slice_report") or {}
     if not report.get("addresses") and report.get("faults") != "checked":
         raise PtxcError(f"kernel {kernel.name}: a hybrid run with memory counters needs the slice "
-                        f"with addresses=true (launcher.ensure_slice does this)")
+                        f"with addresses=true (ptxc.launcher.compile.ensure_slice does this)")
 
 
 def checks_faults(plan: Plan, mode: str) -> bool:
@@ -86,11 +91,11 @@ def checks_faults(plan: Plan, mode: str) -> bool:
     return (kernel.attrs.get("slice_report") or {}).get("faults") == "checked"
 
 
-class KernelCodegen(SimtMixin, Values):
+class KernelCodegen(SimtMixin, WarpFrame, SpecialRegs, Values):
     """Generates the LLVM IR text of one kernel's ``run_warp``."""
 
     def __init__(self, plan: Plan, mode: str, name: str = WARP_FN, memory_counters: int = 0):
-        from .ops import OPS
+        from ptxc.backends.llvm.ops.table import OPS
         self.name = name
         self.memory_counters = memory_counters   # shared bank bytes (4 or 8), 0 = off
         self.memcheck = False       # record invalid accesses and go on (memcheck.py)
@@ -156,90 +161,6 @@ class KernelCodegen(SimtMixin, Values):
         if fn is None or not fn.attrs.get("sliced"):
             return True
         return bool(ins.attrs.get("slice", False))
-
-    # ---------------------------------------------------------- prologue
-    def prologue_scalars(self) -> None:
-        """Uniform values loaded once per call (placed in the entry block)."""
-        f = self.f
-        self.pro: list[str] = []
-        lines, f.lines = f.lines, self.pro
-        self.max_steps = f.field("i64", "%L", Lo.L_MAX_STEPS, 8)
-        self.tid = [f.load("<32 x i32>", f.gep("%ws", Lo.WS_TID + 128 * k), 64) for k in range(3)]
-        self.ntid = [f.field("i32", "%L", Lo.L_NTID + 4 * k) for k in range(3)]
-        self.nctaid = [f.field("i32", "%L", Lo.L_NCTAID + 4 * k) for k in range(3)]
-        self.ctaid = [f.field("i32", "%cta", Lo.CTA_ID + 4 * k) for k in range(3)]
-        self.warp_id = f.field("i32", "%ws", Lo.WS_WARP)
-        self.nwarps = f.field("i32", "%L", Lo.L_NWARPS)
-        self.nsegs = f.field("i32", "%L", Lo.L_NSEGS)
-        self.shared_total = f.field("i32", "%L", Lo.L_SHARED)
-        self.dyn_shared = f.field("i32", "%L", Lo.L_DYN_SHARED)
-        self.params = f.field("ptr", "%L", Lo.L_PARAMS, 8)
-        self.seg_base, self.seg_size = {}, {}
-        for name, seg in (("shared", Lo.SEG_SHARED), ("local", Lo.SEG_LOCAL),
-                          ("param", Lo.SEG_PARAM), ("const", Lo.SEG_CONST),
-                          ("globals", Lo.SEG_GLOBALS)):
-            e = Lo.SEG_ENTRY_BYTES * seg
-            self.seg_base[name] = f.field("ptr", "%segs", e, 8)
-            self.seg_size[name] = f.field("i64", "%segs", e + 8, 8)
-        f.store("i32", f.field("i32", "%ws", Lo.WS_SP), self.sp_a, 4)
-        f.store("i32", f.field("i32", "%ws", Lo.WS_EXITED), self.ex_a, 4)
-        f.store("i64", f.field("i64", "%ws", Lo.WS_STEPS, 8), self.steps_a, 8)
-        f.lines = lines
-
-    def frame_offset(self, index: int) -> int:
-        """Byte offset in the warp state of register slot ``index`` (assigned
-        on first use; slots live in memory, see the module docstring)."""
-        off = self.slot_offsets.get(index)
-        if off is None:
-            s = self.plan.slot_list[index]
-            size = max(8, s.bits * 4)
-            a = min(64, size)
-            off = (self.frame_end + a - 1) // a * a
-            self.frame_end = off + size
-            off = self.slot_offsets[index] = self.frame_base + off
-        return off
-
-    def undefined_slots(self) -> list:
-        """Slots that may be read before any write (a phi with an Undef
-        operand, a guarded write over an Undef old value, a shfl/match
-        source): zeroed when the warp starts, so such reads give 0."""
-        out = {}
-        for inst in self.plan.instances:
-            for blk in inst.fn.blocks:
-                for ins in blk.instrs:
-                    self.inst = inst
-                    if ins.is_phi and any(isinstance(v, ir.Undef) for v in ins.srcs):
-                        slot = self.plan.slot(inst, ins.results[0])
-                    elif any(isinstance(v, ir.Undef) for v in ins.prior):
-                        for r, v in zip(ins.results, ins.prior):
-                            if isinstance(v, ir.Undef):
-                                s2 = self.plan.slot(inst, r)
-                                if s2 is not None:
-                                    out[s2.index] = s2
-                        continue
-                    elif ins.opcode in ("shfl", "match") and ins.srcs and isinstance(ins.srcs[0], ir.Value):
-                        slot = self.plan.slot(inst, ins.srcs[0])
-                    else:
-                        continue
-                    if slot is not None:
-                        out[slot.index] = slot
-        self.inst = self.plan.root
-        return list(out.values())
-
-    def slot_init_lines(self) -> list[str]:
-        """Entry code: on a warp's first call, zero the maybe-undefined slots."""
-        f = self.f
-        out_lines, f.lines = f.lines, []
-        started = f.field("i32", "%ws", Lo.WS_STARTED)
-        c = f.icmp("ne", "i32", started, "0")
-        f.cbr(c, "dispatch", "frame.zero")
-        f.label("frame.zero")
-        for s in self.zero_slots:
-            f.store(vt(ity(s.bits)), "zeroinitializer", self.slot_ptr(s), 8)
-        f.set_field("i32", "1", "%ws", Lo.WS_STARTED)
-        f.br("dispatch")
-        lines, f.lines = f.lines, out_lines
-        return lines
 
     # ------------------------------------------------------------- nodes
     def gen_node(self, node) -> None:
@@ -317,7 +238,7 @@ class KernelCodegen(SimtMixin, Values):
         if op in ("bar", "barrier"):
             self.barrier(ins)
             if self.value_profile:
-                from .value_prof import profile_barrier
+                from ptxc.backends.llvm.instruments.value_prof import profile_barrier
                 profile_barrier(self, ins)
         elif self.keep(ins):
             handler = self.ops.get(op)
@@ -325,7 +246,7 @@ class KernelCodegen(SimtMixin, Values):
                 self.unsupported(ins)
             else:
                 if self.value_profile:
-                    from .value_prof import WriteProfile
+                    from ptxc.backends.llvm.instruments.value_prof import WriteProfile
                     vp = WriteProfile(self, ins)
                 self.lower(ins, handler, ins)
                 if op in ("ld", "ldu"):
@@ -456,82 +377,11 @@ class KernelCodegen(SimtMixin, Values):
     def module_text(self) -> str:
         return module_text([self])
 
-
-    # ------------------------------------------------------ special regs
-    def special(self, name: str) -> tuple[str, str]:
-        """(vector, PTX type) of a special register."""
-        f = self.f
-        comp = {"x": 0, "y": 1, "z": 2}
-        base, _, c = name.partition(".")
-        if base == "%tid" and c in comp:
-            return self.tid[comp[c]], "u32"
-        uniform = {"%ntid": self.ntid, "%nctaid": self.nctaid, "%ctaid": self.ctaid}
-        if base in uniform and c in comp:
-            return self.bcast(uniform[base][comp[c]], "i32"), "u32"
-        if name == "%laneid":
-            return LANE_IDS, "u32"
-        if name == "%warpid":
-            return self.bcast(self.warp_id, "i32"), "u32"
-        if name == "%nwarpid":
-            return self.bcast(self.nwarps, "i32"), "u32"
-        if name.startswith("%lanemask_"):
-            return self.lanemask(name[len("%lanemask_"):]), "u32"
-        if name in ("%clock64", "%globaltimer"):
-            return self.bcast(self.clock(), "i64"), "u64"
-        if name in ("%clock", "%clock_hi", "%globaltimer_lo", "%globaltimer_hi"):
-            c = self.clock()
-            if name.endswith("_hi"):
-                c = f.val(f"lshr i64 {c}, 32")
-            return self.bcast(f.cast("trunc", "i64", c, "i32"), "i32"), "u32"
-        if name in ("%envreg1", "%envreg2"):         # the grid-sync workspace (coop.py)
-            ws = f.field("i64", "%L", Lo.L_GRID_WS, 8)
-            if name == "%envreg1":
-                ws = f.val(f"lshr i64 {ws}, 32")
-            return self.bcast(f.cast("trunc", "i64", ws, "i32"), "i32"), "u32"
-        if name == "%dynamic_smem_size":
-            return self.bcast(self.dyn_shared, "i32"), "u32"
-        if name in ("%total_smem_size", "%aggr_smem_size"):
-            return self.bcast(self.shared_total, "i32"), "u32"
-        if name == "%nsmid":
-            return splat("i32", 1), "u32"
-        return "zeroinitializer", "u64" if name in ("%gridid",) else "u32"
-
-    def clock(self) -> str:
-        """The clock (i64): warp instructions the CTA executed before the
-        current one (docs/launch.md, "Clock"). ptxc_enter added the whole
-        block on entry, so subtract the instructions of the node from the
-        current one on."""
-        f = self.f
-        instrs = self.node.instrs
-        before = next(i for i, ins in enumerate(instrs) if ins is self.cur)
-        done = f.field("i64", "%cta", Lo.CTA_INST, 8)
-        return f.val(f"sub i64 {done}, {len(instrs) - before}")
-
+    # ------------------------------------------------------------ vectors
     def bcast(self, scalar: str, t: str) -> str:
         f = self.f
         v = f.val(f"insertelement <32 x {t}> poison, {t} {scalar}, i32 0")
         return f.val(f"shufflevector <32 x {t}> {v}, <32 x {t}> poison, <32 x i32> zeroinitializer")
-
-    def lanemask(self, kind: str) -> str:
-        from .irtext import lane_consts
-        fn = {"eq": lambda l: 1 << l, "lt": lambda l: (1 << l) - 1, "le": lambda l: (2 << l) - 1,
-              "gt": lambda l: (0xFFFFFFFF << (l + 1)) & 0xFFFFFFFF,
-              "ge": lambda l: (0xFFFFFFFF << l) & 0xFFFFFFFF}[kind]
-        return lane_consts("i32", [(fn(l) ^ 0x80000000) - 0x80000000 for l in range(32)])
-
-    def sym_address(self, sym: ir.Sym) -> int:
-        """The address a symbol names (its own state space's address)."""
-        from .plan import DYNAMIC
-        if sym.name == "WARP_SZ":
-            return 32
-        p = self.plan.resolve(self.inst, self.cur, sym.name)
-        if p.space == "func":
-            return 0
-        off = self.plan.dyn_shared_base if p.offset == DYNAMIC else p.offset
-        off += sym.offset
-        if p.space == "global":
-            return (p.seg << self.plan.shift) | off
-        return off
 
 
 def module_text(gens: list) -> str:
@@ -542,7 +392,7 @@ def module_text(gens: list) -> str:
 def module_text_of(funcs: list, gens: list) -> str:
     """One LLVM module of the function texts ``funcs`` and the helpers and
     declarations their generators ``gens`` need."""
-    from .runtime_ir import PRELUDE, PRELUDE_DECLS, REPORT, RESOLVE
+    from ptxc.backends.llvm.prelude_ir import PRELUDE, PRELUDE_DECLS, REPORT, RESOLVE
     helpers, decls = {}, set(PRELUDE_DECLS)
     for g in gens:
         helpers.update(g.helpers)

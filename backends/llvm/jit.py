@@ -54,7 +54,7 @@ class Compiled:
     memory_counters: bool = False   # coalescing / bank-conflict counters collected
     bank_bytes: int = 0             # their shared-memory bank width (4 or 8; 0 when off)
     mem_ctr: dict = field(default_factory=dict)   # instr id -> {space: counter base}
-    uses_heap: bool = False         # calls device malloc / free (heap.py)
+    uses_heap: bool = False         # calls device malloc / free (ops/device_heap.py)
     inject: bool = False            # the error-injection variant (inject_ir.py)
     value_ctr: dict = field(default_factory=dict)   # value profile: instr id -> [(dst, reg, bits, base)]
     value_or: list = field(default_factory=list)    # counters OR-reduced over workers (value_prof.py)
@@ -74,7 +74,8 @@ def llvm():
         import llvmlite.binding as b
         b.initialize_native_target()
         b.initialize_native_asmprinter()
-        from . import check_hooks, coop, device_calls, heap, initcheck, inject_ctl, memcheck
+        from ptxc.backends.llvm.instruments import check_hooks, initcheck, inject_ctl, memcheck
+        from ptxc.backends.llvm.ops import coop, device_calls, device_heap as heap
         heap.register_symbols(b)
         inject_ctl.register_symbols(b)
         memcheck.register_symbols(b)
@@ -82,7 +83,7 @@ def llvm():
         check_hooks.register_symbols(b)
         coop.register_symbols(b)
         device_calls.register_symbols(b)    # vprintf / __assertfail reach Python (device_calls.py)
-        from . import ops_tex
+        from ptxc.backends.llvm.ops import texture as ops_tex
         ops_tex.register_symbols(b)
         _llvm = b
     return _llvm
@@ -196,10 +197,10 @@ def _generate(module, kernels, mode: str, level: int, skip_errors: bool, memory:
               variants: frozenset = frozenset()) -> list:
     """[(kernel, generator, function text)] with each function named after
     its key (objcache.key): identical code gets the same name."""
-    from .codegen import KernelCodegen
-    from .plan import Plan
+    from ptxc.backends.llvm.codegen import KernelCodegen
+    from ptxc.backends.llvm.plan import Plan
     if "inject" in variants:
-        from .inject_ir import InjectCodegen as KernelCodegen   # noqa: N814
+        from ptxc.backends.llvm.instruments.inject_ir import InjectCodegen as KernelCodegen   # noqa: N814
     out = []
     for k in kernels:
         try:
@@ -220,8 +221,8 @@ def _generate(module, kernels, mode: str, level: int, skip_errors: bool, memory:
 
 
 def _kernel_key(text: str, g, level: int) -> str:
-    from . import objcache
-    from .runtime_ir import PRELUDE, REPORT, RESOLVE
+    from ptxc.backends.llvm import objcache
+    from ptxc.backends.llvm.prelude_ir import PRELUDE, REPORT, RESOLVE
     _, cpu, features = host()
     return objcache.key([text, *sorted(g.helpers.values()), *sorted(g.decls), PRELUDE, RESOLVE,
                          REPORT, str(level), cpu, features, str(llvm().llvm_version_info)])
@@ -229,8 +230,8 @@ def _kernel_key(text: str, g, level: int) -> str:
 
 def _compile_into(cache, module, todo, mode, level, keep_ir, skip_errors, memory,
                   variants=frozenset()) -> None:
-    from .codegen import module_text_of
-    from .pipeline import compile_pipelined
+    from ptxc.backends.llvm.codegen import module_text_of
+    from ptxc.backends.llvm.pipeline import compile_pipelined
     t0 = time.perf_counter()
     made, engine, compiled, t_gen = compile_pipelined(
         todo, lambda part: _generate(module, part, mode, level, skip_errors, memory, variants),
@@ -286,8 +287,8 @@ def runtime():
     if _runtime is None:
         from llvmlite.binding.object_file import ObjectFileRef
 
-        from . import objcache
-        from .runtime_ir import runtime_text
+        from ptxc.backends.llvm import objcache
+        from ptxc.backends.llvm.runtime_ir import runtime_text
         b = llvm()
         text = runtime_text()
         _, cpu, features = host()
@@ -318,14 +319,14 @@ def _objects(unique: dict, level: int, names: str) -> tuple:
     of ``unique``: cached objects, and one LLVM module per optimisation level
     for the rest (its object cached). Calls no Python that the code
     generator uses, so it may run in a second thread (pipeline.py)."""
-    from . import objcache
+    from ptxc.backends.llvm import objcache
     keys = {name: name[len("run_warp_"):] for name in unique}
     found = objcache.lookup(keys.values())
     hits = {k for ks in found.values() for k in ks}
     missing = [name for name, k in keys.items() if k not in hits]
     objs = list(found)
     if missing:
-        from .codegen import module_text_of
+        from ptxc.backends.llvm.codegen import module_text_of
         for lvl, group in _levels(unique, missing, level).items():
             gens = [unique[n][0] for n in group]
             obj = _emit(module_text_of([unique[n][1] for n in group], gens), lvl, names)

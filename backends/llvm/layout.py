@@ -20,35 +20,11 @@ the segment number.
 """
 from __future__ import annotations
 
+# the module's address width is an IR fact (ptxc/ir/address_size.py); seg_shift
+# and the executor's callers (layout.address_bits) read it from here
+from ptxc.ir.address_size import address_bits
+
 LANES = 32
-
-
-def address_bits(module) -> int:
-    """32 or 64: the module's ``.address_size``; without the directive, 32 if
-    global/generic loads and stores take 32-bit address registers (old PTX
-    compiled for 32-bit hosts), else 64."""
-    size = getattr(module, "address_size", None)
-    if size in (32, 64):
-        return size
-    cached = module.attrs.get("address_bits")
-    if cached is None:
-        cached = module.attrs["address_bits"] = _guess_address_bits(module)
-    return cached
-
-
-def _guess_address_bits(module) -> int:
-    from ptxc import ir
-    from ptxc.types import TYPE_SIZES
-    for fn in module.functions:
-        for ins in fn.instructions():
-            if ins.opcode not in ("ld", "st", "atom", "red"):
-                continue
-            if any(m.split("::")[0] in ("shared", "local", "param", "const") for m in ins.mods):
-                continue
-            for op in list(ins.srcs) + list(ins.dsts):
-                if isinstance(op, ir.Addr) and isinstance(op.base, ir.Value):
-                    return 32 if TYPE_SIZES.get(op.base.type, 8) == 4 else 64
-    return 64
 
 
 def seg_shift(module) -> int:
@@ -148,11 +124,11 @@ ERR_STACK = 4
 ERR_TRAP = 5
 ERR_UNSUPPORTED = 6
 ERR_DEADLOCK = 7
-ERR_BAD_FREE = 12   # free() of an address malloc did not return (heap.py)
+ERR_BAD_FREE = 12   # free() of an address malloc did not return (ops/device_heap.py)
 ERR_COOP_ABORT = 13 # another CTA of a cooperative launch failed, or no CTA progressed (coop.py)
 ERR_ASSERT = 14     # a failed device assertion (__assertfail; device_calls.py)
-ERR_TEX = 15        # a texture/surface instruction failed (ops_tex.py: message in ERRORS)
-ERR_PARTIAL_WARP = 20  # a whole-warp (.aligned) matrix instruction run by part of a warp (ops_mma.py)
+ERR_TEX = 15        # a texture/surface instruction failed (ops/texture.py: message in ERRORS)
+ERR_PARTIAL_WARP = 20  # a whole-warp (.aligned) matrix instruction run by part of a warp (ops/mma.py)
 
 # pc values: 0..n-1 nodes, then barrier resume points; EXIT_PC never runs
 EXIT_PC = 0x7FFFFFFF

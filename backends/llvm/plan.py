@@ -1,5 +1,9 @@
 """The execution plan of one kernel: code segments (nodes), inlined calls,
 register slots, reconvergence points, counters and the memory layout.
+Over 400 lines: it is one job, one structure built together (nodes belong
+to inlined instances, and slots and placed symbols are keyed by instance);
+the module-level layout at its end is the part that module memory shares
+with every kernel (runtime.ModuleMemory).
 
 Calls to ``.func`` bodies are inlined: every call site gets its own
 *instance* of the callee. Recursion is inlined up to ``max_recursion``
@@ -11,7 +15,7 @@ with one active mask, so it is the unit of counting (METRICS.md: per block
 block's numbers; a continuation node after a call is counted on its own (its
 mask can be smaller when lanes exited inside the callee).
 
-Register slots: the SSA form built by ptxc.ssa is *conventional* (values
+Register slots: the SSA form built by ptxc.frontend.ssa is *conventional* (values
 joined by a phi never interfere, the IR docstring), so every SSA value lives
 in the slot of the PTX register it came from and phis need no code
 (Sreedhar et al. 1999). A slot is keyed by (instance, declaration): ``{ }``
@@ -27,14 +31,16 @@ from dataclasses import dataclass
 
 from ptxc import ir
 from ptxc.errors import PtxcError
-from ptxc.types import TYPE_SIZES
+from ptxc.ir.types import TYPE_SIZES
 
-from .layout import EXIT_PC, SEG_CONST, SEG_GLOBALS, SEG_LOCAL, SEG_PARAM, SEG_SHARED
+from ptxc.backends.llvm.layout import (EXIT_PC, SEG_CONST, SEG_GLOBALS, SEG_LOCAL, SEG_PARAM,
+                                       SEG_SHARED)
 
 CC_REG = "%cc"
 # external functions with a built-in meaning: vprintf records a printf,
-# __assertfail / __assert_fail a failed device assertion (ops_builtin.py,
-# device_calls.py), malloc / free use the device heap (heap.py, ops_heap.py)
+# __assertfail / __assert_fail a failed device assertion (ops/builtin.py,
+# ops/device_calls.py), malloc / free use the device heap (ops/device_heap.py,
+# ops/heap_calls.py)
 BUILTIN_CALLS = ("vprintf", "__assertfail", "__assert_fail", "malloc", "free")
 DYNAMIC = -1        # offset of extern unsized .shared arrays: plan.dyn_shared_base
 
@@ -119,7 +125,7 @@ class Plan:
     def __init__(self, module: ir.Module, kernel: ir.Function, max_inline: int = 2048,
                  max_recursion: int = 8):
         self.module, self.kernel = module, kernel
-        from .layout import seg_shift
+        from ptxc.backends.llvm.layout import seg_shift
         self.shift = seg_shift(module)          # generic address = segment << shift | offset
         self.instances: list[Instance] = []
         self.nodes: list[Node] = []
@@ -157,7 +163,7 @@ class Plan:
     # --------------------------------------------------------- instances
     def _instantiate(self, fn: ir.Function, parent, call, stack) -> Instance:
         from ptxc.passes.postdomtree import PostDomTree
-        from ptxc.passmanager import AnalysisManager
+        from ptxc.ir.passmanager import AnalysisManager
         inst = Instance(len(self.instances), fn, parent, call)
         inst.pdt = AnalysisManager(self.module).get(PostDomTree, fn)
         self.instances.append(inst)
@@ -380,7 +386,7 @@ class ModuleLayout:
 
 
 def module_layout(module) -> ModuleLayout:
-    from .layout import seg_shift
+    from ptxc.backends.llvm.layout import seg_shift
     consts, const_size = module_space_layout(module, "const")
     globals_, global_size = module_space_layout(module, "global")
     return ModuleLayout(module, seg_shift(module), consts, const_size, globals_, global_size)

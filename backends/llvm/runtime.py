@@ -19,11 +19,11 @@ from contextlib import nullcontext
 import numpy as np
 
 from ptxc import ir
-from ptxc.types import TYPE_SIZES
+from ptxc.ir.types import TYPE_SIZES
 
-from . import device_calls
-from . import layout as Lo
-from .device_calls import DeviceOutput
+from ptxc.backends.llvm.ops import device_calls
+from ptxc.backends.llvm import layout as Lo
+from ptxc.backends.llvm.ops.device_calls import DeviceOutput
 
 
 MAX_PER_CTA = 1 << 24          # larger grids report no per-CTA statistics (memory)
@@ -66,7 +66,7 @@ class ModuleMemory:
 
     @classmethod
     def for_module(cls, module, alloc=None) -> "ModuleMemory":
-        from .plan import module_layout
+        from ptxc.backends.llvm.plan import module_layout
         return cls(module_layout(module), alloc)
 
     def check(self, plan) -> None:
@@ -91,7 +91,7 @@ class Launch:
                  memory: ModuleMemory | None = None, grid_ws: int | None = None,
                  memcheck=None, heap=None):
         self.c = compiled
-        self.heap = heap                    # the heap.DeviceHeap malloc/free use (or None)
+        self.heap = heap                    # the ops/device_heap.DeviceHeap malloc/free use (or None)
         self.memcheck = memcheck            # a memcheck.MemcheckLog: record bad accesses, go on
         self.grid_ws = grid_ws              # cooperative launch: workspace address (coop.py)
         self.coop_abort = None
@@ -119,7 +119,7 @@ class Launch:
         self.L = self._launch_state(dyn_shared, max_steps)
         self.seg_template = self._segments()
         self.output = DeviceOutput(plan.shift)     # printf records, failed assertions
-        self.race = None        # a racecheck.RaceChecker (check_tools.activate): shadow per worker
+        self.race = None        # a racecheck.RaceChecker (ptxc.launcher.checks.activate): shadow per worker
 
     # ---------------------------------------------------------- structs
     def _launch_state(self, dyn_shared: int, max_steps: int) -> np.ndarray:
@@ -150,7 +150,8 @@ class Launch:
         With ``classes`` (passes.cta_classes.CtaClasses: CTAs that execute
         identically) run one representative per class and weight its
         counters by the class size; per-CTA numbers are copied to the members."""
-        from . import heap, memcheck
+        from ptxc.backends.llvm.ops import device_heap as heap
+        from ptxc.backends.llvm.instruments import memcheck
         with device_calls.active(ptr(self.L), self.output), \
                 memcheck.active(ptr(self.L), self.memcheck or memcheck.MemcheckLog()), \
                 (heap.active(self.heap) if self.heap is not None else nullcontext()):
@@ -221,7 +222,7 @@ class Launch:
         """Every CTA resident at once, one worker each, under coop.py's baton.
         The first real error is raised; a launch stopped with no progress
         raises a RunError of code ERR_COOP_ABORT."""
-        from .coop import run_cooperative
+        from ptxc.backends.llvm.ops.coop import run_cooperative
         workers = [Worker(self) for _ in range(self.nctas)]
         run_cooperative(self, workers)
         errors = [w.error for w in workers if w.error is not None]
@@ -231,7 +232,7 @@ class Launch:
         return self.reduce([w.counters for w in workers])
 
     def _run_pool(self, loop, n: int, state: dict, total: int) -> None:
-        from .launch_wait import run_threads
+        from ptxc.backends.llvm.launch_wait import run_threads
         run_threads(loop, n, state, total, f"kernel {self.c.plan.kernel.name}")
 
     def _run_parallel(self, workers) -> None:
@@ -330,7 +331,7 @@ def write_init(plan, buf: np.ndarray, off: int, var) -> None:
 
 
 def init_bytes(plan, item, t: str, es: int) -> bytes:
-    from .values import const_bits
+    from ptxc.backends.llvm.values import const_bits
     generic = False
     if isinstance(item, tuple) and len(item) == 2:
         generic, item = item[0] == "generic", item[1]

@@ -22,8 +22,8 @@ from __future__ import annotations
 
 from ptxc import ir
 
-from . import layout as Lo
-from .irtext import splat
+from ptxc.backends.llvm import layout as Lo
+from ptxc.backends.llvm.irtext import splat
 
 
 class SimtMixin:
@@ -239,7 +239,7 @@ class SimtMixin:
     # ----------------------------------------------------------- barriers
     def barrier(self, ins) -> None:
         """CTA barrier: save the warp, return ST_BARRIER, resume here."""
-        from .ops_warp import barrier_arrive, barrier_resume
+        from ptxc.backends.llvm.ops.warp import barrier_arrive, barrier_resume
         mods = ins.mods
         if "arrive" in mods or "warp" in mods:
             return
@@ -316,7 +316,7 @@ class SimtMixin:
 
     # -------------------------------------------------------------- calls
     def enter_call(self, node) -> None:
-        from .ops_mem import copy_params
+        from ptxc.backends.llvm.ops.call_params import copy_params
         callee = node.callee
         if callee is not None:
             self.lower(node.call, lambda cg, n: copy_params(cg, n, into_callee=True), node)
@@ -326,16 +326,16 @@ class SimtMixin:
             self.cur = node.call
             why = self.plan.no_callee.get(id(node.call), "call")
             if why in ("builtin vprintf", "builtin __assertfail", "builtin __assert_fail"):
-                from .ops_builtin import device_call
+                from ptxc.backends.llvm.ops.builtin import device_call
                 self.lower(node.call, device_call, node, why.split()[1])
             elif why in ("builtin malloc", "builtin free"):
-                from .ops_heap import builtin_heap
+                from ptxc.backends.llvm.ops.heap_calls import builtin_heap
                 builtin_heap(self, node, why.split()[1])
             else:
                 self.unsupported(node.call, why)
             return self.goto(node.next.id)
 
     def copy_returns(self, call_node) -> None:
-        from .ops_mem import copy_params
+        from ptxc.backends.llvm.ops.call_params import copy_params
         if call_node is not None:
             self.lower(call_node.call, lambda cg, n: copy_params(cg, n, into_callee=False), call_node)

@@ -15,9 +15,9 @@ import numpy as np
 
 from ptxc import ir
 from ptxc.errors import PtxcError
-from ptxc.types import TYPE_SIZES
+from ptxc.ir.types import TYPE_SIZES
 
-from .irtext import splat, vt
+from ptxc.backends.llvm.irtext import splat, vt
 
 FLOAT_LLVM = {"f32": "float", "f64": "double"}
 

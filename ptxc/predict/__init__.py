@@ -8,7 +8,9 @@ TopDown breakdown, from a launch's exact counters (issue 15; docs/predict.md).
     topdown    TopDown Level 1 and 2
     render     text, JSON rows and SQLite tables of the results
 
-Exports :func:`analyse` (one launch -> a result dict).
+Exports :func:`analyse` (one launch -> a result dict) and
+:func:`analyse_launch` (the same, with the kernel's registers from ptxas or
+``--regs``). predict_pass is the ``predict`` pass.
 """
 from __future__ import annotations
 
@@ -16,7 +18,7 @@ from __future__ import annotations
 def analyse(module, prof: dict, gpu_key: str | None, regs, dynamic_shared: int = 0,
             params_path: str | None = None) -> dict:
     """Prediction and TopDown of one launch (``prof``: Profile.to_dict())."""
-    from ..gpu_models import gpu
+    from ptxc.gpus.architecture import gpu
     from .inputs import launch_inputs
     from .luo_suda import predict
     from .params import load_params
@@ -31,3 +33,15 @@ def analyse(module, prof: dict, gpu_key: str | None, regs, dynamic_shared: int =
             "block": list(prof["block"]), "mode": prof.get("mode"), "inputs": inp,
             "occupancy": occ, "registers": regs, "params": p, "prediction": pred,
             "topdown": td}
+
+
+def analyse_launch(module, ptx_text, prof, gpu_key, regs, shared, params_path):
+    """``analyse`` of a launch, with ``regs`` registers per thread (None:
+    ptxas's count for the kernel, or ptxc's estimate without ptxas)."""
+    from ptxc.gpus.architecture import gpu
+    from ptxc.gpus.kernel_resources import Registers, module_registers
+    if regs is not None:
+        r = Registers(regs, "--regs")
+    else:
+        r = module_registers(module, ptx_text, gpu(gpu_key).sm)[prof["kernel"]]
+    return analyse(module, prof, gpu_key, r, shared, params_path)

@@ -20,7 +20,7 @@ from .topdown import LEVEL1
 
 def launch_results(launches, gpu_key: str) -> list:
     """[(LaunchRecord, result)] for every launch that has its module."""
-    from ..kernel_resources import module_registers
+    from ptxc.gpus.kernel_resources import module_registers
     regs_cache: dict = {}
     out = []
     for rec in launches:
@@ -28,7 +28,7 @@ def launch_results(launches, gpu_key: str) -> list:
         if module is None:
             continue
         if id(module) not in regs_cache:
-            from ..gpu_models import gpu
+            from ptxc.gpus.architecture import gpu
             regs_cache[id(module)] = module_registers(module, module.to_ptx(), gpu(gpu_key).sm)
         r = analyse(module, rec.profile.to_dict(), gpu_key, regs_cache[id(module)][rec.kernel],
                     rec.shared_bytes)
@@ -54,7 +54,7 @@ def kernel_totals(results) -> dict:
 
 
 def text(results) -> str:
-    from ..runtime.kernel_keys import labels
+    from ptxc.report.kernel_names import labels
     lines = ["", "==PTXC== Predicted time and TopDown per kernel (modelled; docs/predict.md)"]
     totals = kernel_totals(results)
     if not totals:

@@ -142,10 +142,11 @@ def class_count_per_block(kernel, dtype, cls, steps: int = TP_STEPS) -> int:
     """Warp instructions of class ``cls`` in one block of ``kernel``, counted
     by running that block under ptxc (the compiler folds and unrolls the
     loops, so no formula gives the count)."""
-    import ptxc
+    from ptxc.frontend.parser import load_module
+    from ptxc.launcher.api import launch
     from .mix import instruction_mix
-    module = ptxc.load(PTX)
-    prof = ptxc.launch(module, kernel, grid=(1, 1, 1), block=(TP_BLOCK, 1, 1),
+    module = load_module(PTX)
+    prof = launch(module, kernel, grid=(1, 1, 1), block=(TP_BLOCK, 1, 1),
                        args=[np.ones(TP_BLOCK, dtype), steps])
     return instruction_mix(module, prof.per_block).get(cls, 0)
 

@@ -1,5 +1,5 @@
 """Build the model's Inputs for one launch: a Profile with memory counters,
-the module it ran, and a GPU model (occupancy from ptxc.occupancy).
+the module it ran, and a GPU model (occupancy from ptxc.gpus.occupancy).
 
 A launch without memory counters is refused (the memory sub-model and the
 replays need transactions per request and bank conflicts): `ptxc predict`
@@ -8,7 +8,7 @@ always collects them; `ptxc opt --topdown` needs `--memory-counters`.
 from __future__ import annotations
 
 from ..errors import PtxcError
-from ..occupancy import occupancy
+from ptxc.gpus.occupancy import occupancy
 from .luo_suda import Inputs
 from .mix import instruction_mix, parallelism
 
@@ -22,7 +22,7 @@ def launch_inputs(module, prof: dict, g, regs, dynamic_shared: int = 0) -> tuple
     fn = next((k for k in module.kernels if k.name == prof["kernel"]), None)
     if fn is None:
         raise PtxcError(f"no kernel '{prof['kernel']}' in the module")
-    from ..kernel_resources import static_shared
+    from ptxc.gpus.kernel_resources import static_shared
     threads = _product(prof["block"])
     occ = occupancy(g, regs.count, threads, static_shared(module, fn), dynamic_shared)
     if occ.blocks_per_sm == 0:

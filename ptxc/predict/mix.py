@@ -1,7 +1,7 @@
 """The dynamic inputs of the performance models, from a launch's exact counters.
 
 * **Instruction mix**: warp-level executions per instruction class
-  (ptxc.opcodes.count_class: the count pass's classes), computed from the
+  (ptxc.ir.opcodes.count_class: the count pass's classes), computed from the
   per-basic-block warp executions of the launch (``Profile.per_block``,
   exact in hybrid runs too) times the instructions of each block. Phis are
   not instructions.
@@ -18,11 +18,11 @@ the memory counters (docs/metrics.md, "Memory access counters").
 from __future__ import annotations
 
 from ..errors import PtxcError
-from ..opcodes import count_class
+from ptxc.ir.opcodes import count_class
 
 
 def instr_class(ins) -> str:
-    """The count pass's class of one instruction (ptxc.opcodes.count_class)."""
+    """The count pass's class of one instruction (ptxc.ir.opcodes.count_class)."""
     return count_class(ins.info, ins.mods)
 
 

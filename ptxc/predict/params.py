@@ -2,7 +2,7 @@
 
 Luo & Suda obtain their model's constants with micro-benchmarks on the GPU
 (the symbols a, b, c, d, n, m of issue 15). The values and their sources
-live in the GPU data file, :mod:`ptxc.gpu_models` (docs/gpus.md); this
+live in the GPU data file, :mod:`ptxc.gpus.architecture` (docs/gpus.md); this
 module names them and derives the rest. Their paper's body was not
 available to this project (only its abstract: IPSJ SIG Technical Report,
 2011, ci.nii.ac.jp/naid/110008583375), so the role each letter plays here
@@ -19,7 +19,7 @@ is ptxc's reconstruction, stated in docs/predict.md:
   m  fixed cost of one kernel launch, cycles (``launch_overhead_cycles``)
 
 Instruction costs (cycles of one SM per warp instruction, per class) come
-from the functional-unit counts of :mod:`ptxc.gpu_models`:
+from the functional-unit counts of :mod:`ptxc.gpus.architecture`:
 ``max(1 / schedulers, 32 / units)``. ``ptxc calibrate`` measures the same
 names on a real GPU and writes them to a JSON file that ``--params`` reads
 (its values replace these, its sources say "measured").
@@ -30,9 +30,9 @@ import json
 from dataclasses import dataclass
 
 from ..errors import PtxcError
-from ..gpu_models import Param, gpu
+from ptxc.gpus.architecture import Param, gpu
 
-# The count pass's instruction classes (ptxc.opcodes.count_class) that run on a
+# The count pass's instruction classes (ptxc.ir.opcodes.count_class) that run on a
 # functional unit, and the gpu_models field that counts those units per SM.
 # fp16 is costed as fp32 (packed f16x2 doubles the rate on cc >= 5.3; not
 # modelled); conversions run at the SFU rate (THR: 16 per clock per SM on

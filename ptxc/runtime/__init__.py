@@ -9,7 +9,7 @@ same addresses. docs/runtime.md describes the design.
 * protocol.py: the messages (mirrors native/protocol.h)
 * devmem.py: the allocation table (one memfd segment per allocation)
 * modules.py: registered fat binaries -> PTX modules, kernels, variables
-* gpus.py: the GPU models an application can be shown
+* ptxc/gpus/devices.py: the GPU models an application can be shown
 * server.py: answering the shim's requests; launches
 * report.py: the per-kernel summary and the SQLite report
 * app.py: starting the application and the whole `ptxc run`

@@ -19,6 +19,7 @@ import time
 from dataclasses import dataclass
 
 from ptxc.errors import PtxcError
+from ptxc.report.status_line import StatusLine
 
 from . import elfinfo, shim, workdir
 from .protocol import CHECK_ENV, EXIT_UNSUPPORTED, FD_ENV, Channel
@@ -64,34 +65,17 @@ def check_linkage(path: str) -> None:
                             f"or with -Wl,--enable-new-dtags (a DT_RUNPATH)")
 
 
-class Progress:
+class Progress(StatusLine):
     """The one-line progress report on a terminal's stderr, shown while a
     launch runs (at most ten times a second) and erased when it ends, so the
     application's own output (flushed by the shim before each launch) starts
     on a clean line."""
 
-    def __init__(self, stream):
-        self.stream = stream
-        self.enabled = stream.isatty()
-        self.shown = False
-        self.last = 0.0
-
     def begin(self, kernel: str, done: int) -> None:
-        now = time.monotonic()
-        if self.enabled and now - self.last >= 0.1:
-            self.last = now
-            self.stream.write(f"\r\033[Kptxc: {done} launches done, running {kernel}")
-            self.stream.flush()
-            self.shown = True
+        self.show(f"ptxc: {done} launches done, running {kernel}")
 
     def end(self) -> None:
         self.clear()
-
-    def clear(self) -> None:
-        if self.shown:
-            self.stream.write("\r\033[K")
-            self.stream.flush()
-            self.shown = False
 
 
 def run_app(argv: list[str], options: Options, err=None) -> Result:

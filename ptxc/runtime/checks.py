@@ -63,7 +63,7 @@ def shadow_of(session):
     if "initcheck" not in getattr(session.options, "checks", ()):
         return None
     if session.shadow is None:
-        from ptxc.backends.llvm.initcheck import Shadow
+        from ptxc.backends.llvm.instruments.initcheck import Shadow
         session.shadow = Shadow()
     return session.shadow
 

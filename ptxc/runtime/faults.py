@@ -58,7 +58,7 @@ class Fault:
     def stderr_text(self, err: PtxcError) -> bytes:
         """What the application's stderr gets: the GPU's assertion lines,
         then ptxc's diagnostic (prefixed ``ptxc:``) and the error it returns."""
-        from ptxc.cli import render_error
+        from ptxc.errors import render_error
         text = "".join(self.assertions)
         diag = render_error(err)
         if not diag.startswith("ptxc:"):

@@ -116,7 +116,7 @@ class Registry:
         if override is not None and (not fb.kernels or any(
                 k.name == n for k in override.module.kernels for n in fb.kernels)):
             return override
-        import ptxc
+        from ptxc.frontend.parser import parse_module
         label = f"fatbin{fb.id}"
         what = f"fat binary #{fb.id} (kernels: {', '.join(fb.kernels) or 'none'})"
         entries = fatbin.parse(fb.blob, what)
@@ -133,12 +133,12 @@ class Registry:
                 f.write(text)
             name = os.path.join(self.keep_ptx, name)
         self.texts[name] = text
-        return self._with_memory(ptxc.parse(text, name), label)
+        return self._with_memory(parse_module(text, name), label)
 
     def override(self) -> LoadedModule | None:
         if self.override_path and self._override is None:
-            import ptxc
-            self._override = self._with_memory(ptxc.load(self.override_path),
+            from ptxc.frontend.parser import load_module
+            self._override = self._with_memory(load_module(self.override_path),
                                                os.path.basename(self.override_path))
         return self._override
 

@@ -111,3 +111,10 @@ class Channel:
 
 def mapping(seg: int, kind: int, size: int) -> bytes:
     return struct.pack("<IIQ", seg, kind, size)
+
+
+def gpu_info_bytes(model) -> bytes:
+    """The OP_HELLO reply for a GPU model (ptxc.gpus.devices.GpuModel): the
+    GPU_FIELDS values, then the NUL-ended name."""
+    values = [getattr(model, f.lower()) for f in GPU_FIELDS]
+    return struct.pack(f"<{len(values)}Q", *values) + model.name.encode() + b"\0"

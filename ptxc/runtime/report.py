@@ -1,8 +1,8 @@
 """What a run measured: the nvprof-style summary and the SQLite report.
 
 Every launch is a server.LaunchRecord holding its Profile. The columns are
-driven by ptxc.profile.TOTALS (summed over launches) and
-ptxc.profile.DERIVED (computed per launch, and for a kernel from the summed
+driven by ptxc.launcher.profile.TOTALS (summed over launches) and
+ptxc.launcher.profile.DERIVED (computed per launch, and for a kernel from the summed
 totals by the Profile's own properties), read when a report is made, so a
 counter added to the Profile becomes a column of every table here without
 editing this file.
@@ -22,14 +22,15 @@ import csv
 import io
 import json
 
-from ptxc import profile
-from ptxc import memcheck_report
-from ptxc import source_views
-from ptxc import value_profile_report as vpr
-from ptxc.backends.llvm.results_memory import RATIOS, add_ratios, scalar_totals
-from ptxc.sqlite_tables import new_database, table as _table
+from ptxc.launcher import profile
+from ptxc.check import memcheck as memcheck_report
+from ptxc.report import source_views
+from ptxc.valueprof import run_report as vpr
+from ptxc.launcher.results_memory import RATIOS, add_ratios, scalar_totals
+from ptxc.report.sqlite_tables import new_database, table as _table
 
-from . import kernel_keys
+from ptxc.report import kernel_names as kernel_keys
+from ptxc.report.kernel_names import demangle
 
 TIME_COLUMNS = ("wall_s", "compile_s", "run_s")
 
@@ -198,22 +199,6 @@ def write_sqlite(path: str, launches, meta: dict) -> None:
 
 
 # ----------------------------------------------------------- summary
-def demangle(names) -> dict:
-    """{mangled: readable} with c++filt when it is installed (else as is)."""
-    import shutil
-    import subprocess
-    names = list(dict.fromkeys(names))
-    tool = shutil.which("c++filt")
-    if not tool or not names:
-        return {n: n for n in names}
-    try:
-        out = subprocess.run([tool], input="\n".join(names) + "\n", capture_output=True,
-                             text=True, timeout=30).stdout.splitlines()
-    except (OSError, subprocess.SubprocessError):
-        return {n: n for n in names}
-    return dict(zip(names, out)) if len(out) == len(names) else {n: n for n in names}
-
-
 def _time(s: float) -> str:
     if s >= 1:
         return f"{s:.4f}s"

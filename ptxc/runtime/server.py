@@ -33,7 +33,7 @@ LAUNCH = struct.Struct("<I3I3IIQQQ")
 @dataclass
 class Options:
     mode: str = "hybrid"
-    gpu: object = None               # gpus.GpuModel
+    gpu: object = None               # ptxc.gpus.devices.GpuModel
     max_steps: int | None = None
     threads: int | None = None
     ptx: str | None = None
@@ -118,7 +118,7 @@ class Session:
     def stop(self, err: PtxcError) -> None:
         """Stop the run: the shim exits the application with EXIT_STOPPED,
         after writing what the stopped launch printed (faults.fatal_reply)."""
-        from ptxc.cli import render_error
+        from ptxc.errors import render_error
         self.stopped = render_error(self.registry.with_source_line(err))
         self.channel.reply(P.ST_FATAL, faults.fatal_reply(P.EXIT_STOPPED, err))
 
@@ -142,7 +142,7 @@ class Session:
             raise PtxcError(f"the application loaded a ptxc runtime of protocol {version}, "
                             f"this ptxc speaks {P.PROTOCOL_VERSION} (reinstall ptxc)")
         self.connected, self.pid = True, pid
-        self.channel.reply(0, self.options.gpu.info_bytes())
+        self.channel.reply(0, P.gpu_info_bytes(self.options.gpu))
 
     def register_fatbin(self, payload: bytes) -> None:
         _, version, _ = struct.unpack_from("<QII", payload)
@@ -257,11 +257,11 @@ class Session:
         return 0
 
     def device_heap(self):
-        """The application's device heap (backends/llvm/heap.py), one
+        """The application's device heap (backends/llvm/ops/device_heap.py), one
         allocation of ``heap_bytes`` kept for the whole run, made when a
         kernel first calls malloc or free."""
         if self.heap is None:
-            from ptxc.backends.llvm.heap import DeviceHeap
+            from ptxc.backends.llvm.ops.device_heap import DeviceHeap
             n = self.heap_bytes
             a = self.devmem.allocate(n, P.KIND_MODULE, f"the device heap (malloc, {n} bytes)")
             self.heap = DeviceHeap(a.seg, a.array)
@@ -270,7 +270,7 @@ class Session:
     def set_heap_limit(self, payload: bytes) -> None:
         """cudaDeviceSetLimit(cudaLimitMallocHeapSize, n): the heap's size,
         refused (cudaErrorInvalidValue) once a kernel has used the heap."""
-        from ptxc.backends.llvm.heap import heap_size_for
+        from ptxc.backends.llvm.ops.device_heap import heap_size_for
         n, = struct.unpack_from("<Q", payload)
         if self.heap is not None:
             self.channel.reply(P.CUDA_ERROR_INVALID_VALUE)
@@ -280,7 +280,7 @@ class Session:
 
     def run_launch(self, k, fn, grid, block, shared, stream, params,
                    cooperative: bool = False) -> LaunchRecord:
-        from ptxc.launcher import launch_segments
+        from ptxc.launcher.api import launch_segments
         opts = self.options
         lm = k.fatbin.loaded()
         names = self.devmem.names()

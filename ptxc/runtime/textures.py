@@ -2,7 +2,7 @@
 cudaCreateSurfaceObject): the ptxc side of OP_TEXTURE_CREATE/DESTROY.
 
 The shim sends the resource and texture descriptions (native/texture.c,
-``describe``); this module checks them, makes a ptxc.textures.Texture or
+``describe``); this module checks them, makes a texture_objects.Texture or
 Surface over a view of the allocation's memory (used in place: kernels see
 what the application copied into the array, and surface writes are in the
 application's memory at once) and answers the handle. CUDA enums
@@ -15,7 +15,7 @@ from __future__ import annotations
 
 import struct
 
-from ptxc import textures as T
+from ptxc.backends.llvm.ops import texture_objects as T
 from ptxc.errors import PtxcError
 
 from . import protocol as P

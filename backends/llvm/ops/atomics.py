@@ -1,0 +1,94 @@
+"""atom and red: atomic operations and reductions on global, shared (and
+generic) memory (PTX ISA, "Parallel Synchronization and Communication
+Instructions": atom, red).
+
+The forms ptxc runs are those of access.atomic_form (the others are a
+run-time "not supported yet" error). The lanes' addresses are checked like
+any access (resolve.py); the atomics then run lane by lane in lane order
+with LLVM ``atomicrmw``/``cmpxchg`` (safe when CTAs run on several threads).
+With memory counters on, the lane addresses first go to
+mem_count.count_access.
+"""
+from __future__ import annotations
+
+from ptxc.backends.llvm.instruments.initcheck_ops import track
+from ptxc.backends.llvm.instruments.mem_count import count_access
+from ptxc.backends.llvm.instruments.memcheck import KIND_ATOMIC
+from ptxc.backends.llvm.irtext import vt
+from ptxc.backends.llvm.ops.access import address, atomic_form, space_of
+from ptxc.backends.llvm.ops.resolve import resolve_masked
+from ptxc.backends.llvm.values import bits_of, lty
+
+
+def atomic(cg, ins, has_result: bool):
+    form = atomic_form(ins)
+    if form is None:
+        return cg.unsupported(ins)
+    op, t, rmw = form
+    space = space_of(ins)
+    if space in ("global", "generic"):
+        cg.uses_global_atomics = True
+        cg.writes_global = True
+    es = bits_of(t) // 8
+    a_idx = 0
+    addr, static = address(cg, ins.srcs[a_idx], space)
+    count_access(cg, ins, space, addr, static, es)
+    ptrs, _, emi = resolve_masked(cg, space, addr, static, es, es, KIND_ATOMIC)
+    track(cg, space, static, addr, emi, KIND_ATOMIC, es)
+    lt = lty(t)
+    b = cg.read(ins.srcs[a_idx + 1], t)
+    c = cg.read(ins.srcs[a_idx + 2], t) if op == "cas" else None
+    old = lane_atomics(cg, lt, ptrs, b, c, rmw, es, emi)
+    if has_result:
+        cg.write(ins.results[0] if ins.results else None, old, t)
+
+
+def lane_atomics(cg, lt: str, ptrs: str, b: str, c, rmw: str, align: int, mask: str) -> str:
+    """Apply the atomic for the lanes of ``mask`` (i32) in lane order;
+    returns the old values (0 for the other lanes)."""
+    f = cg.f
+    V = vt(lt)
+    out = f.alloca(f"[32 x {lt}]", "atom", 64)
+    f.store(V, "zeroinitializer", out, 64)
+    head, body, nxt, done = (f.fresh_label(x) for x in ("ahead", "abody", "anext", "adone"))
+    pre = f.cur_label
+    f.br(head)
+    f.label(head, dominated=True)
+    i = f.tmp("i")
+    f.lines.append(f"  {i} = phi i32 [ 0, %{pre} ], [ %{i[1:]}n, %{nxt} ]")
+    bit = f.val(f"and i32 {f.val(f'lshr i32 {mask}, {i}')}, 1")
+    f.cbr(f.icmp("ne", "i32", bit, "0"), body, nxt)
+    f.label(body, dominated=True)
+    p = f.val(f"extractelement <32 x ptr> {ptrs}, i32 {i}")
+    x = f.val(f"extractelement {V} {b}, i32 {i}")
+    if rmw == "cas":
+        y = f.val(f"extractelement {V} {c}, i32 {i}")
+        if lt in ("float", "double"):
+            it = "i32" if lt == "float" else "i64"
+            xi, yi = f.cast("bitcast", lt, x, it), f.cast("bitcast", lt, y, it)
+            pair = f.val(f"cmpxchg ptr {p}, {it} {xi}, {it} {yi} monotonic monotonic, align {align}")
+            old = f.cast("bitcast", it, f.val(f"extractvalue {{ {it}, i1 }} {pair}, 0"), lt)
+        else:
+            pair = f.val(f"cmpxchg ptr {p}, {lt} {x}, {lt} {y} monotonic monotonic, align {align}")
+            old = f.val(f"extractvalue {{ {lt}, i1 }} {pair}, 0")
+    else:
+        old = f.val(f"atomicrmw {rmw} ptr {p}, {lt} {x} monotonic, align {align}")
+    slot = f.val(f"getelementptr [32 x {lt}], ptr {out}, i32 0, i32 {i}")
+    f.store(lt, old, slot, align)
+    f.br(nxt)
+    f.label(nxt, dominated=True)
+    f.lines.append(f"  {i}n = add i32 {i}, 1")
+    f.cbr(f.icmp("ult", "i32", f"{i}n", "32"), head, done)
+    f.label(done, dominated=True)
+    return f.load(V, out, 64)
+
+
+def op_atom(cg, ins):
+    atomic(cg, ins, True)
+
+
+def op_red(cg, ins):
+    atomic(cg, ins, False)
+
+
+OPS = {"atom": op_atom, "red": op_red}

@@ -1,0 +1,299 @@
+"""Texture and surface instructions: tex, tld4, suld.b, sust.b (texture-object
+mode: the texture/surface operand is a 64-bit handle register).
+
+PTX ISA, "Texture Instructions" (tex, tld4) and "Surface Instructions"
+(suld, sust). Each warp-level instruction stores the executing lanes'
+handles, coordinates (and for sust the data) in per-warp buffers and calls
+``ptxc_tex(form, handles, coords, mask, data, cta)`` once: a ctypes callback
+(:func:`run_form`) that looks every handle up in the handle table of
+texture_objects.py and computes the results with numpy (the fetch semantics
+are documented there and in docs/executor.md). The callback returns the lanes that failed (an
+invalid handle, a ``.trap`` surface access out of range, an unsupported
+format); the run then stops with layout.ERR_TEX and the message the
+callback kept for that CTA (``ERRORS``).
+
+``form`` packs the instruction form into an i32 (see :func:`encode`), so
+compiled code (also from the on-disk object cache) holds no Python state.
+Forms ptxc does not run (texture references ``.texref``, ``.a1d/.a2d/.cube``,
+sampler operands, depth compare, offsets, LOD/gradient variants, the
+residency predicate, ``suld.p``/``sust.p``, ``sured``) compile to a
+run-time "not supported yet" error naming the instruction.
+"""
+from __future__ import annotations
+
+import ctypes
+
+import numpy as np
+
+from ptxc import ir
+from ptxc.errors import PtxcError
+
+from ptxc.backends.llvm import callbacks
+from ptxc.backends.llvm import layout as Lo
+from ptxc.backends.llvm.ops import texture_objects as T
+
+OP_TEX, OP_TLD4, OP_SULD, OP_SUST = range(4)
+GEOMS = {"1d": 1, "2d": 2, "3d": 3}
+LAYERED = {"a1d": 1, "a2d": 2}          # tex only: {layer, x[, y, _]}
+DTYPES = ("f32", "s32", "u32")
+SMODES = ("trap", "clamp", "zero")
+SIZES = {"b8": 0, "b16": 1, "b32": 2, "b64": 3}
+DECL = "declare i32 @ptxc_tex(i32, ptr, ptr, i32, ptr, i32)"
+
+
+def encode(op: int, dims: int, integer: bool, dtype: int = 0, comp: int = 0,
+           smode: int = 0, size_log2: int = 2, vec: int = 1, layered: bool = False) -> int:
+    return (op | dims << 2 | int(integer) << 5 | dtype << 6 | comp << 8 | smode << 10
+            | size_log2 << 12 | vec << 16 | int(layered) << 19)
+
+
+def decode(form: int) -> dict:
+    return {"op": form & 3, "dims": form >> 2 & 7, "integer": bool(form >> 5 & 1),
+            "dtype": form >> 6 & 3, "comp": form >> 8 & 3, "smode": form >> 10 & 3,
+            "size": 1 << (form >> 12 & 3), "vec": form >> 16 & 7, "layered": bool(form >> 19 & 1)}
+
+
+# ------------------------------------------------------------ lowering
+def operands(ins):
+    """(handle operand, coordinate items) of the bracket ``[h, {c..}]``."""
+    addr = ins.srcs[0]
+    items = addr.base.items if isinstance(addr, ir.Addr) and isinstance(addr.base, ir.Bracket) else None
+    if not items or len(items) != 2:
+        raise PtxcError("only the texture-object form [handle, {coordinates}] is supported")
+    handle, coords = items
+    if isinstance(handle, ir.Sym):
+        raise PtxcError(f"texture/surface references ({handle.name}) are not supported; "
+                        "use texture or surface objects")
+    coords = coords.items if isinstance(coords, ir.Vec) else [coords]
+    return handle, coords
+
+
+def geometry(ins, layered_ok: bool = False) -> tuple:
+    """(dimensions, layered?) of the instruction's geometry."""
+    geoms = [m for m in ins.mods if m in GEOMS or m in ("a1d", "a2d", "cube", "acube", "2dms", "a2dms")]
+    if len(geoms) == 1 and layered_ok and geoms[0] in LAYERED:
+        return LAYERED[geoms[0]], True
+    if len(geoms) != 1 or geoms[0] not in GEOMS:
+        ok = "1d, 2d, 3d, a1d, a2d" if layered_ok else "1d, 2d, 3d"
+        raise PtxcError(f"geometry {'.'.join(geoms) or '(none)'} is not supported ({ok})")
+    return GEOMS[geoms[0]], False
+
+
+def stage(cg, handle, coords, ctype: str, ndims: int):
+    """Per-warp buffers holding the handles and the coordinates."""
+    f = cg.f
+    hbuf = f.alloca("<32 x i64>", "texh", 64)
+    cbuf = f.alloca("[4 x <32 x i32>]", "texc", 64)
+    dbuf = f.alloca("[4 x <32 x i64>]", "texd", 64)
+    f.store("<32 x i64>", cg.read(handle, "b64"), hbuf, 64)
+    for k in range(ndims):
+        f.store("<32 x i32>", cg.read(coords[k], ctype), f.gep(cbuf, k * 128), 64)
+    return hbuf, cbuf, dbuf
+
+
+def call(cg, form: int, hbuf, cbuf, dbuf) -> None:
+    f = cg.f
+    cg.decls.add(DECL)
+    cta = f.field("i32", "%cta", Lo.CTA_LINEAR)
+    bad = f.call("i32", "ptxc_tex", [("i32", str(form)), ("ptr", hbuf), ("ptr", cbuf),
+                                     ("i32", cg.emi), ("ptr", dbuf), ("i32", cta)])
+    cg.fail_if(bad, Lo.ERR_TEX, f.load("<32 x i64>", hbuf, 64))
+
+
+def write_results(cg, dsts, dbuf, bits: int) -> None:
+    f = cg.f
+    for k, item in enumerate(dsts):
+        if isinstance(item, ir.Sink):
+            continue
+        v = f.load("<32 x i64>", f.gep(dbuf, k * 256), 64)
+        if bits < 64:
+            v = f.cast("trunc", "<32 x i64>", v, f"<32 x i{bits}>")
+        cg.write(item, v, f"b{bits}")
+
+
+def refuse_extras(ins) -> None:
+    if len(ins.srcs) > 1 or not isinstance(ins.dsts[0], ir.Vec):
+        raise PtxcError("sampler, offset, depth-compare, LOD and predicate operands are not supported")
+
+
+def lower_tex(cg, ins) -> None:
+    refuse_extras(ins)
+    dims, layered = geometry(ins, layered_ok=True)
+    types = [m for m in ins.mods if m in ("f32", "s32", "u32", "f16")]
+    if "v4" not in ins.mods or len(types) != 2 or types[0] == "f16" or types[1] not in ("f32", "s32"):
+        raise PtxcError("only .v4 results of f32/s32/u32 with f32/s32 coordinates are supported")
+    handle, coords = operands(ins)
+    hbuf, cbuf, dbuf = stage(cg, handle, coords, "b32", dims + layered)
+    form = encode(OP_TEX, dims, types[1] == "s32", DTYPES.index(types[0]), layered=layered)
+    call(cg, form, hbuf, cbuf, dbuf)
+    write_results(cg, ins.dsts[0].items, dbuf, 32)
+
+
+def lower_tld4(cg, ins) -> None:
+    refuse_extras(ins)
+    comps = [m for m in ins.mods if m in ("r", "g", "b", "a")]
+    types = [m for m in ins.mods if m in ("f32", "s32", "u32")]
+    if geometry(ins) != (2, False) or len(comps) != 1 or len(types) != 2 or types[1] != "f32":
+        raise PtxcError("only tld4.{r,g,b,a}.2d.v4.{f32,s32,u32}.f32 is supported")
+    handle, coords = operands(ins)
+    hbuf, cbuf, dbuf = stage(cg, handle, coords, "b32", 2)
+    form = encode(OP_TLD4, 2, False, DTYPES.index(types[0]), "rgba".index(comps[0]))
+    call(cg, form, hbuf, cbuf, dbuf)
+    write_results(cg, ins.dsts[0].items, dbuf, 32)
+
+
+def surface_form(ins, op: int, nvals: int) -> int:
+    if "b" not in ins.mods:
+        raise PtxcError("only the .b (raw bytes) surface form is supported")
+    dims, _ = geometry(ins)
+    sizes = [m for m in ins.mods if m in SIZES]
+    smodes = [m for m in ins.mods if m in SMODES] or ["trap"]
+    if len(sizes) != 1:
+        raise PtxcError("surface element type must be one of .b8 .b16 .b32 .b64")
+    return encode(op, dims, True, smode=SMODES.index(smodes[0]), size_log2=SIZES[sizes[0]], vec=nvals)
+
+
+def lower_suld(cg, ins) -> None:
+    if len(ins.srcs) != 1:
+        raise PtxcError("unexpected operands")
+    items = ins.dsts[0].items if isinstance(ins.dsts[0], ir.Vec) else [ins.dsts[0]]
+    form = surface_form(ins, OP_SULD, len(items))
+    handle, coords = operands(ins)
+    hbuf, cbuf, dbuf = stage(cg, handle, coords, "s32", decode(form)["dims"])
+    call(cg, form, hbuf, cbuf, dbuf)
+    write_results(cg, items, dbuf, decode(form)["size"] * 8)
+
+
+def lower_sust(cg, ins) -> None:
+    vals = ins.srcs[1]
+    items = vals.items if isinstance(vals, ir.Vec) else [vals]
+    form = surface_form(ins, OP_SUST, len(items))
+    bits = decode(form)["size"] * 8
+    handle, coords = operands(ins)
+    hbuf, cbuf, dbuf = stage(cg, handle, coords, "s32", decode(form)["dims"])
+    f = cg.f
+    for k, item in enumerate(items):
+        v = cg.read(item, f"b{bits}")
+        if bits < 64:
+            v = f.cast("zext", f"<32 x i{bits}>", v, "<32 x i64>")
+        f.store("<32 x i64>", v, f.gep(dbuf, k * 256), 64)
+    call(cg, form, hbuf, cbuf, dbuf)
+
+
+OPS = {"tex": lower_tex, "tld4": lower_tld4, "suld": lower_suld, "sust": lower_sust}
+
+
+# ------------------------------------------------------------ the callback
+ERRORS: dict[int, str] = {}       # linear CTA -> message of its failed instruction
+
+
+def error_text(cta: int) -> str:
+    """The message of the texture error of CTA ``cta`` (and forget them all)."""
+    text = ERRORS.get(cta, "texture/surface instruction failed")
+    ERRORS.clear()
+    return text
+
+
+def run_form(form: int, handles, coords, mask: int, data, cta: int = 0) -> int:
+    """Execute one instruction for the lanes of ``mask``; the failing lanes."""
+    d = decode(form)
+    lanes = np.array([k for k in range(32) if mask >> k & 1], np.int64)
+    bad = 0
+    for h in np.unique(handles[lanes]):
+        sel = lanes[handles[lanes] == h]
+        try:
+            one_handle(T, d, int(h), sel, coords, data)
+        except T.TextureError as e:
+            ERRORS[cta] = str(e)
+            failed = getattr(e, "lanes", None)
+            bad |= sum(1 << int(k) for k in (sel if failed is None else failed))
+        except PtxcError as e:
+            ERRORS[cta] = e.message
+            bad |= sum(1 << int(k) for k in sel)
+    return bad
+
+
+def one_handle(T, d, h, sel, coords, data) -> None:
+    if d["op"] in (OP_TEX, OP_TLD4):
+        tex = T.lookup(h, T.Texture)
+        first = int(d["layered"])
+        raw = coords[first:first + d["dims"], sel]
+        cs = list(raw.view(np.int32) if d["integer"] else raw.view(np.float32))
+        if d["op"] == OP_TLD4:
+            vals = T.gather(tex, cs, d["comp"])
+        elif d["layered"] or tex.layered:
+            layer = coords[0, sel].view(np.int32) if d["layered"] else None
+            vals = T.sample_layered(tex, cs, d["integer"], layer)
+        else:
+            vals = T.sample(tex, cs, d["integer"])
+        put_results(T, tex, d, vals, sel, data)
+        return
+    raw = coords[:d["dims"], sel]
+    surf = T.lookup(h, T.Surface)
+    nbytes = d["size"] * d["vec"]
+    cs = list(raw.view(np.int32).astype(np.int64))
+    mode = SMODES[d["smode"]]
+    if d["op"] == OP_SULD:
+        rows, bad = T.surface_load(surf, cs, nbytes, mode)
+        trap(T, surf, cs, sel, bad, "read")
+        words = rows.reshape(len(sel), d["vec"], d["size"])
+        for k in range(d["vec"]):
+            data[k, sel] = np.frombuffer(np.ascontiguousarray(words[:, k, :]).tobytes(),
+                                         f"<u{d['size']}").astype(np.uint64)
+        return
+    vals = np.stack([data[k, sel] for k in range(d["vec"])], axis=1)
+    rows = vals.astype(f"<u{d['size']}").view(np.uint8).reshape(len(sel), nbytes)
+    _, inside = T.surface_index(surf, cs, nbytes, mode)
+    if mode == "trap":
+        trap(T, surf, cs, sel, ~inside, "write")
+    T.surface_store(surf, cs, rows, mode)
+
+
+def trap(T, surf, cs, sel, bad, what: str) -> None:
+    if bad.any():
+        k = int(np.argmax(bad))
+        at = ", ".join(str(int(c[k])) for c in cs)
+        e = T.TextureError(f"surface {what} out of range at ({at}) (x in bytes) of surface object "
+                           f"{surf.handle} ({surf.dims[0]} x {surf.dims[1]} elements of "
+                           f"{surf.fmt.elem_bytes} bytes), .trap mode")
+        e.lanes = sel[bad]
+        raise e
+
+
+def put_results(T, tex, d, vals, sel, data) -> None:
+    want_float = d["dtype"] == 0
+    if want_float != tex.returns_float():
+        raise T.TextureError(f"texture object {tex.handle} returns "
+                             f"{'floats' if tex.returns_float() else 'integers'} but the instruction "
+                             f"reads .{DTYPES[d['dtype']]}")
+    ch = vals.shape[1]
+    for k in range(4):
+        if k < ch:
+            col = vals[:, k]
+        else:
+            col = np.zeros(len(sel))
+        if want_float:
+            bits = col.astype(np.float32).view(np.uint32)
+        else:
+            bits = col.astype(np.int64).astype(np.uint32)
+        data[k, sel] = bits.astype(np.uint64)
+
+
+def _callback(form, hptr, cptr, mask, dptr, cta) -> int:
+    try:
+        handles = np.ctypeslib.as_array((ctypes.c_uint64 * 32).from_address(hptr))
+        coords = np.ctypeslib.as_array((ctypes.c_uint32 * 128).from_address(cptr)).reshape(4, 32)
+        data = np.ctypeslib.as_array((ctypes.c_uint64 * 128).from_address(dptr)).reshape(4, 32)
+        return run_form(form, handles, coords, mask, data, cta)
+    except Exception as e:                 # never unwind through native code
+        ERRORS[cta] = f"internal error in a texture instruction: {type(e).__name__}: {e}"
+        return mask
+
+
+_TEX = callbacks.c_function(_callback, ctypes.c_uint32, ctypes.c_uint32, ctypes.c_void_p,
+                            ctypes.c_void_p, ctypes.c_uint32, ctypes.c_void_p, ctypes.c_int32)
+
+
+def register_symbols(binding) -> None:
+    """Make the callback known to LLVM's symbol resolution (once)."""
+    callbacks.add_symbols(binding, {"ptxc_tex": _TEX})

@@ -1,0 +1,95 @@
+"""``ptxc check``'s report over a whole application run: every tool's
+errors in compute-sanitizer's shape, one header, one ``ERROR SUMMARY``
+(CUDA Compute Sanitizer documentation, "Understanding Memcheck Errors").
+
+The blocks come in this order: memcheck's invalid accesses (memcheck_report),
+initcheck's uninitialised reads (initcheck_report), racecheck's hazards and
+synccheck's barrier and mask errors (hazard_report), failed CUDA API calls
+(runtime/checks.py), device faults the application got as CUDA errors
+(assert, trap: runtime/faults.py), and the error that stopped the run, if
+ptxc stopped it (``--stop-on-error``, or a fault no tool continues after).
+``ERROR SUMMARY`` counts every thread-access of the first two kinds, the
+error-severity hazards (warnings are shown, not counted), synccheck's
+threads or lanes, each thread whose assert failed, and each of the others
+once.
+"""
+from __future__ import annotations
+
+from ptxc.check import hazards as hazard_report, initcheck as initcheck_report, memcheck as memcheck_report
+
+
+def fault_block(fault) -> list[str]:
+    """A device assert or trap the application got as a CUDA error."""
+    from ptxc.runtime.faults import CUDA_ERROR_ASSERT, NAMES
+    what = "Device-side assertion failed" if fault.code == CUDA_ERROR_ASSERT else "Device-side trap"
+    asserts = [a.strip() for a in fault.assertions if a.strip()]
+    message = fault.message
+    if asserts and message.endswith(": " + asserts[0]):     # the first assertion, once
+        message = message[:-len(asserts[0]) - 2]
+    return [f"{what} ({NAMES.get(fault.code, fault.code)}, error {fault.code})",
+            f"    {message}"] + [f"    {a}" for a in asserts]
+
+
+def fault_count(fault) -> int:
+    """A failed assert counts once per thread that failed it (each prints
+    its line), a trap once."""
+    return max(1, sum(1 for a in fault.assertions if a.strip()))
+
+
+def blocks(session) -> list[tuple[list[str], int]]:
+    """([lines], errors it counts) of every error of the run, in report order."""
+    from ptxc.runtime.checks import error_block as api_block
+    from ptxc.report.kernel_names import demangle
+    launches = session.launches
+    names = [e.kernel for _, e in memcheck_report.launch_errors(launches)] + \
+            [e.kernel for _, e in initcheck_report.launch_errors(launches)] + \
+            [e.kernel for t in hazard_report.ATTR for _, e in hazard_report.launch_reports(launches, t)]
+    readable = demangle(names)
+    out = []
+    for r, e in memcheck_report.launch_errors(launches):
+        out.append((memcheck_report.error_block(e, e.file or r.module, readable[e.kernel]), e.count))
+    for r, e in initcheck_report.launch_errors(launches):
+        out.append((initcheck_report.error_block(e, e.file or r.module, readable[e.kernel]), e.count))
+    for r, e in hazard_report.launch_reports(launches, "racecheck"):
+        out.append((hazard_report.race_lines(e, e.file or r.module, readable[e.kernel]),
+                    e.count if e.severity == "error" else 0))
+    for r, e in hazard_report.launch_reports(launches, "synccheck"):
+        out.append((hazard_report.sync_lines(e, e.file or r.module, readable[e.kernel]), e.count))
+    for e in session.api_errors:
+        out.append((api_block(e), 1))
+    for f in session.faults:
+        out.append((fault_block(f), fault_count(f)))
+    if session.stopped:
+        out.append((["ptxc stopped the application:",
+                     f"    {session.stopped.strip().splitlines()[0]}"], 1))
+    return out
+
+
+def text(session, tools) -> str:
+    found = blocks(session)
+    extra = []
+    if "racecheck" in tools:
+        races = [e for _, e in hazard_report.launch_reports(session.launches, "racecheck")]
+        extra.append(hazard_report.race_summary(races))
+    return memcheck_report.report_text("+".join(tools), (lines for lines, _ in found),
+                                       sum(n for _, n in found), extra)
+
+
+def total(session) -> int:
+    return sum(n for _, n in blocks(session))
+
+
+def as_json(session, tools) -> dict:
+    launches = session.launches
+    errors = memcheck_report.error_rows(launches)
+    init = [{"launch": r.id, "module": r.module, **e.as_dict()}
+            for r, e in initcheck_report.launch_errors(launches)]
+    return {"tool": "+".join(tools), "error_count": total(session), "errors": errors,
+            "uninitialized": init,
+            "hazards": hazard_report.launches_json(launches, "racecheck")["errors"],
+            "hazard_warnings": hazard_report.launches_json(launches, "racecheck")["warning_count"],
+            "sync_errors": hazard_report.launches_json(launches, "synccheck")["errors"],
+            "api_errors": [e.as_dict() for e in session.api_errors],
+            "device_faults": [{"code": f.code, "message": f.message, "assertions": f.assertions}
+                              for f in session.faults],
+            "stopped": session.stopped}

@@ -1,0 +1,136 @@
+"""Running a compiled launch: its segments (buffers, the device heap, the
+grid-sync workspace), the CTAs it runs (one per equivalence class where
+that is exact, docs/cta-equivalence.md), the check tools and error
+injection around the run, and the Profile it returns or the error it raises.
+"""
+from __future__ import annotations
+
+import time
+
+import numpy as np
+
+from ptxc.launcher import injection
+from ptxc.launcher.args import addr_bits, is_pointer_param
+from ptxc.launcher.buffers import private_buffers
+from ptxc.launcher.checks import (activate, attach, check_tools, initcheck_active,
+                                  initcheck_setup, make_checkers)
+from ptxc.launcher.compile import compile_timed
+from ptxc.launcher.faults import device_fault, run_error, space_sizes
+from ptxc.launcher.limits import check_shared, read_only_writes
+
+
+def execute(module, fn, grid, block, params, buffers, arrays, mode, shared_bytes, max_steps, threads,
+            memory: int = 0, cta_equivalence: bool = True, cooperative: bool = False,
+            check: str | None = None, value_profile: bool = False):
+    """Run a launch whose buffers came from ``bind_args (one segment each,
+    named after the pointer parameter it was bound to); copy results back."""
+    from ptxc.backends.llvm.layout import SEG_FIRST_BUFFER
+    c, compile_s = compile_timed(module, fn, mode, grid, block, memory, check, value_profile)
+    buffers = private_buffers(c, mode, buffers, arrays)
+    owners = [p.name for p in fn.params if is_pointer_param(p, addr_bits(fn))]
+    segments, names = {}, {}
+    for k, buf in enumerate(buffers):
+        segments[SEG_FIRST_BUFFER + k] = buf
+        names[SEG_FIRST_BUFFER + k] = ("buffer of parameter " + owners[k]) if k < len(owners) else f"buffer {k}"
+    prof = run_compiled(c, fn, grid, block, params, segments, shared_bytes, max_steps, threads,
+                        segment_names=names, compile_s=compile_s,
+                        cta_equivalence=cta_equivalence and mode == "hybrid",
+                        cooperative=cooperative, check=check)
+    if mode == "full":
+        read_only_writes(fn, buffers, arrays, owners)
+        for buf, orig in zip(buffers, (o for _, o in arrays)):
+            if not np.shares_memory(buf, orig) and orig.flags.writeable:
+                np.copyto(orig, buf.view(orig.dtype).reshape(orig.shape), casting="no")
+    return prof
+
+
+def run_compiled(c, fn, grid, block, params, segments, shared_bytes, max_steps, threads,
+                 memory=None, segment_names=None, compile_s: float = 0.0,
+                 cta_equivalence: bool = False, heap=None, cooperative: bool = False,
+                 check: str | None = None, shadow=None):
+    """Run compiled kernel ``c`` on ``segments``; the Profile (raises PtxcError).
+    With ``check="memcheck"`` invalid accesses are recorded, not raised:
+    ``prof.mem_errors`` (access_errors.MemcheckError list, first
+    occurrence order) and ``prof.mem_error_count``.
+    A kernel that calls malloc/free uses ``heap`` (a backends.llvm.heap
+    DeviceHeap kept by the caller, or a function making it on first use, as
+    the CUDA runtime does), or a fresh one
+    for this launch; it runs every CTA (no CTA equivalence: each CTA's calls
+    change the heap)."""
+    from ptxc.backends.llvm.ops import device_heap
+    from ptxc.backends.llvm.layout import spare_segment
+    from ptxc.launcher.results import build_profile
+    from ptxc.backends.llvm.runtime import Launch, RunError
+    from ptxc.launcher.cta_classes import cta_classes
+    check_shared(shared_bytes, c.plan.shared_static, fn.name)
+    t1 = time.perf_counter()
+    if c.uses_heap:
+        heap = heap() if callable(heap) else heap      # the CUDA runtime makes it on demand
+        heap = heap or device_heap.fresh(segments, c.plan.shift)
+        segments = {**segments, heap.seg: heap.array}
+        segment_names = {**(segment_names or {}), heap.seg: "the device heap (malloc)"}
+    grid_ws = None
+    if cooperative:      # the grid-sync workspace (%envreg1:2), zeroed, in a segment of its own
+        seg = spare_segment(segments)
+        segments = {**segments, seg: np.zeros(64, np.uint8)}
+        segment_names = {**(segment_names or {}), seg: "the grid-sync workspace"}
+        grid_ws = seg << c.plan.shift
+    if not cta_equivalence:
+        classes, note = None, "off"
+    elif cooperative:
+        classes, note = None, "off: a cooperative launch (its CTAs wait for each other)"
+    else:
+        classes, note = cta_classes(c, fn, grid, block, params, segment_sizes(c, segments))
+    t_classes = time.perf_counter() - t1
+    log = None
+    if "memcheck" in check_tools(check):
+        from ptxc.backends.llvm.instruments.memcheck import MemcheckLog
+        log = MemcheckLog()
+        log.shadow_offsets = tuple(sorted(set(getattr(c.plan, "provenance_shadow", {}).values())))
+    init = initcheck_setup(check, shadow)
+    if init is not None:
+        threads = 1          # CTAs in linear order: one answer for racing CTAs (docs/check.md)
+    checkers = make_checkers(c, check_tools(check), cooperative)   # racecheck, synccheck
+    run = Launch(c, grid, block, params, segments, shared_bytes, max_steps, threads, memory=memory,
+                 grid_ws=grid_ws, memcheck=log, heap=heap if c.uses_heap else None)
+    try:
+        with initcheck_active(run, init), injection.launch(c, fn, grid, block), \
+                activate(run, checkers):
+            counts = run.run(classes)
+    except RunError as e:
+        sizes = space_sizes(run, segment_names or {})
+        sizes["shift"], sizes["params"] = c.plan.shift, bytes(params)
+        err = run_error(c, fn, grid, block, e, max_steps, sizes, run.output.assertions(e.cta))
+        device_fault(err, e.code, run.output.printf(e.cta), run.output.assertions(e.cta))
+        raise err from None
+    t2 = time.perf_counter()
+    prof = build_profile(c, counts, run.per_cta, fn, c.mode, grid, block)
+    prof.printf = run.output.printf()
+    prof.timings = {"compile": compile_s, "run": t2 - t1, "cta_classes": t_classes, **c.timings}
+    prof.ctas_launched, prof.ctas_run, prof.cta_equivalence = run.nctas, run.ctas_run, note
+    if log is not None:
+        from ptxc.launcher.access_errors import describe_errors
+        sizes = space_sizes(run, segment_names or {})
+        sizes["shift"], sizes["params"] = c.plan.shift, bytes(params)
+        prof.mem_errors = describe_errors(c, fn, log, sizes)
+        prof.mem_error_count = log.total()
+    if init is not None:
+        from ptxc.launcher.access_errors import describe_uninit
+        sizes = space_sizes(run, segment_names or {})
+        sizes["shift"] = c.plan.shift
+        prof.init_errors = describe_uninit(c, fn, init[1], sizes)
+        prof.init_error_count = init[1].total()
+    if c.value_profile:
+        from ptxc.launcher.results_value import value_entries
+        from ptxc.launcher.value_profile import make
+        prof.value_profile = make(value_entries(c, counts))
+    if checkers:
+        attach(prof, c, fn, block, checkers)
+    return prof
+
+
+def segment_sizes(c, segments: dict) -> dict:
+    """{segment: bytes} of the .global variables and the buffers of a launch
+    (what the fault checks of CTA classes compare addresses with)."""
+    from ptxc.backends.llvm.layout import SEG_GLOBALS
+    return {SEG_GLOBALS: c.plan.global_size, **{s: b.nbytes for s, b in segments.items()}}

@@ -1,0 +1,83 @@
+"""A launch's run-time errors: the executor's error (``RunError``: code, CTA,
+warp, lane, instruction, address) as one message with the kernel, CTA,
+thread, PTX line and what the address points into, plus what a CUDA
+runtime needs to turn it into the GPU's error (docs/launch.md, "Errors").
+"""
+from __future__ import annotations
+
+from ptxc.errors import PtxcError
+from ptxc.launcher.addresses import describe_address
+
+
+def device_fault(err: PtxcError, code: int, printf: list, assertions: list) -> None:
+    """Attach to a run-time error what a CUDA runtime needs to turn it into
+    the GPU's error (ptxc/runtime): the executor's error code
+    (``err.device_code``, layout.ERR_*), the printf records of the launch up
+    to the failing CTA (``err.printf``) and the failed assertions' lines
+    (``err.assertions``)."""
+    err.device_code, err.printf, err.assertions = code, printf, assertions
+
+
+ERR_TEXT = {1: "out-of-bounds access", 2: "misaligned access", 5: "trap",
+            6: "not supported yet", 4: "reconvergence stack overflow",
+            12: "free() of an address malloc did not return",
+            13: "stopped: another CTA of the cooperative launch failed, or no CTA made progress "
+                "(a grid-wide wait that never ends)",
+            14: "device assertion failed",
+            20: "whole-warp matrix instruction (.aligned) executed by only part of the warp "
+                "(the PTX ISA requires all 32 lanes)"}
+
+
+def run_error(c, fn, grid, block, e, max_steps, run_sizes=None, assertions=()) -> PtxcError:
+    from ptxc.backends.llvm import layout as Lo
+    from ptxc.errors import SrcLoc
+    plan = c.plan
+    cx = e.cta % grid[0]
+    cy = (e.cta // grid[0]) % grid[1]
+    cz = e.cta // (grid[0] * grid[1])
+    t = e.warp * 32 + e.lane
+    tx, ty, tz = t % block[0], (t // block[0]) % block[1], t // (block[0] * block[1])
+    where = f"kernel {fn.name}, CTA ({cx},{cy},{cz}), "
+    if e.code == Lo.ERR_STEPS:
+        node = plan.nodes[e.instr_id] if 0 <= e.instr_id < len(plan.nodes) else None
+        label = node.block.label or node.block.name if node else "?"
+        body = node.block.body if node else []
+        loc = body[0].loc if body else None
+        line = f", line {loc.line}" if loc else ""
+        return PtxcError(f"{where}warp {e.warp}: no termination within {max_steps} block executions "
+                         f"per warp; still looping in block {label} of {node.inst.fn.name if node else '?'}"
+                         f"{line} (raise max_steps if the kernel needs more)", loc)
+    if e.code == Lo.ERR_STACK:
+        return PtxcError(f"{where}warp {e.warp}: internal error: reconvergence stack overflow")
+    inst, ins = plan.instr_table[e.instr_id]
+    loc = ins.loc
+    what = ERR_TEXT.get(e.code, f"error {e.code}")
+    if e.code == Lo.ERR_TEX:
+        from ptxc.backends.llvm.ops.texture import error_text
+        what = error_text(e.cta)
+    text = f"{where}thread ({tx},{ty},{tz}): {what}"
+    if e.code == Lo.ERR_PARTIAL_WARP:
+        text = f"{where}warp {e.warp}: {what} (lanes executing: 0x{e.addr:08x})"
+    if e.code == Lo.ERR_UNSUPPORTED:
+        text += f": {c.unsupported.get(e.instr_id, ins.full_opcode)} at line {loc.line}"
+    else:
+        text += f" at line {loc.line} ({ins.full_opcode})"
+    if e.code in (Lo.ERR_OOB, Lo.ERR_MISALIGNED, Lo.ERR_BAD_FREE):
+        text += f", address 0x{e.addr:x}{describe_address(e.addr, ins, run_sizes)}"
+    if e.code == Lo.ERR_OOB:
+        from ptxc.launcher.provenance_message import started_from
+        text += started_from(c.plan, inst, ins, e.addr, run_sizes or {}, getattr(e, "ws", None), e.lane)
+    if e.code == Lo.ERR_ASSERT and assertions:
+        text += f": {assertions[0].strip()}"
+    if inst.parent is not None:
+        text += f" in {inst.fn.name} called from line {inst.call.loc.line}"
+    return PtxcError(text, SrcLoc(loc.file, loc.line, loc.col) if loc else None)
+
+
+def space_sizes(run, segment_names: dict) -> dict:
+    """Sizes of the state spaces and the name and size of each device segment (messages)."""
+    return {"shared": run.shared_total, "local": run.local_size, "const": run.c.plan.const_size,
+            "param": run.c.plan.param_size,
+            "buffers": {seg: (segment_names.get(seg, f"segment {seg}"), b.nbytes)
+                        for seg, b in run.segments.items()},
+            "names": segment_names}

@@ -1,0 +1,162 @@
+"""Raw memory counters -> the memory part of a Profile (docs/metrics.md,
+"Memory access counters").
+
+The native code keeps, per measured instruction instance and space, the
+counter blocks of memcount_ir.py. Here they are summed per instruction of
+the text (over the inlined copies of a function), named as nvprof names
+them, and totalled per launch; ratios (efficiency, per request) are
+derived from the integer sums.
+"""
+from __future__ import annotations
+
+from ptxc.passes.memory.measured import access_kind, state_space
+
+from ptxc.backends.llvm.instruments.memcount_ir import ATOMIC_SLOTS, GLOBAL_SLOTS, SHARED_SLOTS
+
+SECTOR, LINE = 32, 128
+ATOMIC_KINDS = ("atomic", "reduction")
+
+
+def memory_profile(prof, c, counts) -> None:
+    """Fill ``prof.memory`` and ``prof.per_memory_instr`` from the counters."""
+    prof.memory_counters = bool(c.memory_counters)
+    if not c.memory_counters:
+        return
+    per, indices = {}, {}
+    for iid, blocks in sorted(c.mem_ctr.items()):
+        inst, ins = c.plan.instr_table[iid]
+        e = instr_entry(per, indices, inst.fn, ins)
+        for part, base in blocks.items():
+            add_block(e, e["kind"], part, counts, base)
+    for e in per.values():
+        for part in ("global", "shared"):
+            if part in e:
+                derive(e[part], e["kind"], part, c.bank_bytes)
+    prof.per_memory_instr = per
+    prof.memory = totals(per, c.bank_bytes)
+
+
+def instr_entry(per: dict, indices: dict, fn, ins) -> dict:
+    if id(fn) not in indices:
+        body = [i for i in fn.instructions() if not i.is_phi]
+        indices[id(fn)] = {id(i): k + 1 for k, i in enumerate(body)}
+    index = indices[id(fn)][id(ins)]
+    key = f"{fn.name}:{index}"
+    if key not in per:
+        per[key] = {"function": fn.name, "index": index,
+                    "line": ins.loc.line if ins.loc else None,
+                    "block": ins.block.name if ins.block is not None else None,
+                    "opcode": ins.full_opcode, "kind": access_kind(ins),
+                    "space": state_space(ins)}
+    return per[key]
+
+
+def add_block(e: dict, kind: str, part: str, counts, base: int) -> None:
+    """Add one counter block (memcount_ir.py layout) to entry ``e[part]``."""
+    if kind in ATOMIC_KINDS:
+        vals = [int(x) for x in counts[base:base + ATOMIC_SLOTS]]
+        d = e.setdefault(part, {"requests": 0, "addresses": 0})
+        d["requests"] += vals[0]
+        d["addresses"] += vals[1]
+    elif part == "global":
+        vals = [int(x) for x in counts[base:base + GLOBAL_SLOTS]]
+        d = e.setdefault(part, {"requests": 0, "transactions": 0, "lines": 0,
+                                "requested_bytes": 0, "sectors_hist": [0] * 32})
+        for k, name in enumerate(("requests", "transactions", "lines", "requested_bytes")):
+            d[name] += vals[k]
+        d["sectors_hist"] = [a + b for a, b in zip(d["sectors_hist"], vals[4:])]
+    else:
+        vals = [int(x) for x in counts[base:base + SHARED_SLOTS]]
+        d = e.setdefault(part, {"requests": 0, "transactions": 0, "ideal_transactions": 0,
+                                "requested_bytes": 0})
+        for k, name in enumerate(("requests", "transactions", "ideal_transactions",
+                                  "requested_bytes")):
+            d[name] += vals[k]
+
+
+def ratio(a: int, b: int, scale: float = 1.0):
+    return round(scale * a / b, 6) if b else None
+
+
+def derive(d: dict, kind: str, part: str, bank_bytes: int) -> None:
+    """Per-instruction ratios from the sums."""
+    if kind in ATOMIC_KINDS:
+        d["addresses_per_request"] = ratio(d["addresses"], d["requests"])
+        return
+    d["transactions_per_request"] = ratio(d["transactions"], d["requests"])
+    if part == "global":
+        d["efficiency"] = ratio(d["requested_bytes"], SECTOR * d["transactions"], 100)
+    else:
+        d["bank_conflicts"] = d["transactions"] - d["ideal_transactions"]
+        d["efficiency"] = ratio(d["requested_bytes"], 32 * bank_bytes * d["transactions"], 100)
+
+
+def totals(per: dict, bank_bytes: int) -> dict:
+    """The launch totals (nvprof names; docs/metrics.md): integer sums, then
+    the ratios derived from them (add_ratios; None marks their place in the
+    reports' order)."""
+    t = {"shared_bank_bytes": bank_bytes}
+    for prefix, kind in (("gld", "load"), ("gst", "store")):
+        rows = [e["global"] for e in per.values() if e["kind"] == kind and "global" in e]
+        t.update({f"{prefix}_requests": _sum(rows, "requests"),
+                  f"{prefix}_transactions": _sum(rows, "transactions"),
+                  f"{prefix}_lines": _sum(rows, "lines"),
+                  f"{prefix}_requested_bytes": _sum(rows, "requested_bytes"),
+                  f"{prefix}_sectors_hist": [sum(r["sectors_hist"][k] for r in rows)
+                                             for k in range(32)],
+                  f"{prefix}_transactions_per_request": None, f"{prefix}_efficiency": None})
+    for word, short, kind in (("load", "ld", "load"), ("store", "st", "store")):
+        rows = [e["shared"] for e in per.values() if e["kind"] == kind and "shared" in e]
+        tx = _sum(rows, "transactions")
+        t.update({f"shared_{word}_requests": _sum(rows, "requests"),
+                  f"shared_{word}_transactions": tx,
+                  f"shared_{short}_bank_conflict": tx - _sum(rows, "ideal_transactions"),
+                  f"shared_{word}_requested_bytes": _sum(rows, "requested_bytes"),
+                  f"shared_{word}_transactions_per_request": None})
+    t["shared_efficiency"] = None
+    for space in ("global", "shared"):
+        atom = [e[space] for e in per.values() if e["kind"] == "atomic" and space in e]
+        red = [e[space] for e in per.values() if e["kind"] == "reduction" and space in e]
+        if space == "global":
+            t["global_atomic_requests"] = _sum(atom, "requests")
+            t["global_reduction_requests"] = _sum(red, "requests")
+        else:
+            t["shared_atomic_requests"] = _sum(atom, "requests") + _sum(red, "requests")
+        t[f"{space}_atomic_addresses"] = _sum(atom, "addresses") + _sum(red, "addresses")
+    add_ratios(t)
+    return t
+
+
+RATIOS = ("gld_transactions_per_request", "gld_efficiency", "gst_transactions_per_request",
+          "gst_efficiency", "shared_load_transactions_per_request",
+          "shared_store_transactions_per_request", "shared_efficiency")
+
+
+def add_ratios(t: dict) -> None:
+    """Set the RATIOS of totals ``t`` from its integer sums (also for totals
+    summed over several launches: ptxc run's per-kernel rows)."""
+    for prefix in ("gld", "gst"):
+        tx, req = t[f"{prefix}_transactions"], t[f"{prefix}_requests"]
+        t[f"{prefix}_transactions_per_request"] = ratio(tx, req)
+        t[f"{prefix}_efficiency"] = ratio(t[f"{prefix}_requested_bytes"], SECTOR * tx, 100)
+    for word in ("load", "store"):
+        t[f"shared_{word}_transactions_per_request"] = ratio(t[f"shared_{word}_transactions"],
+                                                             t[f"shared_{word}_requests"])
+    asked = t["shared_load_requested_bytes"] + t["shared_store_requested_bytes"]
+    moved = t["shared_load_transactions"] + t["shared_store_transactions"]
+    t["shared_efficiency"] = ratio(asked, 32 * t["shared_bank_bytes"] * moved, 100)
+
+
+def scalar_totals(memory: dict) -> dict:
+    """The totals that fit one table cell each (the histograms left out)."""
+    return {k: v for k, v in memory.items() if not isinstance(v, list)}
+
+
+def _sum(rows, key: str) -> int:
+    return sum(r[key] for r in rows)
+
+
+def sectors_pmf(hist: list) -> dict:
+    """{sectors: fraction of requests} of a 32-bin histogram (SASSI's plot)."""
+    n = sum(hist)
+    return {k + 1: round(v / n, 6) for k, v in enumerate(hist) if v} if n else {}
