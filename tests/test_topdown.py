@@ -19,7 +19,7 @@ from executor_harness import launch_both
 from ptxc.gpus.architecture import gpu
 from ptxc.gpus.kernel_resources import Registers
 from ptxc.predict import analyse
-from ptxc.predict.mix import instruction_mix, parallelism
+from ptxc.predict.mix import instruction_mix
 from ptxc.predict.topdown import LEVEL1, replays, width_issues
 
 PTX = os.path.join(os.path.dirname(__file__), "cuda", "topdown.sm90.ptx")
@@ -103,16 +103,6 @@ def test_branch_loss_partial_warp(module):
         assert td["warp_efficiency"] == pytest.approx(0.625)
     assert analyse(module, hyb, "h100", REGS)["prediction"].cycles == \
         analyse(module, full, "h100", REGS)["prediction"].cycles
-
-
-def test_ilp_of_straight_line_kernel(module):
-    # partial's dependence chains: ld.param(1) -> cvta(2) -> add.s64 %rd6 (3,
-    # also fed by mov(1) -> mul.wide(2)) -> ld.global(4) -> add.f32(5) ->
-    # st(6); ret depends on nothing. Depth 6, 12 instructions: ILP 2.0.
-    # One global load (ld.param is not global) on a chain of 1 load: MLP 1.
-    hyb, _ = run_both(module, "partial", (1, 1, 1), (32, 1, 1),
-                      [np.ones(32, np.float32), np.zeros(32, np.float32)])
-    assert parallelism(module, hyb["per_block"]) == (2.0, 1.0)
 
 
 @pytest.mark.parametrize("key", ["h100", "a100", "v100", "t4", "rtx2060", "gtx260"])

@@ -3,7 +3,7 @@
 
     ptxc predict FILE.ptx --kernel K --grid G --block B [--arg ...]
                  [--gpu h100|a100|v100|t4|rtx2060|gtx260] [--mode hybrid|full]
-                 [--regs N] [--params FILE.json] [--topdown]
+                 [--regs N] [--params FILE.json] [--reading NAME=VALUE]... [--topdown]
                  [--format text|json] [--report FILE.sqlite]
 
 The launch runs on the CPU with the memory counters (hybrid by default: the
@@ -42,13 +42,16 @@ GPU_HELP = "GPU model: h100, a100, v100, t4, rtx2060, gtx260."
 @regs_option()
 @click.option("--params", "params_path", default=None, metavar="FILE.json",
               help="Model parameters measured by `ptxc calibrate`.")
+@click.option("--reading", "readings", multiple=True, metavar="NAME=VALUE",
+              help="Another reading of an ambiguous equation of the paper (repeatable), "
+                   "e.g. eq2=printed, cpd=min (docs/predict.md).")
 @topdown_option("Also print the TopDown Level 1 and 2.")
 @click.option("--format", "fmt", type=click.Choice(("text", "json")), default="text",
               show_default=True)
 @click.option("--report", "report_path", default=None, metavar="FILE.sqlite",
-              help="Also write the tables predict, predict_costs, topdown here.")
+              help="Also write the tables predict, predict_periods, topdown here.")
 def predict_command(file, kernel, grid, block, shared, args, mode, max_steps, threads,
-                    gpu_key, regs, params_path, topdown, fmt, report_path):
+                    gpu_key, regs, params_path, readings, topdown, fmt, report_path):
     """Predicted execution time of a launch on a GPU model (Luo & Suda) and
     its TopDown breakdown (docs/predict.md)."""
     from ptxc.cli.options import parse_dim, read_module
@@ -56,14 +59,16 @@ def predict_command(file, kernel, grid, block, shared, args, mode, max_steps, th
     from ptxc.gpus.architecture import gpu
     from ptxc.launcher.api import launch_from_options
     from ptxc.predict import analyse_launch
+    from ptxc.predict.luo_suda import parse_readings
     g = gpu(gpu_key)
+    readings = parse_readings(list(readings))
     module, ptx_text = _read(file, read_module)
     opts = {"kernel": kernel, "grid": grid and parse_dim(grid, "'--grid'"),
             "block": block and parse_dim(block, "'--block'"), "shared": shared,
             "args": list(args), "max_steps": max_steps, "threads": threads,
             "memory_counters": True}
     prof = launch_from_options(module, opts, mode).to_dict()
-    result = analyse_launch(module, ptx_text, prof, g.key, regs, shared, params_path)
+    result = analyse_launch(module, ptx_text, prof, g.key, regs, shared, params_path, readings)
     emit([result], fmt, topdown, report_path)
 
 

@@ -2,9 +2,11 @@
 TopDown breakdown, from a launch's exact counters (issue 15; docs/predict.md).
 
     params     the model's parameters per GPU model, with their sources
-    mix        instruction mix, ILP and MLP of a launch (exact counts)
+    costs      Table 1: the time cost of a PTX instruction; memory access instructions
+    periods    tasks and calculate periods from exact counts (section 3.2)
+    mix        the instruction mix of a launch (exact counts; TopDown)
     inputs     a Profile + module + GPU -> the model's Inputs
-    luo_suda   the execution-time model
+    luo_suda   the execution-time model (section 3: eq. 1-14)
     topdown    TopDown Level 1 and 2
     render     text, JSON rows and SQLite tables of the results
 
@@ -16,18 +18,22 @@ from __future__ import annotations
 
 
 def analyse(module, prof: dict, gpu_key: str | None, regs, dynamic_shared: int = 0,
-            params_path: str | None = None) -> dict:
-    """Prediction and TopDown of one launch (``prof``: Profile.to_dict())."""
+            params_path: str | None = None, readings=None, params=None) -> dict:
+    """Prediction and TopDown of one launch (``prof``: Profile.to_dict());
+    ``readings``: the readings of the printed equations (luo_suda.Readings,
+    or ``["eq2=printed", ...]``); ``params``: a ModelParams instead of the
+    GPU model's (with ``params_path``'s values)."""
     from ptxc.gpus.architecture import gpu
     from .inputs import launch_inputs
-    from .luo_suda import predict
+    from .luo_suda import parse_readings, predict
     from .params import load_params
     from .topdown import replays, topdown
     g = gpu(gpu_key)
-    p = load_params(g.key, params_path)
-    inp, occ = launch_inputs(module, prof, g, regs, dynamic_shared)
+    p = params if params is not None else load_params(g.key, params_path)
+    r = parse_readings(readings)
+    inp, occ = launch_inputs(module, prof, g, regs, dynamic_shared, p, r)
     rep = replays(inp.mix, prof["memory"], g)
-    pred = predict(inp, g, p, sum(rep.values()))
+    pred = predict(inp, g, p, r)
     td = topdown(pred, inp.inst_executed, inp.thread_inst_executed, rep)
     return {"kernel": inp.kernel, "gpu": g.key, "grid": list(prof["grid"]),
             "block": list(prof["block"]), "mode": prof.get("mode"), "inputs": inp,
@@ -35,7 +41,7 @@ def analyse(module, prof: dict, gpu_key: str | None, regs, dynamic_shared: int =
             "topdown": td}
 
 
-def analyse_launch(module, ptx_text, prof, gpu_key, regs, shared, params_path):
+def analyse_launch(module, ptx_text, prof, gpu_key, regs, shared, params_path, readings=None):
     """``analyse`` of a launch, with ``regs`` registers per thread (None:
     ptxas's count for the kernel, or ptxc's estimate without ptxas)."""
     from ptxc.gpus.architecture import gpu
@@ -44,4 +50,4 @@ def analyse_launch(module, ptx_text, prof, gpu_key, regs, shared, params_path):
         r = Registers(regs, "--regs")
     else:
         r = module_registers(module, ptx_text, gpu(gpu_key).sm)[prof["kernel"]]
-    return analyse(module, prof, gpu_key, r, shared, params_path)
+    return analyse(module, prof, gpu_key, r, shared, params_path, readings)

@@ -86,7 +86,7 @@ def merge_json(summary: str, results) -> str:
 
 
 def write_sqlite(path: str, results) -> None:
-    """Tables predict / predict_costs / topdown (render.write_sqlite), keyed by
+    """Tables predict / predict_periods / topdown (render.write_sqlite), keyed by
     the launch ids of the run's ``launches`` table."""
     import sqlite3
     con = sqlite3.connect(path)

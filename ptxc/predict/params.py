@@ -90,7 +90,47 @@ def default_params(gpu_key: str | None) -> ModelParams:
                                    "max(1 / schedulers, 32 / ldst_per_sm) (gpu_models)"))
     put("cost_issue", Param(1 / g.schedulers_per_sm, "1 / schedulers_per_sm: one warp "
                             "instruction per scheduler per cycle (gpu_models)"))
+    _interim_luo_suda(g, put)
     return ModelParams(g.key, vals, srcs)
+
+
+# INTERIM (issue 28, part A; part C replaces this): the names the section-3
+# model reads (docs/predict.md, "Parameters"), so that every entry point runs
+# until each GPU model has its own values. Every GPU gets the paper's GTX 260
+# numbers (Luo & Suda 2011, section 3.4 and Table 1) except what its data says.
+_TABLE1 = {"add": (22, 65, 22, 65), "sub": (22, 65, 22, 65), "mul": (44, 136, 22, 65),
+           "div": (728, 753, 748, 783), "neg": (22, 22, 17, 17), "min": (62, 62, 62, 62),
+           "max": (62, 62, 62, 62), "and": (64, 64, 64, 64), "or": (62, 62, 62, 62),
+           "xor": (62, 62, 62, 62), "not": (22, 22, 22, 22)}
+_KINDS = ("int_const", "int_reg", "float_const", "float_reg")
+
+
+def _interim_luo_suda(g, put) -> None:
+    paper = "interim: Luo & Suda 2011 (GTX 260) "
+    for k, v in zip("abcd", (3, 11, 0.5, 80)):
+        put(k, Param(v, paper + "section 3.4"))
+    put("m", Param(g.max_warps_per_sm, "max warps per SM (gpu_models)"))
+    t_mem = 200 if g.key == "gtx260" else g.mem_latency_cycles
+    put("t_mem", Param(t_mem, paper + "Table 1 ld/st" if g.key == "gtx260"
+                       else "interim: gpu_models mem_latency_cycles"))
+    put("cost.ld_st", Param(t_mem, "interim: = t_mem"))
+    put("n_sm", Param(g.sm_count, "gpu_models sm_count"))
+    put("clock_mhz", Param(g.clock_mhz, "gpu_models clock_mhz"))
+    put("gpu_bwt", Param(g.mem_bandwidth_gbs * 1e3 / g.clock_mhz,
+                         "gpu_models mem_bandwidth_gbs * 1e9 / (clock_mhz * 1e6)"))
+    for row, vals in _TABLE1.items():
+        for kind, v in zip(_KINDS, vals):
+            put(f"cost.{row}.{kind}", Param(v, paper + "Table 1"))
+    for kind, v in zip(_KINDS, _TABLE1["mul"]):
+        put(f"cost.mad.{kind}", Param(v, paper + "Table 1 mul row"))
+    for kind in _KINDS:
+        put(f"cost.setp.{kind}", Param(62, paper + "Table 1 min row"))
+    for kind in _KINDS[:2]:
+        put(f"cost.shift.{kind}", Param(64, paper + "Table 1 and row"))
+    for name, v in (("special", 65), ("cvt", 65), ("mov", 22), ("branch", 22),
+                    ("barrier", 22), ("warp", 64), ("const", 22), ("tensor", 65),
+                    ("other", 22), ("shared", g.shared_latency_cycles)):
+        put(f"cost.{name}", Param(v, "interim placeholder"))
 
 
 def load_params(gpu_key: str | None, path: str | None) -> ModelParams:

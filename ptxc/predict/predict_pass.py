@@ -7,8 +7,9 @@ Reads the launch profile the count pass leaves in
 with a launch and the memory counters) and applies Luo & Suda's model and
 the TopDown breakdown (ptxc/predict/; docs/predict.md). Options: ``gpu``
 (a GPU model, docs/gpus.md), ``params`` (a `ptxc calibrate` file),
-``topdown`` (print the TopDown too; default true). Analysis only: preserves
-everything.
+``readings`` (other readings of the paper's equations, ``;``-separated:
+``readings=eq2=printed;cpd=min``), ``topdown`` (print the TopDown too;
+default true). Analysis only: preserves everything.
 """
 from __future__ import annotations
 
@@ -24,6 +25,7 @@ class PredictPass(Pass):
     summary = "predicted time on a GPU model (Luo & Suda) and TopDown of the count pass's launch"
     gpu: str = "h100"
     params: str = ""
+    readings: str = ""
     topdown: bool = True
 
     def run(self, module, am) -> PassResult:
@@ -34,8 +36,9 @@ class PredictPass(Pass):
             raise PtxcError("the predict pass needs the count pass's launch earlier in the "
                             "pipeline (--pass=count,predict --kernel K --grid G --block B "
                             "--memory-counters)")
+        readings = [x for x in self.readings.split(";") if x.strip()]
         r = analyse_launch(module, module.to_ptx(), prof, self.gpu, None,
-                           launch.get("shared") or 0, self.params or None)
+                           launch.get("shared") or 0, self.params or None, readings)
         data = render.as_json(r)
         if not self.topdown:
             data.pop("topdown")

@@ -2,8 +2,8 @@
 
 Every modelled number is labelled "modelled"; numbers that are exact counts
 are labelled "exact". JSON: one object per launch (``as_json``); SQLite:
-tables ``predict`` (one row per launch), ``predict_costs`` (one row per
-launch and instruction class) and ``topdown`` (one row per launch and
+tables ``predict`` (one row per launch), ``predict_periods`` (one row per
+launch and calculate period, section 3.5) and ``topdown`` (one row per launch and
 TopDown node, with its level, parent and whether it is exact or modelled).
 """
 from __future__ import annotations
@@ -17,22 +17,32 @@ TREE = (("retire", 1, None, "exact"), ("divergence", 1, None, "exact"),
         ("backend_memory", 2, "backend", "modelled"))
 
 
+PERIODS_SHOWN = 12
+
+
 def text(r: dict, with_topdown: bool = True) -> str:
-    p, inp, occ = r["prediction"], r["inputs"], r["occupancy"]
+    p, occ = r["prediction"], r["occupancy"]
     lines = [f"kernel {r['kernel']} on {r['gpu']}, grid {tuple(r['grid'])} block "
              f"{tuple(r['block'])} ({r['mode']} run)",
              f"  predicted time (modelled)  {p.seconds * 1e6:.3f} us = {p.cycles:.0f} cycles "
-             f"at {p.clock_mhz} MHz; {p.bound}-bound",
+             f"at {p.clock_mhz} MHz; {p.bound}-bound (Luo & Suda, section 3)",
              f"  occupancy                  {occ.blocks_per_sm} blocks/SM "
              f"({r['registers'].count} registers: {r['registers'].source}); "
-             f"active warps N = {p.active_warps}; busiest SM's share f = {p.share:.4g}",
-             f"  CPD1 {p.cpd1:.4g}  CPD2 (ILP) {p.cpd2:.4g}  MPD1 {p.mpd1:.4g}  "
-             f"MPD2 {p.mpd2:.4g}  MPD {p.mpd:.4g}  L {p.request_latency:.4g} cycles",
-             f"  T_comp {p.t_comp:.1f}  T_mem {p.t_mem:.1f}  T_issue {p.t_issue:.1f}  "
-             f"T_body {p.t_body:.1f}  launch m {p.launch_cycles:.0f} (cycles of one SM)",
-             "  class              count/SM        T_i     cycles"]
-    for cls, (n, t_i, cyc) in p.costs.items():
-        lines.append(f"    {cls:16s} {n:10.1f} {t_i:10.4g} {cyc:10.1f}")
+             f"active warps N_act = {p.active_warps}; busiest SM's share = {p.share:.4g}",
+             f"  P (3.4) {p.proportion:.4f}  CPD1 (3) {p.cpd1:.4g}  CPD2 (4) {p.cpd2:.4g}  "
+             f"CPD {p.cpd:.4g}  Warp_bwt (1) {p.warp_bwt:.4g} B/clock  MPD (2) {p.mpd:g}",
+             f"  cycles = computation {p.t_compute:.1f} + T_c {p.t_current:.1f} + "
+             f"T_p {p.t_previous:.1f} (sum over periods of passes x eq. 6-13)",
+             "  readings  " + " ".join(f"{k}={v}" for k, v in p.readings.items())]
+    shown = sorted(p.periods, key=lambda x: -x.cycles)[:PERIODS_SHOWN]
+    lines.append(f"  calculate periods (section 3.5), {len(shown)} costliest of "
+                 f"{len(p.periods)}:")
+    lines.append("    period                     after                      c        m  type"
+                 "         T      T_c      T_p     passes      cycles")
+    for x in shown:
+        lines.append(f"    {x.block + '#' + str(x.index):26s} {x.prev:22s} {x.c:8.1f} {x.m:8.1f}"
+                     f"  {x.kind:4d} {x.t:9.1f} {x.t_c:8.1f} {x.t_p:8.1f} {x.weight:10.4g} "
+                     f"{x.cycles:11.1f}")
     if with_topdown:
         lines += topdown_text(r["topdown"])
     return "\n".join(lines) + "\n"
@@ -52,6 +62,12 @@ def topdown_text(td: dict) -> list:
     return out
 
 
+MODEL_FIELDS = ("share", "active_warps", "proportion", "cpd1", "cpd2", "cpd", "warp_bwt",
+                "mpd", "t_compute", "t_current", "t_previous", "cycles", "readings")
+PERIOD_FIELDS = ("block", "index", "prev", "c", "m", "c_prev", "m_prev", "kind", "t", "t_c",
+                 "t_p", "weight", "warp_bwt", "mpd")
+
+
 def as_json(r: dict) -> dict:
     p, inp, occ = r["prediction"], r["inputs"], r["occupancy"]
     td = r["topdown"]
@@ -59,19 +75,22 @@ def as_json(r: dict) -> dict:
         "kernel": r["kernel"], "gpu": r["gpu"], "grid": r["grid"], "block": r["block"],
         "mode": r["mode"], "predicted_seconds": p.seconds, "predicted_cycles": p.cycles,
         "bound": p.bound,
-        "model": {k: getattr(p, k) for k in ("share", "active_warps", "cpd1", "cpd2", "mpd1",
-                                            "mpd2", "mpd", "request_latency", "t_comp",
-                                            "t_mem", "t_issue", "t_body", "launch_cycles")},
-        "costs": {c: {"count": n, "t_i": t, "cycles": y} for c, (n, t, y) in p.costs.items()},
-        "inputs": {k: getattr(inp, k) for k in ("blocks", "warps_per_block", "occupancy_blocks",
-                                                "mix", "inst_executed", "thread_inst_executed",
-                                                "global_requests", "global_transactions",
-                                                "global_lines", "shared_requests",
-                                                "shared_transactions", "shared_bank_conflicts",
-                                                "ilp", "mlp")},
+        "model": {k: getattr(p, k) for k in MODEL_FIELDS},
+        "periods": [{**{k: getattr(x, k) for k in PERIOD_FIELDS}, "cycles": x.cycles}
+                    for x in p.periods],
+        "inputs": {"blocks": inp.blocks, "warps_per_block": inp.warps_per_block,
+                   "occupancy_blocks": inp.occupancy_blocks, "mix": inp.mix,
+                   "inst_executed": inp.inst_executed,
+                   "thread_inst_executed": inp.thread_inst_executed,
+                   "static_costs": list(inp.static_costs),
+                   "tasks": {b.key: {"warp_execs": b.execs,
+                                     "tasks": [["memory" if t.memory else "computation",
+                                                t.cost, t.bytes, t.transactions]
+                                               for t in b.tasks]}
+                             for blocks in inp.functions for b in blocks}},
         "registers": {"count": r["registers"].count, "source": r["registers"].source},
         "occupancy": {"blocks_per_sm": occ.blocks_per_sm, "warps_per_sm": occ.warps_per_sm},
-        "params": {k: {"value": v, "source": r["params"].sources[k]}
+        "params": {k: {"value": v, "source": r["params"].sources.get(k, "")}
                    for k, v in r["params"].values.items()},
         "topdown": {"level1": td["level1"], "level2": td["level2"], "ipc": td["ipc"],
                     "issued_ipc": td["issued_ipc"], "ipc_max": td["ipc_max"],
@@ -95,26 +114,30 @@ def write_sqlite(path: str, results: list) -> None:
 
 
 def _tables(con) -> None:
-    for t in ("predict", "predict_costs", "topdown"):
+    for t in ("predict", "predict_costs", "predict_periods", "topdown"):
         con.execute(f"DROP TABLE IF EXISTS {t}")
     con.execute("CREATE TABLE predict (launch INTEGER, kernel TEXT, gpu TEXT, grid TEXT, "
                 "block TEXT, mode TEXT, seconds REAL, cycles REAL, bound TEXT, "
-                "active_warps INTEGER, cpd1 REAL, cpd2 REAL, mpd REAL, t_comp REAL, "
-                "t_mem REAL, ipc REAL, warp_efficiency REAL)")
-    con.execute("CREATE TABLE predict_costs (launch INTEGER, class TEXT, count REAL, "
-                "t_i REAL, cycles REAL)")
+                "active_warps INTEGER, proportion REAL, cpd1 REAL, cpd2 REAL, cpd REAL, "
+                "warp_bwt REAL, mpd REAL, t_compute REAL, t_current REAL, t_previous REAL, "
+                "ipc REAL, warp_efficiency REAL)")
+    con.execute("CREATE TABLE predict_periods (launch INTEGER, block TEXT, idx INTEGER, "
+                "prev TEXT, c REAL, m REAL, kind INTEGER, t REAL, t_c REAL, t_p REAL, "
+                "weight REAL, cycles REAL)")
     con.execute("CREATE TABLE topdown (launch INTEGER, kernel TEXT, node TEXT, level INTEGER, "
                 "parent TEXT, kind TEXT, fraction REAL, slots REAL)")
 
 
 def _rows(con, n: int, r: dict) -> None:
     p, td = r["prediction"], r["topdown"]
-    con.execute("INSERT INTO predict VALUES (?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?)",
+    con.execute("INSERT INTO predict VALUES (?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?)",
                 (n, r["kernel"], r["gpu"], str(tuple(r["grid"])), str(tuple(r["block"])),
-                 r["mode"], p.seconds, p.cycles, p.bound, p.active_warps, p.cpd1, p.cpd2,
-                 p.mpd, p.t_comp, p.t_mem, td["ipc"], td["warp_efficiency"]))
-    con.executemany("INSERT INTO predict_costs VALUES (?,?,?,?,?)",
-                    [(n, c, a, b, y) for c, (a, b, y) in p.costs.items()])
+                 r["mode"], p.seconds, p.cycles, p.bound, p.active_warps, p.proportion,
+                 p.cpd1, p.cpd2, p.cpd, p.warp_bwt, p.mpd, p.t_compute, p.t_current,
+                 p.t_previous, td["ipc"], td["warp_efficiency"]))
+    con.executemany("INSERT INTO predict_periods VALUES (?,?,?,?,?,?,?,?,?,?,?,?)",
+                    [(n, x.block, x.index, x.prev, x.c, x.m, x.kind, x.t, x.t_c, x.t_p,
+                      x.weight, x.cycles) for x in p.periods])
     con.executemany("INSERT INTO topdown VALUES (?,?,?,?,?,?,?,?)",
                     [(n, r["kernel"], name, lvl, parent, how, td["fractions"][name],
                       td["slot_counts"][name]) for name, lvl, parent, how in TREE])

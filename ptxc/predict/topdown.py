@@ -12,14 +12,17 @@ Level 1 splits the ideal issue slots of an SM (schedulers x cycles) into
 all as fractions of IPC_max. Here, on the SM that sets the kernel's time
 (luo_suda: share f of the work), in issue slots:
 
-  slots       = schedulers x T                             (modelled)
+  slots       = max(schedulers x T, retire + divergence)   (modelled)
   retire      = f x inst_executed x warp_efficiency        (exact count)
   branch      = f x inst_executed x (1 - warp_efficiency)  (exact count)
   replay      = f x (global + shared + width replays)      (exact count)
-  frontend    = schedulers x m                             (modelled)
-  backend     = slots - retire - branch - replay - frontend (modelled)
-    core      = schedulers x max(0, T_comp - T_issue)
-    memory    = schedulers x (T_body - max(T_comp, T_issue))
+  frontend    = 0 (Luo & Suda's model has no launch overhead)
+  backend     = slots - retire - branch - replay            (modelled)
+    core      = schedulers x t_compute - retire - divergence, at least 0
+    memory    = the rest (the memory waits T_c and T_p of section 3.5)
+
+(Interim, issue 28: part B rewrites this module after the thesis; the
+terms above only keep it running on luo_suda's new Prediction.)
 
 so the four Level-1 fractions sum to 1 and Divergence's two Level-2 parts
 sum to Divergence. Replays (docs/metrics.md, "TopDown"):
@@ -56,22 +59,23 @@ def topdown(pred, inst_executed: int, thread_inst_executed: int, rep: dict) -> d
     """Level 1 and 2 fractions and the slot counts behind them."""
     f, sched = pred.share, pred.schedulers
     eff = thread_inst_executed / (32 * inst_executed) if inst_executed else 0.0
-    slots = sched * pred.cycles
     s = {"retire": f * inst_executed * eff,
          "branch": f * inst_executed * (1 - eff),
          "replay_global": f * rep["global"], "replay_shared": f * rep["shared"],
-         "replay_width": f * rep["width"],
-         "frontend": sched * pred.launch_cycles,
-         "backend_core": sched * max(0.0, pred.t_comp - pred.t_issue),
-         "backend_memory": sched * (pred.t_body - max(pred.t_comp, pred.t_issue))}
+         "replay_width": f * rep["width"], "frontend": 0.0}
     s["replay"] = s["replay_global"] + s["replay_shared"] + s["replay_width"]
     s["divergence"] = s["branch"] + s["replay"]
+    used = s["retire"] + s["divergence"]
+    slots = max(sched * pred.cycles, used)
+    s["backend_core"] = min(max(0.0, sched * pred.t_compute - used), slots - used)
+    s["backend_memory"] = slots - used - s["backend_core"]
     s["backend"] = s["backend_core"] + s["backend_memory"]
-    frac = {k: v / slots for k, v in s.items()}
-    ipc = f * inst_executed / pred.cycles
+    frac = {k: v / slots for k, v in s.items()} if slots else dict.fromkeys(s, 0.0)
+    cycles = slots / sched
+    ipc = f * inst_executed / cycles if cycles else 0.0
     return {"slots": slots, "slot_counts": s, "fractions": frac,
             "ipc": ipc, "ipc_max": sched,
-            "issued_ipc": f * (inst_executed + sum(rep.values())) / pred.cycles,
+            "issued_ipc": f * (inst_executed + sum(rep.values())) / cycles if cycles else 0.0,
             "warp_efficiency": eff,
             "replays": dict(rep), "level1": {k: frac[k] for k in LEVEL1},
             "level2": {k: frac[k] for k in LEVEL2}}
