@@ -504,6 +504,13 @@ def test_calibrate_keeps_defaults_for_nonpositive_costs(monkeypatch):
     assert data["warnings"][0].startswith("cost.not.int_reg: ")
 
 
+def test_bad_counts_one_line():
+    r = CliRunner().invoke(cli, ["calibrate", "--repeat", "0"])
+    assert r.exit_code == 1
+    assert r.output.strip().splitlines() == [
+        "ptxc: error: calibrate: --repeat and --samples must be at least 1"]
+
+
 def test_no_gpu_one_line(monkeypatch, tmp_path):
     monkeypatch.setitem(sys.modules, "cupy", None)      # import cupy -> ImportError
     out = tmp_path / "p.json"

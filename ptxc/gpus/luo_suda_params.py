@@ -92,9 +92,10 @@ _CLASS = {"add": (0, 0), "sub": (0, 0), "mul": (2, 2), "div": (4, 4), "neg": (0,
           "not": (0, None)}
 _CLASS_NAME = ("ADD", "MAX", "MUL", "MAD", "DIV")
 
-# The memory latency (cycles) of the newer models: the values ptxc's GPU
-# data gives for a global load that misses the caches (mem_latency_cycles
-# of ptxc.gpus.architecture, where the model has one; tests check they agree).
+# The memory latency (cycles) of the newer models: mem_latency_cycles of
+# ptxc.gpus.architecture (a global load that misses the caches) where the
+# model has that field, else these numbers (the same values, for the models
+# that the architecture module lacks).
 _LAT = ("approximate and uncertain: NVIDIA publishes no DRAM latency; micro-benchmark "
         "papers (Jia et al. 2018 for Volta, 2019 for Turing; Luo et al. 2024, "
         "arXiv:2402.13499, for Ampere/Hopper) report a few hundred to ~600 cycles for a "
@@ -152,6 +153,15 @@ def _device(key: str) -> dict:
     return DEVICES[_model(key)]
 
 
+def _arch_field(key: str, name: str):
+    """Field ``name`` of the architecture model ``key`` as a Param, or None."""
+    for g in GPUS.values():
+        if norm(g.key) == norm(key) and name in g.params:
+            return Param(g.params[name].value,
+                         f"ptxc/gpus/architecture.py {g.key} {name}: {g.params[name].source}")
+    return None
+
+
 def table1(key: str) -> dict:
     """``cost.<row>.<kind>`` -> Param for every row and kind of Table 1."""
     key = _model(key)
@@ -197,7 +207,7 @@ def luo_suda(key: str) -> dict:
         out["d"] = Param(80, f"{PAPER}, eq. (5){_NOT_MEASURED}")
         out["m"] = Param(dev["max_warps_per_sm"].value, "the most warps one SM holds (eq. 4): "
                          + dev["max_warps_per_sm"].source)
-        out["t_mem"] = Param(T_MEM[key], _LAT)
+        out["t_mem"] = _arch_field(key, "mem_latency_cycles") or Param(T_MEM[key], _LAT)
     out["gpu_bwt"] = Param(round(bw.value * 1e9 / (clock.value * 1e6), 4),
                            f"eq. (2) GPU_bwt in bytes per clock: {bw.value} GB/s x 1e9 / "
                            f"({clock.value} MHz x 1e6); bandwidth: {bw.source}")

@@ -46,8 +46,8 @@ COST_NAME = re.compile(r"cost\.([a-z][a-z0-9_]*)\.(" + "|".join(KINDS) + r")$")
 
 # ptxc's rule for an opcode Table 1 does not list: the row whose operation is
 # closest (docs/predict.md, "Parameters"). Multiply-adds cost a multiply (the
-# GT200 issues a float MAD at the MUL rate; on newer GPUs IMAD/FFMA have the
-# MUL latency), a remainder a division, shifts and bit-field operations a
+# GT200 issues a float MAD at the MUL rate; on newer GPUs IMAD/FFMA run on the
+# multiply datapath), a remainder a division, shifts and bit-field operations a
 # bitwise AND (the same ALU), compares and selects a min (a compare), moves a
 # NOT (a one-operand move through the ALU), the special functions a division
 # (the one multi-cycle float operation of the table). Any other opcode: add.
@@ -196,25 +196,29 @@ UNIT_OF = {"fp32": "fp32_per_sm", "fp64": "fp64_per_sm", "fp16": "fp32_per_sm",
 
 
 def _reconstruction(g, vals: dict, srcs: dict) -> None:
+    """The reconstruction's names, from the GPU data (a model without the
+    fields, e.g. one added for TopDown only, gets None)."""
     def put(name, p: Param):
         vals[name], srcs[name] = p.value, p.source
 
-    put("n", Param(g.max_inflight_requests, "reconstruction (pre-issue-28): gpu_models "
-                   f"max_inflight_requests: {g.source('max_inflight_requests')}"))
-    put("shared_cycles_per_transaction",
-        Param(g.shared_cycles_per_transaction, "reconstruction (pre-issue-28): "
-              f"{g.source('shared_cycles_per_transaction')}"))
+    def field(key):
+        return (g.params[key].value, g.params[key].source) if key in g.params else \
+            (None, "not in the GPU data")
+
+    for name, key in (("n", "max_inflight_requests"),
+                      ("shared_cycles_per_transaction", "shared_cycles_per_transaction")):
+        v, src = field(key)
+        put(name, Param(v, f"reconstruction (pre-issue-28): gpu_models {key}: {src}"))
+    sched = field("schedulers_per_sm")[0]
     for cls, unit in UNIT_OF.items():
-        units = getattr(g, unit)
-        cost = max(1 / g.schedulers_per_sm, 32 / units) if units else None
+        units, src = field(unit)
+        cost = max(1 / sched, 32 / units) if units and sched else None
         put(f"cost_{cls}", Param(cost, f"reconstruction (pre-issue-28): max(1 / "
-                                 f"schedulers_per_sm, 32 / {unit}) (gpu_models: "
-                                 f"{g.source(unit)})"))
-    ldst = g.ldst_per_sm or 16
-    put("cost_memory_issue", Param(max(1 / g.schedulers_per_sm, 32 / ldst),
+                                 f"schedulers_per_sm, 32 / {unit}) (gpu_models: {src})"))
+    ldst = field("ldst_per_sm")[0]
+    put("cost_memory_issue", Param(max(1 / sched, 32 / (ldst or 16)) if sched else None,
                                    "reconstruction (pre-issue-28): max(1 / schedulers, 32 / "
                                    "ldst_per_sm) (gpu_models" +
-                                   ("; GT200 has no per-SM count: 16 assumed)"
-                                    if not g.ldst_per_sm else ")")))
-    put("cost_issue", Param(1 / g.schedulers_per_sm, "1 / schedulers_per_sm: one warp "
+                                   ("; no per-SM count: 16 assumed)" if not ldst else ")")))
+    put("cost_issue", Param(1 / sched if sched else None, "1 / schedulers_per_sm: one warp "
                             "instruction per scheduler per cycle (gpu_models)"))
