@@ -376,9 +376,11 @@ def test_table1_rows_and_fallbacks():
 
 
 def test_missing_parameter_is_one_error():
+    # cost.special falls back to cost.div.float_reg (params.KINDLESS); with
+    # neither, the model has no value for it
     fn = ptxc.parse(COSTS_PTX).kernels[0]
     vals = gtx260_values()
-    del vals["cost.special"]
+    del vals["cost.special"], vals["cost.div.float_reg"]
     p = ModelParams("toy", vals, {})
     sqrt = next(i for i in fn.instructions() if i.opcode == "sqrt")
     with pytest.raises(PtxcError, match="GPU model 'toy' has no value for the model "
@@ -764,3 +766,15 @@ def test_profile_topdown_row_it_cannot_run():
     r = CliRunner().invoke(cli, ["profile", "--launch", "strided:2:32", "--kernel", "strided",
                                  "--topdown", TOPDOWN_PTX])
     assert r.exit_code == 0 and "strided: not predicted: " in r.output
+
+
+def test_group_without_a_value_is_costed_as_its_table1_cell():
+    # params.KINDLESS: the special functions cost a float division (Table 1's
+    # div row, float register operands: 783 in this test's Table 1)
+    fn = ptxc.parse(COSTS_PTX).kernels[0]
+    vals = gtx260_values()
+    del vals["cost.special"]
+    p = ModelParams("toy", vals, {"cost.div.float_reg": "Table 1"})
+    sqrt = next(i for i in fn.instructions() if i.opcode == "sqrt")
+    assert instruction_cost(sqrt, p) == 783
+    assert "costed as cost.div.float_reg" in p.sources["cost.special"]

@@ -215,12 +215,17 @@ RTX2060 = _gpu(
 
 _GT = "GT200 (GeForce GTX 260, 192-core version: 8 TPCs x 3 SMs)"
 _CC13 = "CUDA 2.x/3.x Programming Guide, Appendix A (compute capability 1.3)"
+# The GTX 260 is the GPU of Luo & Suda's paper; its Table 2 gives the same
+# numbers (ptxc/gpus/luo_suda_params.py holds the model's own parameters).
+_LS2 = "Luo & Suda 2011, Table 2"
 GTX260 = _gpu(
     "gtx260", "NVIDIA GeForce GTX 260 (GT200)", _timing(1),
     {"major": P(1, _CC13), "minor": P(3, _CC13),
-     "sm_count": P(24, _GT + ": 192 SPs / 8 per SM (the later 'Core 216' has 27)"),
-     "clock_mhz": P(1242, _GT + ": shader (SP) clock 1242 MHz"),
-     "mem_bandwidth_gbs": P(111.9, _GT + ": 448-bit GDDR3 at 999 MHz (1998 MT/s) = 111.9 GB/s"),
+     "sm_count": P(24, _GT + ": 192 SPs / 8 per SM (the later 'Core 216' has 27); " + _LS2),
+     "clock_mhz": P(1242, _GT + ": shader (SP) clock 1242 MHz; " + _LS2 + " (processor "
+                          "clock; its graphics clock is 576 MHz)"),
+     "mem_bandwidth_gbs": P(111.9, _GT + ": 448-bit GDDR3 at 999 MHz (1998 MT/s) = 111.9 GB/s; "
+                                   + _LS2),
      "mem_latency_cycles": P(500, _CC13 + " ('400 to 600 clock cycles' of global memory "
                                   "latency); midpoint, approximate"),
      "l2_size": P(0, _GT + ": no L1/L2 cache for global memory (texture caches only)"),

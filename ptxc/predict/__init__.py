@@ -9,6 +9,8 @@ TopDown breakdown, from a launch's exact counters (issue 15; docs/predict.md).
     luo_suda   the execution-time model (section 3: eq. 1-14)
     topdown    TopDown Level 1 and 2
     render     text, JSON rows and SQLite tables of the results
+    calibrate  ``ptxc calibrate``: the parameters measured on a GPU (microbench/:
+               its generated PTX; cpd_fit: a, b, c, d of eqs. 3-5)
 
 Exports :func:`analyse` (one launch -> a result dict) and
 :func:`analyse_launch` (the same, with the kernel's registers from ptxas or

@@ -1,47 +1,136 @@
-"""The parameters of the execution-time model (Luo & Suda 2011), per GPU, with sources.
+"""The parameters of Luo & Suda's execution-time model, per GPU, with sources.
 
-Luo & Suda obtain their model's constants with micro-benchmarks on the GPU
-(the symbols a, b, c, d, n, m of issue 15). The values and their sources
-live in the GPU data file, :mod:`ptxc.gpus.architecture` (docs/gpus.md); this
-module names them and derives the rest. Their paper's body was not
-available to this project (only its abstract: IPSJ SIG Technical Report,
-2011, ci.nii.ac.jp/naid/110008583375), so the role each letter plays here
-is ptxc's reconstruction, stated in docs/predict.md:
+Luo Cheng and Reiji Suda, "An execution time prediction analytical model for
+GPU with instruction-level and thread-level parallelism awareness" (IPSJ SIG
+Technical Report, 2011; ../shared/papers/003_*.txt). A :class:`ModelParams`
+maps each name to a number and to its source; the values live in the GPU
+data, :mod:`ptxc.gpus.luo_suda_params` (docs/gpus.md prints them):
 
-  a  global-memory round-trip latency of one request, cycles
-     (gpu_models ``mem_latency_cycles``: uncertain for every GPU)
-  b  extra cycles per additional 32-byte transaction of one request at the
-     SM (the SM's share of DRAM bandwidth: 32 B / (bandwidth / SMs / clock))
-  c  shared-memory latency of one request, cycles (``shared_latency_cycles``)
-  d  dependent-issue latency of an arithmetic instruction, cycles
-     (``dep_latency_cycles``: CUDA C++ Programming Guide, "Multiprocessor Level")
-  n  most global-memory requests in flight per SM (``max_inflight_requests``)
-  m  fixed cost of one kernel launch, cycles (``launch_overhead_cycles``)
+  a, b, c        eq. (3): CPD1 = (c - P) (N_act - b) + a (GTX 260: 3, 11, 0.5)
+  d              eq. (5): n = d (P - c)^2 (GTX 260: 80)
+  m              eq. (4): the most warps one SM holds (section 4.2: 32)
+  t_mem          eq. (1): the latency of one memory access, GPU clocks (Table 1: 200)
+  gpu_bwt        eq. (2): the device's bandwidth in bytes per GPU clock
+  n_sm           eq. (2): the number of SMs
+  clock_mhz      the clock the cycles count (Table 2: 1242 MHz, the processor clock)
+  cost.<opcode>.<kind>   Table 1: the time cost of one PTX instruction, GPU
+                 clocks; kind: int_const, int_reg, float_const, float_reg
+  cost.ld_st     Table 1's ld/st row (= t_mem)
 
-Instruction costs (cycles of one SM per warp instruction, per class) come
-from the functional-unit counts of :mod:`ptxc.gpus.architecture`:
-``max(1 / schedulers, 32 / units)``. ``ptxc calibrate`` measures the same
-names on a real GPU and writes them to a JSON file that ``--params`` reads
-(its values replace these, its sources say "measured").
+Table 1 lists eleven opcodes. Any other ``cost.<opcode>.<kind>`` resolves
+to the Table 1 row :data:`FALLBACK_ROW` names for it (``add`` when it names
+none): ``p.values["cost.mad.float_reg"]`` is ``cost.mul.float_reg``, and
+its source says so. A ``ptxc calibrate`` file (:func:`load_params`) may set
+any of these names, a measured cost of an opcode Table 1 lacks included.
+
+Cost names without an operand kind (``cost.special``, ``cost.cvt``, ...,
+the groups :mod:`.costs` gives instructions Table 1 has no row for) resolve
+through :data:`KINDLESS`; ``cost.shared`` is the GPU's shared-memory latency.
 """
 from __future__ import annotations
 
 import json
+import math
+import re
 from dataclasses import dataclass
 
-from ..errors import PtxcError
-from ptxc.gpus.architecture import Param, gpu
+from ptxc.errors import PtxcError
+from ptxc.gpus.architecture import gpu
+from ptxc.gpus.luo_suda_params import KINDS, ROWS, luo_suda
 
-# The count pass's instruction classes (ptxc.ir.opcodes.count_class) that run on a
-# functional unit, and the gpu_models field that counts those units per SM.
-# fp16 is costed as fp32 (packed f16x2 doubles the rate on cc >= 5.3; not
-# modelled); conversions run at the SFU rate (THR: 16 per clock per SM on
-# cc 7.x-9.x). The other classes cost one issue slot (cost_issue), loads
-# and stores one slot on the load/store units (cost_memory_issue) plus the
-# memory sub-model.
-UNIT_OF = {"fp32": "fp32_per_sm", "fp64": "fp64_per_sm", "fp16": "fp32_per_sm",
-           "integer": "int32_per_sm", "special": "sfu_per_sm",
-           "conversion": "sfu_per_sm", "tensor": "tensor_per_sm"}
+INTERFACE = ("a", "b", "c", "d", "m", "t_mem", "gpu_bwt", "n_sm", "clock_mhz", "cost.ld_st")
+# The empirical constants of eqs. (3)-(5): a fit may make them zero or negative.
+ANY_SIGN = frozenset({"a", "b", "c", "d"})
+COST_NAME = re.compile(r"cost\.([a-z][a-z0-9_]*)\.(" + "|".join(KINDS) + r")$")
+
+# ptxc's rule for an opcode Table 1 does not list: the row whose operation is
+# closest (docs/predict.md, "Parameters"). Multiply-adds cost a multiply (the
+# GT200 issues a float MAD at the MUL rate; on newer GPUs IMAD/FFMA run on the
+# multiply datapath), a remainder a division, shifts and bit-field operations a
+# bitwise AND (the same ALU), compares and selects a min (a compare), moves a
+# NOT (a one-operand move through the ALU), the special functions a division
+# (the one multi-cycle float operation of the table). Any other opcode: add.
+FALLBACK_ROW = {
+    "mad": "mul", "fma": "mul", "mad24": "mul", "mul24": "mul",
+    "rem": "div", "abs": "neg", "cnot": "not",
+    "shl": "and", "shr": "and", "shf": "and", "bfe": "and", "bfi": "and", "brev": "and",
+    "popc": "and", "clz": "and", "bfind": "and", "prmt": "and", "lop3": "and", "bmsk": "and",
+    "setp": "min", "set": "min", "selp": "min", "slct": "min",
+    "mov": "not", "cvta": "not",
+    "rcp": "div", "sqrt": "div", "rsqrt": "div", "sin": "div", "cos": "div", "lg2": "div",
+    "ex2": "div", "tanh": "div",
+    "shift": "and",                  # ptxc/predict/costs.py's group of shifts and bit fields
+}
+
+# The cost names without an operand kind that ptxc/predict/costs.py gives the
+# instruction groups Table 1 has no row for, and the Table 1 cell each is
+# costed as (ptxc's rule, as FALLBACK_ROW): the special functions a float
+# division; a conversion and a tensor-core instruction one float ALU
+# operation (add); moves, branches, barriers and .const/.param loads the
+# cheapest operation of the table (not: a one-operand move through the ALU);
+# warp collectives a bitwise AND (lanes exchange registers through the ALU's
+# crossbar); anything else an integer add. ``cost.shared`` is the GPU's
+# shared-memory latency (ptxc.gpus.architecture shared_latency_cycles).
+KINDLESS = {"cost.special": "cost.div.float_reg", "cost.cvt": "cost.add.float_reg",
+            "cost.tensor": "cost.add.float_reg", "cost.mov": "cost.not.int_reg",
+            "cost.branch": "cost.not.int_reg", "cost.barrier": "cost.not.int_reg",
+            "cost.const": "cost.not.int_reg", "cost.warp": "cost.and.int_reg",
+            "cost.other": "cost.add.int_reg"}
+
+
+def fallback_row(opcode: str) -> str:
+    """The Table 1 row an opcode is costed as (itself when Table 1 lists it)."""
+    return opcode if opcode in ROWS else FALLBACK_ROW.get(opcode, "add")
+
+
+def _resolve(table: dict, key) -> str | None:
+    """The Table 1 name that stands for the cost name ``key``, or None."""
+    if key in KINDLESS:
+        name = KINDLESS[key]
+        return name if dict.__contains__(table, name) else _resolve(table, name)
+    m = COST_NAME.match(key) if isinstance(key, str) else None
+    if not m:
+        return None
+    name = f"cost.{fallback_row(m.group(1))}.{m.group(2)}"
+    return name if name != key and dict.__contains__(table, name) else None
+
+
+class ParamValues(dict):
+    """name -> number; a ``cost.<opcode>.<kind>`` not in the table resolves
+    through :data:`FALLBACK_ROW` (``[]`` and ``get`` alike)."""
+
+    def __missing__(self, key):
+        name = _resolve(self, key)
+        if name is None:
+            raise KeyError(key)
+        return self[name]
+
+    def get(self, key, default=None):
+        try:
+            return self[key]
+        except KeyError:
+            return default
+
+
+class ParamSources(dict):
+    """name -> source text, with the same fallback as :class:`ParamValues`."""
+
+    def __missing__(self, key):
+        name = _resolve(self, key)
+        if name is None:
+            raise KeyError(key)
+        if key in KINDLESS:
+            return (f"not in Table 1: costed as {name} (ptxc's rule, "
+                    f"ptxc/predict/params.py KINDLESS): {self[name]}")
+        op = COST_NAME.match(key).group(1)
+        return (f"'{op}' is not in Table 1: costed as its '{name.split('.')[1]}' row "
+                f"(ptxc's rule, ptxc/predict/params.py FALLBACK_ROW): {self[name]}")
+
+    def get(self, key, default=None):
+        try:
+            return self[key]
+        except KeyError:
+            return default
 
 
 @dataclass(frozen=True)
@@ -50,87 +139,37 @@ class ModelParams:
     values: dict        # name -> number
     sources: dict       # name -> where it comes from
 
+    def __post_init__(self):
+        object.__setattr__(self, "values", ParamValues(self.values))
+        object.__setattr__(self, "sources", ParamSources(self.sources))
+
     def __getattr__(self, name: str):
         try:
             return self.__dict__["values"][name]
         except KeyError:
             raise AttributeError(name) from None
 
+    def cost(self, opcode: str, kind: str) -> float:
+        """Table 1's time cost of ``opcode`` with operands of ``kind`` (GPU clocks)."""
+        if kind not in KINDS:
+            raise PtxcError(f"unknown operand kind '{kind}' (one of {', '.join(KINDS)})")
+        return self.values[f"cost.{opcode}.{kind}"]
+
 
 def default_params(gpu_key: str | None) -> ModelParams:
-    """The model parameters of a GPU model, from gpu_models."""
+    """The model parameters of a GPU model (ptxc.gpus.luo_suda_params)."""
     g = gpu(gpu_key)
-    vals, srcs = {}, {}
-
-    def put(name, p: Param):
-        vals[name], srcs[name] = p.value, p.source
-
-    def field(name, key):
-        put(name, Param(getattr(g, key), f"gpu_models {key}: {g.source(key)}"))
-    bw_per_sm_cycle = g.mem_bandwidth_gbs * 1e9 / (g.sm_count * g.clock_mhz * 1e6)
-    field("a", "mem_latency_cycles")
-    put("b", Param(round(32 / bw_per_sm_cycle, 4),
-                   "32 B / (mem_bandwidth_gbs / sm_count / clock): one SM's share of DRAM "
-                   "bandwidth per 32-byte transaction (gpu_models)"))
-    field("c", "shared_latency_cycles")
-    field("d", "dep_latency_cycles")
-    field("n", "max_inflight_requests")
-    field("m", "launch_overhead_cycles")
-    field("shared_cycles_per_transaction", "shared_cycles_per_transaction")
-    for cls, unit in UNIT_OF.items():
-        units = getattr(g, unit)
-        cost = max(1 / g.schedulers_per_sm, 32 / units) if units else None
-        put(f"cost_{cls}", Param(cost, f"max(1 / schedulers_per_sm, 32 / {unit}) "
-                                 f"(gpu_models: {g.source(unit)})"))
-    ldst = g.ldst_per_sm or 16
-    put("cost_memory_issue", Param(max(1 / g.schedulers_per_sm, 32 / ldst),
-                                   "max(1 / schedulers, 32 / ldst_per_sm) (gpu_models; "
-                                   "GT200 has no per-SM count: 16 assumed)"
-                                   if not g.ldst_per_sm else
-                                   "max(1 / schedulers, 32 / ldst_per_sm) (gpu_models)"))
-    put("cost_issue", Param(1 / g.schedulers_per_sm, "1 / schedulers_per_sm: one warp "
-                            "instruction per scheduler per cycle (gpu_models)"))
-    _interim_luo_suda(g, put)
+    try:
+        table = luo_suda(g.key)
+    except KeyError:
+        raise PtxcError(f"no Luo & Suda parameters for GPU model '{g.key}'") from None
+    vals = {k: p.value for k, p in table.items()}
+    srcs = {k: p.source for k, p in table.items()}
+    if "cost.shared" not in vals and getattr(g, "params", {}).get("shared_latency_cycles"):
+        vals["cost.shared"] = g.shared_latency_cycles
+        srcs["cost.shared"] = ("the shared-memory latency (ptxc.gpus.architecture "
+                               f"shared_latency_cycles: {g.source('shared_latency_cycles')})")
     return ModelParams(g.key, vals, srcs)
-
-
-# INTERIM (issue 28, part A; part C replaces this): the names the section-3
-# model reads (docs/predict.md, "Parameters"), so that every entry point runs
-# until each GPU model has its own values. Every GPU gets the paper's GTX 260
-# numbers (Luo & Suda 2011, section 3.4 and Table 1) except what its data says.
-_TABLE1 = {"add": (22, 65, 22, 65), "sub": (22, 65, 22, 65), "mul": (44, 136, 22, 65),
-           "div": (728, 753, 748, 783), "neg": (22, 22, 17, 17), "min": (62, 62, 62, 62),
-           "max": (62, 62, 62, 62), "and": (64, 64, 64, 64), "or": (62, 62, 62, 62),
-           "xor": (62, 62, 62, 62), "not": (22, 22, 22, 22)}
-_KINDS = ("int_const", "int_reg", "float_const", "float_reg")
-
-
-def _interim_luo_suda(g, put) -> None:
-    paper = "interim: Luo & Suda 2011 (GTX 260) "
-    for k, v in zip("abcd", (3, 11, 0.5, 80)):
-        put(k, Param(v, paper + "section 3.4"))
-    put("m", Param(g.max_warps_per_sm, "max warps per SM (gpu_models)"))
-    t_mem = 200 if g.key == "gtx260" else g.mem_latency_cycles
-    put("t_mem", Param(t_mem, paper + "Table 1 ld/st" if g.key == "gtx260"
-                       else "interim: gpu_models mem_latency_cycles"))
-    put("cost.ld_st", Param(t_mem, "interim: = t_mem"))
-    put("n_sm", Param(g.sm_count, "gpu_models sm_count"))
-    put("clock_mhz", Param(g.clock_mhz, "gpu_models clock_mhz"))
-    put("gpu_bwt", Param(g.mem_bandwidth_gbs * 1e3 / g.clock_mhz,
-                         "gpu_models mem_bandwidth_gbs * 1e9 / (clock_mhz * 1e6)"))
-    for row, vals in _TABLE1.items():
-        for kind, v in zip(_KINDS, vals):
-            put(f"cost.{row}.{kind}", Param(v, paper + "Table 1"))
-    for kind, v in zip(_KINDS, _TABLE1["mul"]):
-        put(f"cost.mad.{kind}", Param(v, paper + "Table 1 mul row"))
-    for kind in _KINDS:
-        put(f"cost.setp.{kind}", Param(62, paper + "Table 1 min row"))
-    for kind in _KINDS[:2]:
-        put(f"cost.shift.{kind}", Param(64, paper + "Table 1 and row"))
-    for name, v in (("special", 65), ("cvt", 65), ("mov", 22), ("branch", 22),
-                    ("barrier", 22), ("warp", 64), ("const", 22), ("tensor", 65),
-                    ("other", 22), ("shared", g.shared_latency_cycles)):
-        put(f"cost.{name}", Param(v, "interim placeholder"))
 
 
 def load_params(gpu_key: str | None, path: str | None) -> ModelParams:
@@ -149,16 +188,19 @@ def load_params(gpu_key: str | None, path: str | None) -> ModelParams:
     if not isinstance(measured, dict):
         raise PtxcError(f"{path}: error: expected an object with a 'params' object "
                         "(as `ptxc calibrate` writes)")
+    methods = data.get("methods") if isinstance(data.get("methods"), dict) else {}
+    device = data.get("device", "unknown device")
     vals, srcs = dict(p.values), dict(p.sources)
     for k, v in measured.items():
-        if k == "cost_issue":
-            raise PtxcError(f"{path}: error: 'cost_issue' is 1 / schedulers per SM, not a "
-                            "measured parameter (TopDown's slots depend on it)")
-        if k not in vals:
-            raise PtxcError(f"{path}: error: unknown parameter '{k}' "
-                            f"(known: {', '.join(sorted(vals))})")
-        if not isinstance(v, (int, float)) or isinstance(v, bool) or v <= 0:
-            raise PtxcError(f"{path}: error: parameter '{k}' must be a positive number")
+        if k not in vals and not COST_NAME.match(k):
+            raise PtxcError(f"{path}: error: unknown parameter '{k}' (known: "
+                            f"{', '.join(sorted(n for n in vals if not n.startswith('cost.')))}"
+                            ", cost.<opcode>.<kind>)")
+        if not isinstance(v, (int, float)) or isinstance(v, bool) or not math.isfinite(v) \
+                or (k not in ANY_SIGN and v <= 0):
+            raise PtxcError(f"{path}: error: parameter '{k}' must be a "
+                            f"{'finite' if k in ANY_SIGN else 'positive'} number")
         vals[k] = v
-        srcs[k] = f"measured: {path} ({data.get('device', 'unknown device')})"
+        how = methods.get(k)
+        srcs[k] = f"measured: {path} ({device})" + (f": {how}" if isinstance(how, str) else "")
     return ModelParams(p.gpu, vals, srcs)

@@ -95,6 +95,7 @@ ptx racecheck     sm90.lineinfo -arch=sm_90 -O3 -lineinfo
 ptx synccheck     sm90.lineinfo -arch=sm_90 -O3 -lineinfo
 ptx topdown       sm90          -arch=sm_90 -O3
 ptx luo_suda      sm90          -arch=sm_90 -O3
+ptx luo_suda_bench sm90         -arch=sm_90 -O3
 ptx initcheck     sm90.lineinfo -arch=sm_90 -O3 -lineinfo
 
 ptx inlined_loc   sm90.lineinfo -arch=sm_90 -O3 -lineinfo
