@@ -177,7 +177,8 @@ def test_cli_predict_errors():
     r = CliRunner().invoke(cli, ["predict", TOPDOWN_PTX, *STRIDED, "--gpu", "k80"])
     assert r.exit_code == 1
     assert r.output.strip().splitlines() == [
-        "ptxc: error: unknown GPU model 'k80' (choose one of h100, a100, v100, t4, rtx2060, gtx260)"]
+        "ptxc: error: unknown GPU model 'k80' (choose one of h100, a100, v100, t4, rtx2060, "
+        "gtx260, gtx1070, quadro-rtx4000)"]
     r = CliRunner().invoke(cli, ["predict", TOPDOWN_PTX, *STRIDED, "--block", "4096"])
     assert r.exit_code == 1 and "Traceback" not in r.output
 
