@@ -5,7 +5,7 @@ TopDown breakdown, from a launch's exact counters (issue 15; docs/predict.md).
     mix        instruction mix, ILP and MLP of a launch (exact counts)
     inputs     a Profile + module + GPU -> the model's Inputs
     luo_suda   the execution-time model
-    topdown    TopDown Level 1 and 2
+    topdown    TopDown as Saiz's thesis defines it (chapter 4)
     render     text, JSON rows and SQLite tables of the results
 
 Exports :func:`analyse` (one launch -> a result dict) and
@@ -22,17 +22,44 @@ def analyse(module, prof: dict, gpu_key: str | None, regs, dynamic_shared: int =
     from .inputs import launch_inputs
     from .luo_suda import predict
     from .params import load_params
-    from .topdown import replays, topdown
+    from .topdown import computation_costs, replays, topdown
     g = gpu(gpu_key)
     p = load_params(g.key, params_path)
     inp, occ = launch_inputs(module, prof, g, regs, dynamic_shared)
     rep = replays(inp.mix, prof["memory"], g)
     pred = predict(inp, g, p, sum(rep.values()))
-    td = topdown(pred, inp.inst_executed, inp.thread_inst_executed, rep)
+    costs = computation_costs(module, prof["per_block"], _class_cost(pred), _is_memory)
+    td = topdown(_time_view(pred), inp.inst_executed, inp.thread_inst_executed, rep, g,
+                 inp.mix, costs)
     return {"kernel": inp.kernel, "gpu": g.key, "grid": list(prof["grid"]),
             "block": list(prof["block"]), "mode": prof.get("mode"), "inputs": inp,
             "occupancy": occ, "registers": regs, "params": p, "prediction": pred,
             "topdown": td}
+
+
+def _time_view(pred):
+    """The prediction as TopDown reads it (issue 28's interface: cycles, share,
+    t_compute, t_current, t_previous, active_warps). A Prediction that has
+    them passes as it is; the older one's memory time beyond the computation
+    and issue times stands for the memory waits."""
+    if hasattr(pred, "t_compute"):
+        return pred
+    from types import SimpleNamespace
+    wait = max(0.0, pred.t_body - max(pred.t_comp, pred.t_issue))
+    return SimpleNamespace(cycles=pred.cycles, share=pred.share,
+                           active_warps=pred.active_warps, t_compute=pred.cycles - wait,
+                           t_current=wait, t_previous=0.0)
+
+
+def _class_cost(pred):
+    """The model's time cost of one warp instruction, by its count class."""
+    from .mix import instr_class
+    return lambda ins: pred.costs[instr_class(ins)][1]
+
+
+def _is_memory(ins) -> bool:
+    from .mix import instr_class
+    return instr_class(ins) in ("load", "store", "atomic")
 
 
 def analyse_launch(module, ptx_text, prof, gpu_key, regs, shared, params_path):
