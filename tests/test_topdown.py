@@ -486,3 +486,21 @@ def test_table_5_1_models_occupancy(key, blocks, warps, limiters):
     from ptxc.gpus.occupancy import occupancy
     occ = occupancy(gpu(key), 32, 256)
     assert (occ.blocks_per_sm, occ.warps_per_sm, occ.limiters) == (blocks, warps, limiters)
+
+
+def test_analyse_uses_the_time_models_costs(thesis, monkeypatch):
+    # Where ptxc.predict.costs exists (issue 28's time model), analyse() splits
+    # the computation stalls with its instruction_cost and is_memory_access.
+    # A stand-in that costs bar.sync 1 and everything else 0 gives sync all of
+    # them: no branch_resolving, no Core Bound.
+    import sys
+    from ptxc.predict.mix import instr_class
+    fake = SimpleNamespace(
+        instruction_cost=lambda ins, p: 1.0 if instr_class(ins) == "barrier" else 0.0,
+        is_memory_access=lambda ins: instr_class(ins) in ("load", "store"))
+    monkeypatch.setitem(sys.modules, "ptxc.predict.costs", fake)
+    hyb, _ = run_both(thesis, "column_sum", (1, 1, 1), (32, 1, 1),
+                      [np.ones(1024, np.float32), np.zeros(32, np.float32)])
+    n = analyse(thesis, hyb, "h100", REGS)["topdown"]["nodes"]
+    assert n["sync"]["slots"] > 0
+    assert n["branch_resolving"]["slots"] == 0 and n["core_bound"]["slots"] == 0

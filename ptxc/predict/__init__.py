@@ -28,7 +28,7 @@ def analyse(module, prof: dict, gpu_key: str | None, regs, dynamic_shared: int =
     inp, occ = launch_inputs(module, prof, g, regs, dynamic_shared)
     rep = replays(inp.mix, prof["memory"], g)
     pred = predict(inp, g, p, sum(rep.values()))
-    costs = computation_costs(module, prof["per_block"], _class_cost(pred), _is_memory)
+    costs = computation_costs(module, prof["per_block"], *_cost_model(pred, p))
     td = topdown(_time_view(pred), inp.inst_executed, inp.thread_inst_executed, rep, g,
                  inp.mix, costs)
     return {"kernel": inp.kernel, "gpu": g.key, "grid": list(prof["grid"]),
@@ -51,15 +51,21 @@ def _time_view(pred):
                            t_current=wait, t_previous=0.0)
 
 
-def _class_cost(pred):
-    """The model's time cost of one warp instruction, by its count class."""
-    from .mix import instr_class
-    return lambda ins: pred.costs[instr_class(ins)][1]
-
-
-def _is_memory(ins) -> bool:
-    from .mix import instr_class
-    return instr_class(ins) in ("load", "store", "atomic")
+def _cost_model(pred, p):
+    """(cost of one instruction, is it a memory access?) as the time model
+    sees them: issue 28's ``costs.instruction_cost`` and ``is_memory_access``
+    where that module exists, else the older model's cost of the
+    instruction's count class (``pred.costs``) and its load/store/atomic
+    classes."""
+    try:
+        from .costs import instruction_cost, is_memory_access
+    except ModuleNotFoundError as e:
+        if e.name != f"{__name__}.costs":
+            raise
+        from .mix import instr_class
+        return ((lambda ins: pred.costs[instr_class(ins)][1]),
+                (lambda ins: instr_class(ins) in ("load", "store", "atomic")))
+    return (lambda ins: instruction_cost(ins, p)), is_memory_access
 
 
 def analyse_launch(module, ptx_text, prof, gpu_key, regs, shared, params_path):
