@@ -69,6 +69,7 @@ divides by the modelled cycles.
 from __future__ import annotations
 
 import math
+import numbers
 
 from ..errors import PtxcError
 
@@ -297,7 +298,7 @@ def _figures(g, eff, ipc, ipc_issued, ipc_stall, t) -> dict:
 
 def _check(pred, inst: int, thread: int, rep: dict) -> None:
     """One-line errors for inputs TopDown cannot divide."""
-    if not isinstance(inst, int) or inst < 1:
+    if isinstance(inst, bool) or not isinstance(inst, numbers.Integral) or inst < 1:
         raise PtxcError(f"TopDown needs at least one executed warp instruction (got {inst!r})")
     if not 0 <= thread <= 32 * inst:
         raise PtxcError(f"thread_inst_executed {thread} is not within 0..32 x inst_executed "
