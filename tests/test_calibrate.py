@@ -31,7 +31,7 @@ from click.testing import CliRunner
 import ptxc
 from ptxc.cli.main import cli
 from ptxc.errors import PtxcError
-from ptxc.gpus.architecture import GPUS, gpu
+from ptxc.gpus.architecture import gpu
 from ptxc.gpus import luo_suda_params as lsp
 from ptxc.predict import cpd_fit
 from ptxc.predict.calibrate import blocks_for, calibrate, chase_chain, write
@@ -91,21 +91,19 @@ def test_every_model_has_every_name(key):
     assert table["cost.ld_st"].value == table["t_mem"].value
 
 
-@pytest.mark.parametrize("key", [k for k in lsp.MODELS
-                                 if any(lsp.norm(k) == lsp.norm(g) for g in GPUS)])
+@pytest.mark.parametrize("key", lsp.MODELS)
 def test_model_params_agree_with_the_gpu_data(key):
     g, p = gpu(lsp.norm(key)), default_params(lsp.norm(key))
     assert (p.n_sm, p.clock_mhz, p.m) == (g.sm_count, g.clock_mhz, g.max_warps_per_sm)
     assert p.gpu_bwt == pytest.approx(g.mem_bandwidth_gbs * 1e9 / (g.clock_mhz * 1e6), rel=1e-4)
     if key != "gtx260" and "mem_latency_cycles" in g.params:
         assert p.t_mem == g.mem_latency_cycles
-    if key in lsp.DEVICES:       # the thesis's GPUs, once the architecture module has them
-        assert (g.sm_count, g.max_warps_per_sm) == \
-            (lsp.DEVICES[key]["n_sm"].value, lsp.DEVICES[key]["max_warps_per_sm"].value)
 
 
-def test_thesis_gpus_without_architecture_models():
-    # Until ptxc.gpus.architecture has them, the device facts come from luo_suda_params.
+def test_thesis_gpus():
+    # The TopDown thesis's GPUs (Table 5.1): GP104 has 1920 cores / 128 per
+    # SM = 15 SMs; cc 7.5 holds 1024 threads = 32 warps per SM; the Quadro
+    # RTX 4000's 416 GB/s at its 1545 MHz boost clock.
     assert lsp.luo_suda("gtx1070")["n_sm"].value == 15
     assert lsp.luo_suda("quadro-rtx4000")["m"].value == 32
     assert lsp.luo_suda("quadro-rtx4000")["gpu_bwt"].value == pytest.approx(416e9 / 1545e6,

@@ -43,7 +43,9 @@ def test_run_topdown_json_and_sqlite(app):
         rows = sqlite3.connect(run.report).execute(
             "SELECT launch, node, level FROM topdown ORDER BY rowid").fetchall()
         assert [r[1] for r in rows] == ["retire", "divergence", "branch", "replay", "frontend",
-                                        "backend", "backend_core", "backend_memory"]
+                                        "fetch", "sync", "branch_resolving",
+                                        "instruction_fetch", "decode", "backend",
+                                        "memory_bound", "core_bound"]
         assert {r[0] for r in rows} == {launch["id"]}
     assert runs["hybrid"].summary["predict"]["launches"][0]["predicted_cycles"] == \
         runs["full"].summary["predict"]["launches"][0]["predicted_cycles"]

@@ -1,7 +1,7 @@
 """``ptxc occupancy``: theoretical occupancy of each kernel of a PTX file.
 
     ptxc occupancy FILE.ptx [--kernel K] [--block N] [--shared B] [--regs R]
-                   [--gpu h100|a100|v100|t4|rtx2060|gtx260]
+                   [--gpu h100|a100|v100|t4|rtx2060|gtx260|gtx1070|quadro-rtx4000]
 
 Per kernel: registers per thread and where they come from (ptxas or an
 estimate), static + dynamic shared memory, the blocks per SM each resource
@@ -29,7 +29,7 @@ DEFAULT_BLOCK = 256
               metavar="BYTES", help="Dynamic shared memory per block.")
 @regs_option()
 @click.option("--gpu", "gpu_key", default="h100", show_default=True, metavar="MODEL",
-              help="GPU model: h100, a100, v100, t4, rtx2060, gtx260.")
+              help="GPU model: h100, a100, v100, t4, rtx2060, gtx260, gtx1070, quadro-rtx4000.")
 def occupancy_command(file, kernels, block, shared, regs, gpu_key):
     """Theoretical occupancy (active blocks and warps per SM) of each kernel,
     by the CUDA occupancy calculator's rules (docs/gpus.md)."""

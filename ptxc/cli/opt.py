@@ -60,9 +60,10 @@ from ptxc.cli.options import (EMIT_CHOICES, FORMAT_CHOICES, MODE_CHOICES, arg_ca
                    "shared-memory hazards; synccheck: divergent barriers and bad warp masks (a "
                    "full run; docs/check.md); exit status 1 when there were errors.")
 @topdown_option("After the count pass's launch (with --memory-counters), print its TopDown "
-                   "Level 1 and 2 on the --gpu model (docs/predict.md).")
+                   "(Saiz 2021, chapter 4) on the --gpu model (docs/predict.md).")
 @click.option("--gpu", "gpu_key", default="h100", show_default=True, metavar="MODEL",
-              help="GPU model of --topdown: h100, a100, v100, t4, rtx2060, gtx260.")
+              help="GPU model of --topdown: h100, a100, v100, t4, rtx2060, gtx260, gtx1070, "
+                   "quadro-rtx4000.")
 @value_profile_option("Profile every register write: constant bits and scalar writes per "
                    "instruction (a full run; docs/value-profile.md).")
 def opt_command(file, pipeline, emit, fmt, output, verify_each, kernel, grid, block,

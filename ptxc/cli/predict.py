@@ -2,7 +2,8 @@
 (Luo & Suda's model) and, with ``--topdown``, its TopDown breakdown.
 
     ptxc predict FILE.ptx --kernel K --grid G --block B [--arg ...]
-                 [--gpu h100|a100|v100|t4|rtx2060|gtx260] [--mode hybrid|full]
+                 [--gpu h100|a100|v100|t4|rtx2060|gtx260|gtx1070|quadro-rtx4000]
+                 [--mode hybrid|full]
                  [--regs N] [--params FILE.json] [--reading NAME=VALUE]... [--topdown]
                  [--format text|json] [--report FILE.sqlite]
 
@@ -21,7 +22,7 @@ import click
 from ptxc.cli.options import max_steps_option, regs_option, threads_option, topdown_option
 from ptxc.errors import PtxcError
 
-GPU_HELP = "GPU model: h100, a100, v100, t4, rtx2060, gtx260."
+GPU_HELP = "GPU model: h100, a100, v100, t4, rtx2060, gtx260, gtx1070, quadro-rtx4000."
 
 
 @click.command("predict")
@@ -45,7 +46,7 @@ GPU_HELP = "GPU model: h100, a100, v100, t4, rtx2060, gtx260."
 @click.option("--reading", "readings", multiple=True, metavar="NAME=VALUE",
               help="Another reading of an ambiguous equation of the paper (repeatable), "
                    "e.g. eq2=printed, cpd=min (docs/predict.md).")
-@topdown_option("Also print the TopDown Level 1 and 2.")
+@topdown_option("Also print the TopDown (Saiz 2021, chapter 4).")
 @click.option("--format", "fmt", type=click.Choice(("text", "json")), default="text",
               show_default=True)
 @click.option("--report", "report_path", default=None, metavar="FILE.sqlite",

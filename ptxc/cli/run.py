@@ -51,7 +51,7 @@ FORMAT_CHOICES = ("text", "csv", "json")
               help="source: also report per CUDA source line (needs .loc: nvcc -lineinfo/-G).")
 @html_option("Also write the self-contained HTML report (docs/report.md).")
 @topdown_option("Also predict each launch's time on the --gpu model and its TopDown "
-                   "Level 1 and 2, per launch and per kernel (implies --memory-counters; "
+                   "(Saiz 2021, chapter 4), per launch and per kernel (implies --memory-counters; "
                    "docs/predict.md).")
 @value_profile_option("Profile every register write: constant bits and scalar writes per kernel "
                    "(a full run; docs/value-profile.md).")

@@ -1,6 +1,6 @@
 """GPU architecture parameters for performance models, each with its source.
 
-One table per GPU (``h100 a100 v100 t4 rtx2060 gtx260``): the per-SM
+One table per GPU (``h100 a100 v100 t4 rtx2060 gtx260 gtx1070 quadro-rtx4000``): the per-SM
 resources the CUDA occupancy calculator uses, the issue and functional-unit
 widths an execution-time model (Luo & Suda 2011, issue 15) needs, and the
 memory system's sizes and speeds. Every entry is a :class:`Param` holding
@@ -29,6 +29,11 @@ Sources (abbreviations used in the notes):
   THR   CUDA C++ Programming Guide, "Arithmetic Instructions": the table
         "Throughput of Native Arithmetic Instructions" (results per clock
         cycle per multiprocessor) for the compute capability named.
+  GP104WP NVIDIA GeForce GTX 1080 whitepaper (2016): the Pascal GP104 chip and
+        its SM (the GTX 1070 is a GP104 with 15 of its 20 SMs).
+  TDT   Álvaro Saiz Fernández, "Metodología TopDown sobre GPUs NVIDIA" (thesis,
+        Universidad de Cantabria, 2021): section 4.2 (IPC_MAX = the dispatch
+        units of an SM) and Table 5.1 (the GTX 1070 and Quadro RTX 4000 it used).
 """
 from __future__ import annotations
 
@@ -258,10 +263,124 @@ GTX260 = _gpu(
                              "texture/memory pipeline (no published per-SM count)"),
      "tensor_per_sm": P(0, _GT + ": no tensor cores")})
 
-GPUS = {g.key: g for g in (H100, A100, V100, T4, RTX2060, GTX260)}
+# The two GPUs of the TopDown thesis's evaluation (TDT Table 5.1). Their
+# clocks are Table 5.1's "frecuencia de reloj máxima" (boost), as the other
+# models take cudaDeviceProp.clockRate.
+_GTX1070 = ("NVIDIA GeForce GTX 1070 specifications (nvidia.com: 1920 CUDA cores, 8 GB "
+            "GDDR5 at 8 Gbps, 256-bit) and TDT Table 5.1")
+_CC61 = "CCT (compute capability 6.1)"
+_PASCAL_LAT = ("uncertain: Jia et al. 2018, 'Dissecting the NVIDIA Volta GPU Architecture via "
+               "Microbenchmarking' (arXiv:1804.06826), Pascal (P100)")
+GTX1070 = _gpu(
+    "gtx1070", "NVIDIA GeForce GTX 1070",
+    {"major": P(6, _CC61 + "; TDT Table 5.1"), "minor": P(1, _CC61 + "; TDT Table 5.1"),
+     "sm_count": P(15, _GTX1070 + ": 1920 CUDA cores / 128 per GP104 SM (GP104WP) = 15; "
+                                  "Table 5.1: 15 SMs"),
+     "clock_mhz": P(1683, _GTX1070 + ": boost clock 1683 MHz (Table 5.1; base 1506 MHz)"),
+     "mem_bandwidth_gbs": P(256.0, _GTX1070 + ": 256-bit GDDR5 at 8 Gbps = 256 GB/s"),
+     "l2_size": P(2 * MiB, "GP104WP: 2048 KB L2, 256 KB per 32-bit memory controller; the "
+                           "GTX 1070 keeps all eight (256-bit bus)"),
+     "max_threads_per_sm": P(2048, _CC61), "max_warps_per_sm": P(64, _CC61 + "; 2048 / 32"),
+     "max_blocks_per_sm": P(32, _CC61 + "; OCC cudaOccMaxBlocksPerMultiprocessor (cc 6: 32)"),
+     "max_threads_per_block": P(1024, _CC61 + "; TDT Table 5.1"),
+     "regs_per_sm": P(65536, _CC61 + " (64K 32-bit registers)"),
+     "regs_per_block": P(65536, _CC61 + " (64K)"),
+     "shared_per_sm": P(96 * KiB, _CC61 + ": 96 KB per SM (GP104WP: a 96 KB shared memory "
+                                  "unit per SM)"),
+     "shared_per_block": P(48 * KiB, _CC61 + ": 48 KB"),
+     "shared_per_block_optin": P(48 * KiB, _CC61 + ": 48 KB, no opt-in before cc 7.0 (OCC "
+                                           "uses sharedMemPerBlock for cc 6)"),
+     "reserved_shared_per_block": P(0, "CCT (no reservation before cc 8.0)"),
+     "warp_size": P(32, _CC61),
+     "max_regs_per_thread": P(255, _CC61 + "; OCC cudaOccRegAllocationGranularity table "
+                                   "(cc 6: 255)"),
+     "reg_alloc_unit": P(256, "OCC cudaOccRegAllocationGranularity: 256 registers (cc 6)"),
+     "reg_alloc_granularity": P("warp", "OCC: 'GPUs of compute capability 2.x and higher "
+                                        "allocate registers to warps'"),
+     "sub_partitions": P(4, "OCC cudaOccSubPartitionsPerMultiprocessor (cc 6.1: 4; 6.0: 2)"),
+     "shared_alloc_unit": P(256, "OCC cudaOccSMemAllocationGranularity (256 B for cc 6.x)"),
+     "l2_sector_bytes": P(32, "BPG: memory transactions are 32-byte sectors"),
+     "l2_line_bytes": P(128, "BPG: 128-byte cache lines of four sectors"),
+     "schedulers_per_sm": P(4, "GP104WP, SM block diagram: four processing blocks, one warp "
+                               "scheduler each"),
+     "dispatch_units_per_sm": P(8, "GP104WP, SM block diagram: two dispatch units per warp "
+                                   "scheduler, four schedulers"),
+     "fp32_per_sm": P(128, "GP104WP: 128 CUDA cores per SM; THR cc 6.1: 128"),
+     "fp64_per_sm": P(4, "THR cc 6.1: 4 results per clock per SM for 64-bit floating-point "
+                         "add, multiply, multiply-add"),
+     "int32_per_sm": P(128, "THR cc 6.1: 128 (32-bit integer add, subtract, compare)"),
+     "sfu_per_sm": P(32, "THR cc 6.1: 32 (reciprocal, rsqrt, log2, exp2, sine, cosine); "
+                         "GP104WP: 8 SFUs per processing block"),
+     "ldst_per_sm": P(32, "GP104WP, SM block diagram: 8 LD/ST units per processing block"),
+     "tensor_per_sm": P(0, "GP104WP: no tensor cores (TDT Table 5.1: 0)"),
+     "dep_latency_cycles": P(6, _PASCAL_LAT + ": 6 cycles for dependent FP32 arithmetic "
+                                "(the Programming Guide's 4 is for cc 7.x)"),
+     "shared_latency_cycles": P(24, _PASCAL_LAT + ": ~24 cycles"),
+     "max_inflight_requests": P(256, _NOT_MEASURED + "; 256 global requests in flight per "
+                                     "SM, as for the other models (not published)"),
+     "launch_overhead_cycles": P(3000, _NOT_MEASURED + "; as for the other models (not "
+                                       "published)"),
+     "shared_cycles_per_transaction": P(1, "CUDA C++ Programming Guide, 'Shared Memory' "
+                                           "(cc 5.x and later): 32 banks x 4 bytes per clock"),
+     "mem_latency_cycles": P(500, _LAT_NOTE)})
+
+_RTX4000 = ("NVIDIA Quadro RTX 4000 datasheet (2018: TU104, 2304 CUDA cores, 288 Tensor "
+            "Cores, 8 GB GDDR6, 256-bit, 416 GB/s) and TDT Table 5.1")
+QUADRO_RTX4000 = _gpu(
+    "quadro-rtx4000", "NVIDIA Quadro RTX 4000", _modern(7),
+    _units(4, 64, 2, 64, 16, 16, 8, "TUWP (the Turing SM, as T4)", "7.5"), _timing(7),
+    {"major": P(7, "CCT; TDT Table 5.1"), "minor": P(5, "CCT; TDT Table 5.1"),
+     "sm_count": P(36, _RTX4000 + ": 2304 CUDA cores / 64 per Turing SM = 36; Table 5.1: 36"),
+     "clock_mhz": P(1545, "TDT Table 5.1: boost clock 1545 MHz (base 1005 MHz); the "
+                          "datasheet gives none"),
+     "mem_bandwidth_gbs": P(416.0, _RTX4000 + ": 416 GB/s (256-bit GDDR6 at 13 Gbps)"),
+     "l2_size": P(4 * MiB, "TUWP appendix, TU104 (GeForce RTX 2080): 4096 KB L2 over eight "
+                           "32-bit memory controllers (512 KB each); the RTX 4000's 256-bit "
+                           "bus uses all eight"),
+     "max_threads_per_sm": P(1024, "CCT (cc 7.5)"),
+     "max_warps_per_sm": P(32, "CCT (cc 7.5)"),
+     "max_blocks_per_sm": P(16, "CCT (cc 7.5); OCC (isTuring: 16)"),
+     "max_threads_per_block": P(1024, "CCT; TDT Table 5.1"),
+     "regs_per_sm": P(65536, "CCT"), "regs_per_block": P(65536, "CCT"),
+     "shared_per_sm": P(64 * KiB, "CCT (cc 7.5: 64 KB)"),
+     "shared_per_block": P(48 * KiB, "CCT"),
+     "shared_per_block_optin": P(64 * KiB, "CCT (cc 7.5: 64 KB)"),
+     "reserved_shared_per_block": P(0, "CCT (no reservation before cc 8.0)"),
+     "mem_latency_cycles": P(500, _LAT_NOTE)})
+
+GPUS = {g.key: g for g in (H100, A100, V100, T4, RTX2060, GTX260, GTX1070, QUADRO_RTX4000)}
 ALIASES = {"sm90": "h100", "sm80": "a100", "sm70": "v100", "sm75": "t4",
            "h100sxm": "h100", "a100sxm": "a100", "2060": "rtx2060", "gt200": "gtx260",
-           "sm13": "gtx260"}
+           "sm13": "gtx260", "1070": "gtx1070", "sm61": "gtx1070",
+           "quadrortx4000": "quadro-rtx4000", "rtx4000": "quadro-rtx4000"}
+
+# TopDown (ptxc/predict/topdown.py, docs/predict.md): IPC_MAX, the warp
+# instructions one SM can dispatch per cycle. TDT section 4.2: the maximum IPC
+# is reached when each cycle the SM sends "tantas instrucciones de warp como
+# número de unidades de dispatch tenga el SM" (its example, the GP100 SM of
+# its Figure 3.3: two partitions x two dispatch units = 4.0).
+_ONE_DISPATCH = ("TDT section 4.2: IPC_MAX = the dispatch units of an SM; {}: four processing "
+                 "blocks, each with one warp scheduler and one dispatch unit (32 threads/clk)")
+_IPC_MAX = {
+    "h100": P(4, _ONE_DISPATCH.format("H100WP, SM block diagram")),
+    "a100": P(4, _ONE_DISPATCH.format("A100WP, SM block diagram")),
+    "v100": P(4, _ONE_DISPATCH.format("V100WP ('one warp scheduler, one dispatch unit' per "
+                                      "processing block)")),
+    "t4": P(4, _ONE_DISPATCH.format("TUWP ('one warp scheduler, and one dispatch unit' per "
+                                    "processing block)")),
+    "rtx2060": P(4, _ONE_DISPATCH.format("TUWP (the Turing SM)")),
+    "quadro-rtx4000": P(4, _ONE_DISPATCH.format("TUWP (the Turing SM)") + "; TDT Table 5.1 "
+                        "lists 2 partitions per SM for this GPU, the whitepaper 4"),
+    "gtx1070": P(8, "TDT section 4.2: IPC_MAX = the dispatch units of an SM; GP104WP, SM block "
+                    "diagram: four processing blocks, each with one warp scheduler and two "
+                    "dispatch units (TDT Table 5.1: 4 partitions)"),
+    "gtx260": P(1, "TDT section 4.2: IPC_MAX = the dispatch units of an SM; GT200: one "
+                   "instruction unit per SM issues one warp instruction at a time (which then "
+                   "occupies the 8 SPs for 4 clocks: CUDA 2.x Programming Guide, 'Arithmetic "
+                   "Instructions')"),
+}
+for _g in GPUS.values():
+    _g.params["ipc_max"] = _IPC_MAX[_g.key]
 
 
 def gpu(key: str | None) -> GpuArch:

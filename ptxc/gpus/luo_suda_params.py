@@ -29,9 +29,7 @@ the hardware), memory latencies from ptxc's GPU data (docs/gpus.md, marked
 uncertain there), the paper's a, b, c, d (measured only on the GTX 260:
 ``ptxc calibrate`` measures them on a real GPU), and the device facts (SMs,
 clock, bandwidth, warps per SM) read from :mod:`ptxc.gpus.architecture`, the
-one source of truth for them. ``gtx1070`` and ``quadro-rtx4000`` (the
-TopDown thesis's GPUs) carry their device facts here too, used only while
-the architecture module has no such model.
+one source of truth for them.
 
 Table 1 lists eleven operations; a ``cost.<opcode>.<kind>`` that it does not
 list is resolved by :mod:`ptxc.predict.params` (``FALLBACK_ROW``).
@@ -92,38 +90,8 @@ _CLASS = {"add": (0, 0), "sub": (0, 0), "mul": (2, 2), "div": (4, 4), "neg": (0,
           "not": (0, None)}
 _CLASS_NAME = ("ADD", "MAX", "MUL", "MAD", "DIV")
 
-# The memory latency (cycles) of the newer models: mem_latency_cycles of
-# ptxc.gpus.architecture (a global load that misses the caches) where the
-# model has that field, else these numbers (the same values, for the models
-# that the architecture module lacks).
-_LAT = ("approximate and uncertain: NVIDIA publishes no DRAM latency; micro-benchmark "
-        "papers (Jia et al. 2018 for Volta, 2019 for Turing; Luo et al. 2024, "
-        "arXiv:2402.13499, for Ampere/Hopper) report a few hundred to ~600 cycles for a "
-        "global load that misses L2 (ptxc/gpus/architecture.py mem_latency_cycles)")
-T_MEM = {"h100": 480, "a100": 470, "v100": 440, "t4": 500, "rtx2060": 500,
-         "gtx1070": 500, "quadro-rtx4000": 500}
-
 _NOT_MEASURED = (" (section 3.4); the paper's GTX 260 value, not measured for this GPU: "
                  "`ptxc calibrate` measures it")
-
-# Device facts of the thesis's two GPUs, used while ptxc.gpus.architecture
-# has no model of that name (the architecture module wins when it has one).
-_GP104 = "NVIDIA GeForce GTX 1070 specifications (GP104, Pascal, compute capability 6.1)"
-_TU104 = "NVIDIA Quadro RTX 4000 datasheet (TU104, Turing, compute capability 7.5)"
-DEVICES = {
-    "gtx1070": {"n_sm": Param(15, _GP104 + ": 1920 CUDA cores / 128 per SM"),
-                "clock_mhz": Param(1683, _GP104 + ": boost clock 1683 MHz"),
-                "mem_bandwidth_gbs": Param(256.0, _GP104 + ": 256-bit GDDR5 at 8 Gbps"),
-                "max_warps_per_sm": Param(64, "CUDA C++ Programming Guide, compute "
-                                              "capability 6.1: 2048 threads = 64 warps per SM")},
-    "quadro-rtx4000": {"n_sm": Param(36, _TU104 + ": 2304 CUDA cores / 64 per SM"),
-                       "clock_mhz": Param(1545, _TU104 + ": boost clock 1545 MHz"),
-                       "mem_bandwidth_gbs": Param(416.0, _TU104 + ": 256-bit GDDR6, 416 GB/s"),
-                       "max_warps_per_sm": Param(32, "CUDA C++ Programming Guide, compute "
-                                                     "capability 7.5: 1024 threads = 32 warps "
-                                                     "per SM")},
-}
-
 
 def norm(key: str) -> str:
     """A model name as :func:`ptxc.gpus.architecture.gpu` compares them."""
@@ -150,7 +118,7 @@ def _device(key: str) -> dict:
                     "max_warps_per_sm": Param(g.max_warps_per_sm,
                                               f"{src} max_warps_per_sm: "
                                               f"{g.source('max_warps_per_sm')}")}
-    return DEVICES[_model(key)]
+    raise KeyError(key)
 
 
 def _arch_field(key: str, name: str):
@@ -207,7 +175,7 @@ def luo_suda(key: str) -> dict:
         out["d"] = Param(80, f"{PAPER}, eq. (5){_NOT_MEASURED}")
         out["m"] = Param(dev["max_warps_per_sm"].value, "the most warps one SM holds (eq. 4): "
                          + dev["max_warps_per_sm"].source)
-        out["t_mem"] = _arch_field(key, "mem_latency_cycles") or Param(T_MEM[key], _LAT)
+        out["t_mem"] = _arch_field(key, "mem_latency_cycles")
     out["gpu_bwt"] = Param(round(bw.value * 1e9 / (clock.value * 1e6), 4),
                            f"eq. (2) GPU_bwt in bytes per clock: {bw.value} GB/s x 1e9 / "
                            f"({clock.value} MHz x 1e6); bandwidth: {bw.source}")

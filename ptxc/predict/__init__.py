@@ -7,7 +7,7 @@ TopDown breakdown, from a launch's exact counters (issue 15; docs/predict.md).
     mix        the instruction mix of a launch (exact counts; TopDown)
     inputs     a Profile + module + GPU -> the model's Inputs
     luo_suda   the execution-time model (section 3: eq. 1-14)
-    topdown    TopDown Level 1 and 2
+    topdown    TopDown as Saiz's thesis defines it (chapter 4)
     render     text, JSON rows and SQLite tables of the results
     calibrate  ``ptxc calibrate``: the parameters measured on a GPU (microbench/:
                its generated PTX; cpd_fit: a, b, c, d of eqs. 3-5)
@@ -28,15 +28,18 @@ def analyse(module, prof: dict, gpu_key: str | None, regs, dynamic_shared: int =
     from ptxc.gpus.architecture import gpu
     from .inputs import launch_inputs
     from .luo_suda import parse_readings, predict
+    from .costs import instruction_cost, is_memory_access
     from .params import load_params
-    from .topdown import replays, topdown
+    from .topdown import computation_costs, replays, topdown
     g = gpu(gpu_key)
     p = params if params is not None else load_params(g.key, params_path)
     r = parse_readings(readings)
     inp, occ = launch_inputs(module, prof, g, regs, dynamic_shared, p, r)
     rep = replays(inp.mix, prof["memory"], g)
     pred = predict(inp, g, p, r)
-    td = topdown(pred, inp.inst_executed, inp.thread_inst_executed, rep)
+    costs = computation_costs(module, prof["per_block"],
+                              lambda ins: instruction_cost(ins, p), is_memory_access)
+    td = topdown(pred, inp.inst_executed, inp.thread_inst_executed, rep, g, inp.mix, costs)
     return {"kernel": inp.kernel, "gpu": g.key, "grid": list(prof["grid"]),
             "block": list(prof["block"]), "mode": prof.get("mode"), "inputs": inp,
             "occupancy": occ, "registers": regs, "params": p, "prediction": pred,

@@ -3,9 +3,10 @@ of a CUDA application (docs/predict.md).
 
 Per launch: :func:`ptxc.predict.analyse` on the launch's profile (the run
 collects the memory counters). Per kernel: the launches' predicted times
-add up, and the TopDown slot counts add up before they are divided by the
-summed slots, so a kernel's fractions are slot-weighted over its launches
-and still sum to 1. A kernel is a (name, module) pair, as everywhere in the
+add up, and the TopDown slot counts (IPC x cycles of each node) add up
+before they are divided by the summed slots (IPC_MAX x cycles), so a
+kernel's fractions of IPC_MAX are slot-weighted over its launches and its
+Level 1 still sums to 1 (eq. 4.1). A kernel is a (name, module) pair, as everywhere in the
 run report (runtime/kernel_keys.py): JSON ``kernels`` is a list of rows
 with ``kernel`` and ``module``.
 """
@@ -15,7 +16,7 @@ import json
 
 from . import analyse, render
 from .render import TREE
-from .topdown import LEVEL1
+from .topdown import LEVEL1, LEVEL2
 
 
 def launch_results(launches, gpu_key: str) -> list:
@@ -64,10 +65,7 @@ def text(results) -> str:
         fr = k["fractions"]
         parts = "  ".join(f"{n} {100 * fr[n]:.1f}%" for n in LEVEL1)
         lines.append(f"  {readable[name]}: {k['launches']} launch(es), {k['seconds'] * 1e6:.3f} us; {parts}")
-        lines.append("      branch {:.1f}%  replay {:.1f}%  backend_core {:.1f}%  "
-                     "backend_memory {:.1f}%".format(100 * fr["branch"], 100 * fr["replay"],
-                                                     100 * fr["backend_core"],
-                                                     100 * fr["backend_memory"]))
+        lines.append("      " + "  ".join(f"{n} {100 * fr[n]:.1f}%" for n in LEVEL2))
     return "\n".join(lines) + "\n"
 
 

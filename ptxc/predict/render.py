@@ -3,18 +3,19 @@
 Every modelled number is labelled "modelled"; numbers that are exact counts
 are labelled "exact". JSON: one object per launch (``as_json``); SQLite:
 tables ``predict`` (one row per launch), ``predict_periods`` (one row per
-launch and calculate period, section 3.5) and ``topdown`` (one row per launch and
-TopDown node, with its level, parent and whether it is exact or modelled).
+launch and calculate period, section 3.5), ``topdown`` (one row per launch
+and TopDown node of the thesis's hierarchy: level, parent, exact or
+modelled, IPC, fraction of IPC_MAX, slots, percent of stalls, equation, the
+thesis's hardware metric) and ``topdown_figures`` (one row per launch and
+scalar figure: IPC_MAX, IPC, IPC_issued, warp efficiency, IPC_STALL,
+cycles, with kind and metric).
 """
 from __future__ import annotations
 
-from .topdown import LEVEL1
+from .topdown import LEVEL1, NODES
 
-TREE = (("retire", 1, None, "exact"), ("divergence", 1, None, "exact"),
-        ("branch", 2, "divergence", "exact"), ("replay", 2, "divergence", "exact"),
-        ("frontend", 1, None, "modelled"), ("backend", 1, None, "modelled"),
-        ("backend_core", 2, "backend", "modelled"),
-        ("backend_memory", 2, "backend", "modelled"))
+# (node, level, parent, kind) of the TopDown hierarchy, in print order.
+TREE = tuple((name, lvl, parent, kind) for name, lvl, parent, kind, _eq in NODES)
 
 
 PERIODS_SHOWN = 12
@@ -49,16 +50,48 @@ def text(r: dict, with_topdown: bool = True) -> str:
 
 
 def topdown_text(td: dict) -> list:
-    fr = td["fractions"]
-    out = [f"  TopDown (issue slots of the busiest SM: {td['slots']:.0f}; IPC {td['ipc']:.3f} "
-           f"of {td['ipc_max']} modelled; warp efficiency {100 * td['warp_efficiency']:.2f} % "
-           "exact)"]
+    """The TopDown section of the text report (thesis chapter 4)."""
+    fig = td["figures"]
+    out = [f"  TopDown (Saiz 2021, chapter 4; the busiest SM over {td['cycles']:.0f} cycles; "
+           f"metrics of {td['metric_set']})"]
+    for name, label in (("ipc_max", "IPC_MAX"), ("ipc", "IPC"), ("ipc_issued", "IPC_issued"),
+                        ("ipc_stall", "IPC_STALL")):
+        out.append(f"    {label:16s} {fig[name]['value']:10.4f}  ({fig[name]['kind']}; "
+                   f"{fig[name]['where']})")
+    out.append(f"    {'warp efficiency':16s} {100 * td['warp_efficiency']:9.2f} %  (exact; "
+               "Tables 4.1, 4.2)")
+    if td["issue_limited"]:
+        out.append(f"    note: the time model's {td['model_cycles']:.0f} cycles are fewer than "
+                   "the dispatch units need to issue the launch's instructions; TopDown uses "
+                   f"{td['cycles']:.0f}")
+    out.append(f"    {'node':22s} {'IPC':>8s} {'% IPC_MAX':>10s} {'% stalls':>9s}  kind      eq.")
     for name, level, _parent, how in TREE:
-        pad = "    " if level == 1 else "      "
-        out.append(f"{pad}{name:18s} {100 * fr[name]:6.2f} %  ({how} slots)")
+        n = td["nodes"][name]
+        pad = "  " * (level - 1)
+        pct = "" if n["stall_percent"] is None else f"{n['stall_percent']:9.2f}"
+        out.append(f"    {pad + name:22s} {n['ipc']:8.4f} {100 * n['fraction']:10.2f} "
+                   f"{pct:>9s}  {how:9s} ({n['equation']})")
     rp = td["replays"]
     out.append(f"  replays (exact)  global {rp['global']}  shared {rp['shared']}  "
                f"width {rp['width']}")
+    out.append(f"  barriers {td['barriers']}  branches {td['branches']}  "
+               "(warp executions, exact)")
+    return out
+
+
+def topdown_json(td: dict) -> dict:
+    """The ``topdown`` member of a launch's JSON object."""
+    keep = ("source", "gpu", "compute_capability", "metric_set", "ipc_max", "ipc_max_source",
+            "cycles", "model_cycles", "issue_limited", "share", "inst_executed",
+            "thread_inst_executed", "inst_issued", "replays", "barriers", "branches",
+            "warp_efficiency", "ipc", "ipc_issued", "ipc_stall", "figures", "nodes",
+            "level1", "level2", "level3", "slots")
+    out = {k: td[k] for k in keep}
+    out["exact"] = ["warp_efficiency", "ipc_max", "replays", "barriers", "branches",
+                    "inst_executed", "thread_inst_executed", "inst_issued"] + \
+        [n for n, *_rest, how in TREE if how == "exact"]
+    out["modelled"] = ["cycles", "ipc", "ipc_issued", "ipc_stall", "slots"] + \
+        [n for n, *_rest, how in TREE if how == "modelled"]
     return out
 
 
@@ -92,16 +125,12 @@ def as_json(r: dict) -> dict:
         "occupancy": {"blocks_per_sm": occ.blocks_per_sm, "warps_per_sm": occ.warps_per_sm},
         "params": {k: {"value": v, "source": r["params"].sources.get(k, "")}
                    for k, v in r["params"].values.items()},
-        "topdown": {"level1": td["level1"], "level2": td["level2"], "ipc": td["ipc"],
-                    "issued_ipc": td["issued_ipc"], "ipc_max": td["ipc_max"],
-                    "warp_efficiency": td["warp_efficiency"], "replays": td["replays"],
-                    "slots": td["slots"], "modelled": ["ipc", "issued_ipc", "slots",
-                                                       "frontend", "backend", "fractions"]},
+        "topdown": topdown_json(td),
     }
 
 
 def write_sqlite(path: str, results: list) -> None:
-    """The three tables of the module doc (replaced if they exist)."""
+    """The four tables of the module doc (replaced if they exist)."""
     import sqlite3
     con = sqlite3.connect(path)
     try:
@@ -114,7 +143,7 @@ def write_sqlite(path: str, results: list) -> None:
 
 
 def _tables(con) -> None:
-    for t in ("predict", "predict_costs", "predict_periods", "topdown"):
+    for t in ("predict", "predict_costs", "predict_periods", "topdown", "topdown_figures"):
         con.execute(f"DROP TABLE IF EXISTS {t}")
     con.execute("CREATE TABLE predict (launch INTEGER, kernel TEXT, gpu TEXT, grid TEXT, "
                 "block TEXT, mode TEXT, seconds REAL, cycles REAL, bound TEXT, "
@@ -125,7 +154,10 @@ def _tables(con) -> None:
                 "prev TEXT, c REAL, m REAL, kind INTEGER, t REAL, t_c REAL, t_p REAL, "
                 "weight REAL, cycles REAL)")
     con.execute("CREATE TABLE topdown (launch INTEGER, kernel TEXT, node TEXT, level INTEGER, "
-                "parent TEXT, kind TEXT, fraction REAL, slots REAL)")
+                "parent TEXT, kind TEXT, ipc REAL, fraction REAL, slots REAL, "
+                "stall_percent REAL, equation TEXT, metric TEXT)")
+    con.execute("CREATE TABLE topdown_figures (launch INTEGER, kernel TEXT, figure TEXT, "
+                "value REAL, kind TEXT, source TEXT, metric TEXT)")
 
 
 def _rows(con, n: int, r: dict) -> None:
@@ -138,9 +170,15 @@ def _rows(con, n: int, r: dict) -> None:
     con.executemany("INSERT INTO predict_periods VALUES (?,?,?,?,?,?,?,?,?,?,?,?)",
                     [(n, x.block, x.index, x.prev, x.c, x.m, x.kind, x.t, x.t_c, x.t_p,
                       x.weight, x.cycles) for x in p.periods])
-    con.executemany("INSERT INTO topdown VALUES (?,?,?,?,?,?,?,?)",
-                    [(n, r["kernel"], name, lvl, parent, how, td["fractions"][name],
-                      td["slot_counts"][name]) for name, lvl, parent, how in TREE])
+    nodes = td["nodes"]
+    con.executemany("INSERT INTO topdown VALUES (?,?,?,?,?,?,?,?,?,?,?,?)",
+                    [(n, r["kernel"], name, lvl, parent, how, nodes[name]["ipc"],
+                      nodes[name]["fraction"], nodes[name]["slots"],
+                      nodes[name]["stall_percent"], nodes[name]["equation"],
+                      nodes[name]["metric"]) for name, lvl, parent, how in TREE])
+    con.executemany("INSERT INTO topdown_figures VALUES (?,?,?,?,?,?,?)",
+                    [(n, r["kernel"], name, f["value"], f["kind"], f["where"], f["metric"])
+                     for name, f in td["figures"].items()])
 
 
-__all__ = ["text", "as_json", "write_sqlite", "LEVEL1"]
+__all__ = ["text", "as_json", "topdown_json", "write_sqlite", "LEVEL1", "TREE"]

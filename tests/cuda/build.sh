@@ -96,6 +96,7 @@ ptx synccheck     sm90.lineinfo -arch=sm_90 -O3 -lineinfo
 ptx topdown       sm90          -arch=sm_90 -O3
 ptx luo_suda      sm90          -arch=sm_90 -O3
 ptx luo_suda_bench sm90         -arch=sm_90 -O3
+ptx topdown_thesis sm90         -arch=sm_90 -O3
 ptx initcheck     sm90.lineinfo -arch=sm_90 -O3 -lineinfo
 
 ptx inlined_loc   sm90.lineinfo -arch=sm_90 -O3 -lineinfo
