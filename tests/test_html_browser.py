@@ -126,6 +126,46 @@ def test_click_shows_cfg_and_source_view(browser, profile_report):
     assert set(linked) == set(row["ptx_lines"])
 
 
+def test_source_lines_add_up_to_the_kernel(browser, profile_report):
+    """Every instruction is on a CUDA line or in the "no source line" row:
+    their inst_executed cells (what the page shows) sum to the kernel's
+    (docs/report.md). srcline.sm90.lineinfo.ptx has one such instruction:
+    `mov.u32 %r14, 2` after `.loc 1 0 5` (line 0), the loop's preheader:
+    the threads i < n = 48 with i & 3 != 0 reach it, 36 of them, in both
+    warps of the 64-thread launch: 2 warp and 36 thread executions."""
+    html, report = profile_report
+    prof = report["kernels"][0]["profile"]
+    p = html_browser.Page(browser, html).page
+    p.click("#kernels tbody tr")
+    p.click("button[data-tab=source]")
+    per_line = p.eval_on_selector_all("table.code.cuda[data-file] tr.hit",
+                                      "rs => rs.map(r => +r.cells[1].textContent)")
+    no_line = p.eval_on_selector("#no-line tr.hit", "r => +r.cells[1].textContent")
+    assert no_line == 2
+    assert "1 PTX instructions with no .loc line (36 thread instructions" in \
+        p.inner_text("#no-line")
+    assert sum(per_line) + no_line == prof["inst_executed"]
+
+
+def test_launch_statistics(browser, profile_report):
+    """grid, block, shared memory and occupancy of the launch on the --gpu
+    model (h100 by default): srcline has no .shared variable; a 64-thread
+    block is 2 warps, and H100's 64 warps and 32 blocks per SM allow 32 such
+    blocks. Registers (ptxas's 12 here; 32, ptxc's estimate, without ptxas)
+    allow at least as many: 32 registers are 1024 per warp, 16 warps in each
+    of the 4 sub-partitions' 16384 registers, 64 warps, 32 blocks."""
+    html, _ = profile_report
+    p = html_browser.Page(browser, html).page
+    stats = dict(p.eval_on_selector_all("#launch-stats .stat",
+                                        "ss => ss.map(s => [s.dataset.stat, s.textContent])"))
+    assert stats["GPU model"] == "GPU model h100"
+    assert stats["grid"] == "grid 1x1x1" and stats["block"] == "block 64x1x1"
+    assert stats["static shared"] == "static shared 0 B"
+    assert stats["occupancy"].startswith("occupancy 100% (64 of 64 warps, 32 blocks/SM; "
+                                         "limited by warps, blocks")
+    assert stats["registers/thread"].startswith("registers/thread ")
+
+
 def test_sort(browser, tmp_path):
     """examples/branchy.ptx: two kernels with different counts (and no .loc:
     the source view says so)."""

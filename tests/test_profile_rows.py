@@ -26,7 +26,8 @@ import ptxc
 from corpus import CORPUS
 from ptxc.cli.main import cli
 from ptxc.launcher.launch_file import load_launches
-from ptxc.profile.module_profile import FAILED, ONE_CTA, RAN, SKIPPED, profile_module
+from ptxc.profile.module_profile import (DEFAULT_BLOCK, FAILED, ONE_CTA, RAN, SKIPPED,
+                                         profile_module)
 from ptxc.profile.module_render import render_csv, render_text, to_dict
 
 HERE = Path(__file__).resolve().parent
@@ -87,12 +88,46 @@ def test_per_cta_row_is_cta_zero_of_any_launch(rows_module):
     assert counts(mp.rows[0].profile) == tuple(3 * c for c in EXACT_FIT_CTA)
 
 
-def test_no_reqntid_no_maxntid_is_not_launched(rows_module):
-    mp = profile_module(rows_module, kernels=["no_bounds"])
+# no_bounds (no .reqntid, no .maxntid, no bound check): 11 straight-line
+# instructions (ld.param, cvta, mov x3, mad, mul.wide, add, mov, st, ret), no
+# bra. With no block known, its one-CTA row runs the documented default block
+# of 256 threads = 8 warps: inst_executed = 8*11 = 88, thread_inst = 256*11 =
+# 2816, no branch.
+@pytest.mark.parametrize("mode", ["hybrid", "full"])
+def test_no_reqntid_no_maxntid_runs_the_default_block(rows_module, mode):
+    mp = profile_module(rows_module, kernels=["no_bounds"], mode=mode)
+    (row,) = mp.rows
+    assert row.status == RAN and row.source == ONE_CTA
+    assert row.grid == (1, 1, 1) and row.block == DEFAULT_BLOCK == (256, 1, 1)
+    assert counts(row.profile) == (88, 2816, 0, 0)
+    assert row.block_from == "default (no .reqntid or .maxntid)"
+    text = render_text(mp)
+    assert "no_bounds: block default (no .reqntid or .maxntid) 256x1x1;" in text
+    launch = to_dict(mp)["kernels"][0]["launch"]
+    assert launch["block_from"] == "default (no .reqntid or .maxntid)" and launch["per_cta"]
+
+
+# vadd (tests/cuda/profile_no_block.cu): no .reqntid or .maxntid and a bound
+# check against the scalar n (parameter 3): its control flow reads a value the
+# PTX does not hold, so even a one-CTA row cannot run. The row keeps no launch
+# (no grid, block or one-CTA note of ptxc's own), and a total over no measured
+# kernel shows no efficiency.
+def test_not_launched_row_keeps_no_one_cta_launch():
+    mp = profile_module(ptxc.load(str(HERE / "cuda" / "profile_no_block.sm90.ptx")))
     (row,) = mp.rows
     assert row.status == SKIPPED and row.profile is None
-    assert "no .reqntid or .maxntid" in row.reason
-    assert "give --launch no_bounds:GRID:BLOCK or a --launches entry" in row.reason
+    assert row.reason == ("its control flow reads data the PTX does not hold: "
+                          "give --arg vadd:param_3=...")
+    assert (row.grid, row.block, row.source, row.per_cta) == (None, None, "", False)
+    k = to_dict(mp)["kernels"][0]
+    assert k["launch"]["source"] == "" and k["launch"]["grid"] is None
+    assert k["launch"]["per_cta"] is False and k["launch"]["one_cta"] is None
+    t = to_dict(mp)["total"]
+    assert t["kernels_run"] == 0 and t["branch_efficiency"] is None
+    assert t["warp_execution_efficiency"] is None
+    lines = render_text(mp).splitlines()
+    assert lines[2].split() == ["vadd", "not", "launched"]
+    assert lines[3].split()[-6:] == ["0", "0", "-", "0", "0", "0.0"]
 
 
 def test_per_cta_false_keeps_the_old_rows(rows_module):
@@ -292,9 +327,10 @@ def test_cli_launches_and_zero_fill(tmp_path):
     assert by["exact_fit"]["launch"]["source"] == "explicit"
     assert by["data_branch"]["launch"]["inputs"] == "zero-filled"
     assert by["max_only"]["launch"]["source"] == "one CTA: grid unknown"
-    assert by["no_bounds"]["status"] == SKIPPED and by["mixed"]["status"] == SKIPPED
-    t = d["total"]
-    assert (t["kernels_run"], t["per_cta_rows"], t["zero_filled_rows"]) == (5, 2, 1)
+    assert by["no_bounds"]["launch"]["block_from"] == "default (no .reqntid or .maxntid)"
+    assert by["mixed"]["status"] == SKIPPED
+    t = d["total"]      # no_bounds: a per-CTA row on the default block
+    assert (t["kernels_run"], t["per_cta_rows"], t["zero_filled_rows"]) == (6, 3, 1)
 
 
 # -------------------------------------------------------- bad launch files

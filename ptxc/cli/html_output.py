@@ -8,6 +8,8 @@ document, which the page embeds whole (``report``): for ``ptxc run`` its
 ``profile``, for ``ptxc opt`` the launched kernel's ``dynamic`` counters.
 Time share is the kernel's share of the run's kernel time (``wall_s`` of
 ``ptxc run``, ``seconds`` of ``ptxc profile``; one kernel for ``opt``).
+Each kernel's launch statistics (ptxc/report/launch_stats.py) are for the
+command's GPU model (``--gpu``); for ``ptxc run`` those of its first launch.
 """
 from __future__ import annotations
 
@@ -17,6 +19,7 @@ import sys
 
 from ptxc.report import html_report
 from ptxc.report.html_model import COLUMNS, kernel_view, merge_profiles
+from ptxc.report.launch_stats import launch_stats, registers_of
 from ptxc.report.source_views import module_dir
 
 
@@ -43,42 +46,48 @@ def _model(title: str, report: dict, kernels: list) -> dict:
 
 
 # ------------------------------------------------------------------ opt
-def opt_html(path: str, result, module) -> None:
+def opt_html(path: str, result, module, gpu_key: str | None = None) -> None:
     try:
         report = json.loads(result.to_json()) if result.results else {}
     except TypeError:                                  # as cli.render_reports
         report = {r.name: r.to_json() for r in result.results}
     kernels = []
     count = report.get("count") or {}
+    shared = int(((result.am.options.get("launch") or {}) if result.am else {}).get("shared") or 0)
     for name, fc in (count.get("functions") or {}).items():
         dyn = fc.get("dynamic")
         if not dyn:
             continue
         counters = _counters(dyn, dyn.get("memory"), 1, None, 100.0)
-        kernels.append(kernel_view(module, name, dyn, counters, dirs=[module_dir(module)]))
+        stats = launch_stats(module, name, dyn["grid"], dyn["block"], shared, gpu_key)
+        kernels.append(kernel_view(module, name, dyn, counters, dirs=[module_dir(module)],
+                                   launch=stats))
     html_report.write(path, _model(f"ptxc opt: {os.path.basename(module.filename)}", report,
                                    kernels))
 
 
 # -------------------------------------------------------------- profile
-def profile_html(path: str, mp) -> None:
+def profile_html(path: str, mp, gpu_key: str | None = None) -> None:
     from ptxc.profile.module_render import to_dict
     report = to_dict(mp)
     total = sum(k.get("seconds", 0.0) for k in report["kernels"])
     kernels = []
+    regs = registers_of(mp.module, gpu_key) if any(k.get("profile") for k in report["kernels"]) \
+        else {}
     for k in report["kernels"]:
         p = k.get("profile")
         if p is None:
             continue
         counters = _counters(p, p.get("memory"), 1, k["seconds"], _share(k["seconds"], total))
+        stats = launch_stats(mp.module, k["kernel"], p["grid"], p["block"], 0, gpu_key, regs)
         kernels.append(kernel_view(mp.module, k["kernel"], p, counters,
-                                   dirs=[module_dir(mp.module)]))
+                                   dirs=[module_dir(mp.module)], launch=stats))
     html_report.write(path, _model(f"ptxc profile: {os.path.basename(mp.module.filename)}",
                                    report, kernels))
 
 
 # ------------------------------------------------------------------ run
-def run_html(path: str, launches, meta: dict) -> None:
+def run_html(path: str, launches, meta: dict, gpu_key: str | None = None) -> None:
     from ptxc.report.kernel_names import group, labels
     from ptxc.runtime.report import summary_json
     report = json.loads(summary_json(launches, meta))
@@ -93,8 +102,11 @@ def run_html(path: str, launches, meta: dict) -> None:
             continue
         prof = merge_profiles([r.profile.to_dict() for r in rs])
         counters = _counters(k, None, k["launches"], k["wall_s"], _share(k["wall_s"], total))
+        first = rs[0]
+        stats = launch_stats(module, k["kernel"], first.grid, first.block, first.shared_bytes,
+                             gpu_key)
         kernels.append(kernel_view(module, k["kernel"], prof, counters,
                                    names[k["kernel"], k["module"]],
-                                   dirs=[os.getcwd()]))
+                                   dirs=[os.getcwd()], launch=stats))
     title = f"ptxc run: {os.path.basename(str(meta.get('application', '?')))}"
     html_report.write(path, _model(title, report, kernels))

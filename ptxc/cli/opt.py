@@ -62,8 +62,8 @@ from ptxc.cli.options import (EMIT_CHOICES, FORMAT_CHOICES, MODE_CHOICES, arg_ca
 @topdown_option("After the count pass's launch (with --memory-counters), print its TopDown "
                    "(Saiz 2021, chapter 4) on the --gpu model (docs/predict.md).")
 @click.option("--gpu", "gpu_key", default="h100", show_default=True, metavar="MODEL",
-              help="GPU model of --topdown: h100, a100, v100, t4, rtx2060, gtx260, gtx1070, "
-                   "quadro-rtx4000.")
+              help="GPU model of --topdown and of --html's launch statistics: h100, a100, "
+                   "v100, t4, rtx2060, gtx260, gtx1070, quadro-rtx4000.")
 @value_profile_option("Profile every register write: constant bits and scalar writes per "
                    "instruction (a full run; docs/value-profile.md).")
 def opt_command(file, pipeline, emit, fmt, output, verify_each, kernel, grid, block,
@@ -108,7 +108,7 @@ def opt_command(file, pipeline, emit, fmt, output, verify_each, kernel, grid, bl
     write_output(emit_text(module, emit), output)
     if html_path:                                     # docs/report.md
         from ptxc.cli.html_output import opt_html
-        opt_html(html_path, result, module)
+        opt_html(html_path, result, module, gpu_key)
     if check:
         from ptxc.check.hazards import profile_errors
         if profile_errors(module.attrs.get("launch_profile")):

@@ -81,8 +81,8 @@ def _kernel_arg_callback(ctx, param, values) -> dict:
 @topdown_option("Also predict each launched kernel's time on the --gpu model and its TopDown "
                    "(one module; reruns each launch with memory counters; docs/predict.md).")
 @click.option("--gpu", "gpu_key", default="h100", show_default=True, metavar="MODEL",
-              help="GPU model of --topdown: h100, a100, v100, t4, rtx2060, gtx260, gtx1070, "
-                   "quadro-rtx4000.")
+              help="GPU model of --topdown and of --html's launch statistics: h100, a100, "
+                   "v100, t4, rtx2060, gtx260, gtx1070, quadro-rtx4000.")
 @value_profile_option("Profile every register write of one module's kernels: constant bits and "
                    "scalar writes per kernel (a full run; docs/value-profile.md).")
 def profile_command(files, launches, args, launch_file, zero_fill, kernels, mode, fmt, max_steps,
@@ -157,7 +157,7 @@ def profile_command(files, launches, args, launch_file, zero_fill, kernels, mode
     sys.stdout.flush()
     if html_path:
         from ptxc.cli.html_output import profile_html
-        profile_html(html_path, mp)
+        profile_html(html_path, mp, gpu_key)
     if report_path:
         from ptxc.cli.profile_batch import write_report
         write_report(report_path, [mp], mode, timings)

@@ -94,7 +94,7 @@ def run_command(mode, gpu, report_path, fmt, output, ptx, keep_ptx, memory_count
                 run_view(launches, "csv") if fmt == "csv" else text + run_view(launches, "text"))
     if html_path:
         from ptxc.cli.html_output import run_html
-        run_html(html_path, launches, result.meta)
+        run_html(html_path, launches, result.meta, gpu)
     write_report(text, output)
     sys.exit(result.status)
 

@@ -27,16 +27,14 @@ def ok(results) -> list[dict]:
 def grand_total(results) -> dict:
     """The sum of the module totals; the two efficiencies from the sums."""
     from ptxc.launcher.profile import TOTALS
+    from ptxc.profile.module_profile import add_efficiencies
     totals = [r["json"]["total"] for r in ok(results)]
     out = {k: sum(t.get(k, 0) for t in totals)
            for k in TOTALS + ("threads", "kernels_run", "kernels", "per_cta_rows",
                               "zero_filled_rows")}
     out["modules"] = len(results)
     out["modules_failed"] = len(results) - len(totals)
-    b, n = out["branch"], out["inst_executed"]
-    out["branch_efficiency"] = round(100.0 * (b - out["divergent_branch"]) / b, 6) if b else 100.0
-    out["warp_execution_efficiency"] = (round(100.0 * out["thread_inst_executed"] / (32 * n), 6)
-                                        if n else 0.0)
+    add_efficiencies(out)
     return out
 
 
@@ -81,7 +79,8 @@ def grand_text_row(g: dict, header: list, results) -> list[str]:
     cells = {"kernel": f"{g['modules']} modules{failed}; {total_status(g)}",
              "inst_executed": str(g["inst_executed"]),
              "thread_inst": str(g["thread_inst_executed"]),
-             "br_eff%": f"{g['branch_efficiency']:.2f}", "div_br": str(g["divergent_branch"]),
+             "br_eff%": "-" if g["branch_efficiency"] is None else f"{g['branch_efficiency']:.2f}",
+             "div_br": str(g["divergent_branch"]),
              "flops": str(sum(g[k] for k in ("flop_count_sp", "flop_count_dp", "flop_count_hp",
                                              "flop_count_sp_special")))}
     if "ms" in header:

@@ -12,11 +12,14 @@ docs/profile.md). A kernel's launch is, in this order:
 3. inferred: the linear-index bound check of an XLA-style kernel
    (``ptxc.passes.launch_infer``), with the PTX line it came from;
 4. one CTA (``per_cta``, on by default): grid 1x1x1 and block .reqntid, else
-   .maxntid, the way HyPA runs every kernel. The row holds the counters of
-   CTA (0,0,0) of a one-CTA grid (which is CTA (0,0,0) of any launch of the
-   kernel unless it reads %nctaid or memory other CTAs write); they are not
+   .maxntid, else DEFAULT_BLOCK (256 threads, the row says so), the way
+   HyPA runs every kernel. The row holds the counters of CTA (0,0,0) of a
+   one-CTA grid (which is CTA (0,0,0) of any launch of the kernel with that
+   block unless it reads %nctaid or memory other CTAs write); they are not
    scaled to a launch, and the row and the total say so;
-5. none (no .reqntid/.maxntid, or ``per_cta=False``): not launched, with the reason.
+5. none (``per_cta=False``): not launched, with the reason. A row that is
+   not launched keeps no launch of its own choosing: its grid and block are
+   the ones given (explicit or file) or inferred, never a one-CTA fallback.
 
 Arguments: ``args[kernel]`` is a list of ``NAME=VALUE`` strings (the launch
 syntax of docs/launch.md) or a dict; they replace the launch file's
@@ -51,6 +54,8 @@ from ptxc.launcher.profile import TOTALS
 FAULTS = "unchecked"        # hybrid rows: no fault checks (module doc)
 
 EXPLICIT, FILE, INFERRED, ONE_CTA = "explicit", "file", "inferred", "one CTA: grid unknown"
+DEFAULT_BLOCK = (256, 1, 1)     # a one-CTA row's block when the kernel names none
+DEFAULT_BLOCK_FROM = "default (no .reqntid or .maxntid)"
 RAN, SKIPPED, FAILED = "ran", "not launched", "error"
 ZERO_FILLED = "zero-filled"
 
@@ -107,12 +112,19 @@ class ModuleProfile:
         out["kernels"] = len(self.rows)
         out["per_cta_rows"] = sum(1 for r in self.ran if r.per_cta)
         out["zero_filled_rows"] = sum(1 for r in self.ran if r.zero_filled)
-        b = out["branch"]
-        out["branch_efficiency"] = round(100.0 * (b - out["divergent_branch"]) / b, 6) if b else 100.0
-        n = out["inst_executed"]
-        out["warp_execution_efficiency"] = (round(100.0 * out["thread_inst_executed"] / (32 * n), 6)
-                                            if n else 0.0)
+        add_efficiencies(out)
         return out
+
+
+def add_efficiencies(total: dict) -> None:
+    """METRICS.md's two efficiencies of summed counters (``total``: the
+    TOTALS sums and ``kernels_run``); None when no kernel was measured."""
+    b, n = total["branch"], total["inst_executed"]
+    total["branch_efficiency"] = round(100.0 * (b - total["divergent_branch"]) / b, 6) if b else 100.0
+    total["warp_execution_efficiency"] = (round(100.0 * total["thread_inst_executed"] / (32 * n), 6)
+                                          if n else 0.0)
+    if not total["kernels_run"]:
+        total["branch_efficiency"] = total["warp_execution_efficiency"] = None
 
 
 def _count(dims) -> int:
@@ -205,6 +217,10 @@ def plan_row(module, fn, explicit, arg_items, mode: str, filed=None, zero_fill: 
         row.status, row.reason = SKIPPED, e.reason
     except PtxcError as e:
         row.status, row.reason = FAILED, e.message.splitlines()[0]
+    if row.status != RAN and row.per_cta:      # the one-CTA launch was ours: nothing ran
+        row.grid = row.block = None
+        row.source = row.no_launch = row.block_from = ""
+        row.reads_nctaid = False
     return row
 
 
@@ -233,14 +249,12 @@ def choose_launch(row: KernelRow, fn, explicit, filed, per_cta: bool) -> None:
 
 
 def one_cta(row: KernelRow, fn, why: str) -> None:
-    """Grid 1x1x1, block .reqntid (else .maxntid): the per-CTA row."""
+    """Grid 1x1x1, block .reqntid (else .maxntid, else DEFAULT_BLOCK): the per-CTA row."""
     from ptxc.launcher.config import dim3
-    block = fn.reqntid or fn.maxntid
-    if block is None:
-        raise NotLaunchable(f"{why}; no .reqntid or .maxntid gives a block for a one-CTA row: "
-                            f"give --launch {fn.name}:GRID:BLOCK or a --launches entry")
+    block = fn.reqntid or fn.maxntid or DEFAULT_BLOCK
     row.grid, row.block, row.source, row.no_launch = (1, 1, 1), dim3(block, "block"), ONE_CTA, why
-    row.block_from = ".reqntid" if fn.reqntid else ".maxntid"
+    row.block_from = (".reqntid" if fn.reqntid else ".maxntid" if fn.maxntid
+                      else DEFAULT_BLOCK_FROM)
     row.reads_nctaid = reads_nctaid(fn)
 
 

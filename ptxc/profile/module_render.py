@@ -91,7 +91,8 @@ def total_row(mp) -> list[str]:
     ms = sum(r.seconds for r in mp.ran)
     return [f"total ({total_status(t)})", "", "", "", "", "",
             str(t["inst_executed"]), str(t["thread_inst_executed"]),
-            f"{t['branch_efficiency']:.2f}", str(t["divergent_branch"]), str(fl), f"{1000 * ms:.1f}"]
+            "-" if t["branch_efficiency"] is None else f"{t['branch_efficiency']:.2f}",
+            str(t["divergent_branch"]), str(fl), f"{1000 * ms:.1f}"]
 
 
 def total_status(t: dict) -> str:

@@ -59,7 +59,7 @@ def module_row(i: int, r: dict, timings: bool) -> dict:
                kernels_run=t["kernels_run"], kernels_not_launched=statuses.count("not launched"),
                kernels_failed=statuses.count("error"), threads=t["threads"])
     row.update((k, t[k]) for k in profile.TOTALS)
-    row.update((k, float(t[k])) for k in profile.DERIVED)
+    row.update((k, None if t[k] is None else float(t[k])) for k in profile.DERIVED)
     if timings:
         row["seconds"] = sum(d.get("timings", {}).values())
     return row

@@ -10,7 +10,10 @@ displays it.
 copied from ``report``), ``cfg`` (SVG per function), ``ptx`` (per PTX line:
 text, warp/thread executions, branch and memory numbers, CUDA location),
 ``source`` (per CUDA file: every line with its per-source-line row, see
-ptxc/report/source_profile.py), ``sectors_plot`` and ``divergence_plot`` (SVG,
+ptxc/report/source_profile.py), ``no_line`` (the row of the instructions
+without a CUDA line, or None: the lines and it add up to the kernel),
+``launch`` (ptxc/report/launch_stats.py: grid, block, registers, shared
+memory, occupancy; or None), ``sectors_plot`` and ``divergence_plot`` (SVG,
 ptxc/report/html_plots.py). Other records (value profiles, checker errors) can be
 added as more keys of a kernel view.
 """
@@ -72,7 +75,7 @@ def _sum(a, b):
 
 # ------------------------------------------------------------- a kernel
 def kernel_view(module, name: str, profile: dict, counters: dict, display: str = "",
-                dirs=()) -> dict:
+                dirs=(), launch: dict | None = None) -> dict:
     smap = SourceMap(module)
     fns = functions_of(module, name, profile)
     view = {"name": name, "display": display or name, "counters": counters,
@@ -80,11 +83,12 @@ def kernel_view(module, name: str, profile: dict, counters: dict, display: str =
             "ptx": ptx_view(module, fns, profile, smap),
             "sectors_plot": sectors_svg(memory_plot_rows(profile, smap, module)),
             "divergence_plot": divergence_svg(branch_plot_rows(profile, smap, module)),
-            "has_lines": smap.has_lines, "source": []}
+            "has_lines": smap.has_lines, "source": [], "no_line": None, "launch": launch}
     if smap.has_lines:
         rows = line_rows(profile, module, smap)
         view["source"] = source_view(rows, read_sources(sorted({r["file"] for r in rows}),
                                                         list(dirs)))
+        view["no_line"] = next((r for r in rows if r["line"] is None), None)
     return view
 
 

@@ -86,6 +86,7 @@ ptx race_matrix  sm90          -arch=sm_90 -O3
 ptx warp_masks    sm90          -arch=sm_90 -O3
 ptx warp_masks_f32 sm100a       -arch=sm_100a -O3
 ptx profile_rows  sm90          -arch=sm_90 -O3
+ptx profile_no_block sm90       -arch=sm_90 -O3
 ptx device_calls  sm90          -arch=sm_90 -O3
 ptx wmma          sm90          -arch=sm_90 -O3
 ptx mma_sync      sm90          -arch=sm_90 -O3

@@ -100,6 +100,44 @@
     return t;
   }
 
+  function launchStats(k) {
+    const s = k.launch;
+    const box = el("div", { class: "stats", id: "launch-stats" });
+    if (!s) return box;
+    const dims = (d) => d.join("x");
+    const items = [["GPU model", s.gpu], ["grid", dims(s.grid)], ["block", dims(s.block)],
+                   ["registers/thread", `${s.registers} (${s.registers_source})`],
+                   ["static shared", s.static_shared === null ? "-" : `${s.static_shared} B`],
+                   ["dynamic shared", `${s.dynamic_shared} B`]];
+    if (s.occupancy === null) items.push(["occupancy", `- (${s.why})`]);
+    else items.push(["occupancy", `${fmt(s.occupancy)}% (${s.warps_per_sm} of ${s.max_warps_per_sm} warps, ` +
+                     `${s.blocks_per_sm} blocks/SM; limited by ${s.limiters.join(", ")})`]);
+    for (const [name, value] of items) {
+      const item = el("span", { class: "stat", "data-stat": name });
+      item.appendChild(el("b", {}, name + " "));
+      item.appendChild(document.createTextNode(value));
+      box.appendChild(item);
+    }
+    return box;
+  }
+
+  function noLineTable(k) {
+    const r = k.no_line;
+    const wrap = el("div");
+    if (!r) return wrap;
+    wrap.appendChild(el("h3", {}, "Instructions without a CUDA line"));
+    const t = el("table", { class: "code cuda", id: "no-line" });
+    t.appendChild(headRow(["", "inst", "div", "mem eff", ""]));
+    const tr = codeRow("-", `${r.instructions} PTX instructions with no .loc line ` +
+                       `(${r.thread_inst_executed} thread instructions; PTX lines ${r.ptx_lines.join(" ")})`,
+                       [String(r.inst_executed), r.divergent_branch ? String(r.divergent_branch) : "",
+                        r.memory_efficiency !== null ? fmt(r.memory_efficiency) + "%" : ""], "", "", "hit");
+    tr.dataset.inst = String(r.inst_executed);
+    t.appendChild(tr);
+    wrap.appendChild(t);
+    return wrap;
+  }
+
   function sourceTables(k) {
     const wrap = el("div");
     if (!k.has_lines) {
@@ -132,6 +170,7 @@
       }
       wrap.appendChild(t);
     }
+    wrap.appendChild(noLineTable(k));
     return wrap;
   }
 
@@ -148,6 +187,9 @@
     const d = $("#detail");
     d.hidden = false;
     $("#detail-title").textContent = `Kernel ${k.display}`;
+    const old = $("#launch-stats");
+    if (old) old.remove();
+    $("#detail-title").after(launchStats(k));
     const cfg = $("#panel-cfg");
     cfg.innerHTML = "";
     for (const c of k.cfg) {
