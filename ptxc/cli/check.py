@@ -30,8 +30,7 @@ from ptxc.cli.options import keep_ptx_option, max_steps_option, ptx_option, thre
 TOOLS = ("memcheck", "racecheck", "initcheck", "synccheck", "all")
 
 
-@click.command("check", context_settings={"ignore_unknown_options": True,
-                                          "allow_interspersed_args": False})
+@click.command("check", context_settings={"allow_interspersed_args": False})
 @click.option("--tool", type=click.Choice(TOOLS), default="memcheck", show_default=True,
               help="The check; 'all' runs every supported tool in one run.")
 @click.option("--stop-on-error", is_flag=True,

@@ -22,8 +22,7 @@ MODE_CHOICES = ("hybrid", "full")
 FORMAT_CHOICES = ("text", "csv", "json")
 
 
-@click.command("run", context_settings={"ignore_unknown_options": True,
-                                        "allow_interspersed_args": False})
+@click.command("run", context_settings={"allow_interspersed_args": False})
 @click.option("--mode", type=click.Choice(MODE_CHOICES), default=None,
               help="hybrid (default): skip what reaches neither a branch nor host-visible memory; "
                    "full: execute every instruction (the default with --on-error=continue).")
