@@ -65,14 +65,20 @@ def blocks(session) -> list[tuple[list[str], int]]:
     return out
 
 
-def text(session, tools) -> str:
+def text(session, tools, meta: dict | None = None) -> str:
+    """The report; ``meta`` (the run's) adds the line of an interrupted run
+    after the banner: the errors of the launches that completed follow."""
+    from ptxc.runtime.report import interrupt_text
     found = blocks(session)
     extra = []
     if "racecheck" in tools:
         races = [e for _, e in hazard_report.launch_reports(session.launches, "racecheck")]
         extra.append(hazard_report.race_summary(races))
+    interrupt = interrupt_text(meta or {})
+    head = [f"{interrupt[0].upper()}{interrupt[1:]}; the errors of those are reported"] \
+        if interrupt else []
     return memcheck_report.report_text("+".join(tools), (lines for lines, _ in found),
-                                       sum(n for _, n in found), extra)
+                                       sum(n for _, n in found), extra, head)
 
 
 def total(session) -> int:

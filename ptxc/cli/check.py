@@ -73,7 +73,9 @@ def check_command(tool, stop_on_error, fmt, output, gpu, ptx, keep_ptx, max_step
         text = json.dumps({**check_report.as_json(session, tools), "meta": result.meta},
                           indent=2, default=list) + "\n"
     else:
-        text = check_report.text(session, tools)
+        text = check_report.text(session, tools, result.meta)
     write_report(text, output)
+    if result.interrupted:
+        sys.exit(result.status)
     sys.exit(1 if check_report.total(session) else result.status)
 

@@ -97,4 +97,6 @@ def run_html(path: str, launches, meta: dict) -> None:
                                    names[k["kernel"], k["module"]],
                                    dirs=[os.getcwd()]))
     title = f"ptxc run: {os.path.basename(str(meta.get('application', '?')))}"
+    if meta.get("interrupted"):
+        title += f" (interrupted: {meta['interrupted']})"
     html_report.write(path, _model(title, report, kernels))

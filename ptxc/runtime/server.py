@@ -81,6 +81,7 @@ class Session:
     faults: list = field(default_factory=list)   # device faults returned as CUDA errors (faults.py)
     api_errors: list = field(default_factory=list)   # ptxc check: failed memory calls (checks.py)
     shadow: object = None             # ptxc check --tool initcheck: written bytes (checks.py)
+    current: tuple | None = None      # (launch number, kernel) of the launch running now
 
     def __post_init__(self):
         self.registry = Registry(self.devmem, self.options.gpu.sm, self.options.ptx,
@@ -223,11 +224,13 @@ class Session:
             return
         if self.progress:
             self.progress.begin(k.name, len(self.launches))
+        self.current = (len(self.launches) + 1, k.name)
         try:
             record = self.run_launch(k, fn, grid, block, shared, stream, params,
                                      cooperative=bool(flags & P.LAUNCH_COOPERATIVE))
             record.graph = graph
         except PtxcError as e:
+            self.current = None          # (still set when an interrupt ends the launch)
             fault = faults.as_cuda_error(e, self.options.on_error)
             if fault is None:
                 raise
@@ -238,6 +241,7 @@ class Session:
         finally:
             if self.progress:
                 self.progress.end()
+        self.current = None
         self.launches.append(record)
         self.channel.reply(0, faults.launch_reply(0, record.profile.printf))
 
