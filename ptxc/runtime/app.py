@@ -40,6 +40,7 @@ class Result:
     session: Session
     meta: dict
     interrupted: str | None = None    # 'SIGINT' or 'SIGTERM' when the run was interrupted
+    program: str = ""                 # the executable's path
 
 
 class Terminated(KeyboardInterrupt):
@@ -196,7 +197,7 @@ def run_app(argv: list[str], options: Options, err=None) -> Result:
     if session.stopped:
         status = EXIT_STOPPED_BY_PTXC
     session.devmem.close()
-    return Result(status, app_status, session, meta, interrupted)
+    return Result(status, app_status, session, meta, interrupted, program)
 
 
 def explain(session: Session, app_status: int, err) -> None:
