@@ -110,7 +110,7 @@ def check_command(tool, on_error, stop_on_error, leak_check, print_limit, kernel
         raise click.UsageError(f"--kernel-name: {e}")
     options = Options(mode="full", gpu=gpus.model(gpu), max_steps=max_steps, threads=threads,
                       ptx=ptx, keep_ptx=keep_ptx, on_error=on_error, checks=tuple(tools),
-                      kernel_filter=kernel_filter or None, leak_check=leak_check == "full")
+                      kernel_filter=kernel_filter or None)
     result = run_app(argv, options)
     session = result.session
     leaks = None

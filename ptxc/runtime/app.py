@@ -166,8 +166,9 @@ def run_app(argv: list[str], options: Options, err=None) -> Result:
                     session.serve()
                 except KeyboardInterrupt as e:     # Ctrl-C, SIGTERM: keep what finished
                     interrupted = "SIGTERM" if isinstance(e, Terminated) else "SIGINT"
-                    progress.clear()
-                    stop_application(session.channel, proc)
+            if interrupted:                        # (a second SIGTERM now ends ptxc)
+                progress.clear()
+                stop_application(session.channel, proc)
         finally:
             progress.clear()
             parent.close()

@@ -48,7 +48,6 @@ class Options:
                                      # None = faults.DEFAULT
     checks: tuple = ()               # ptxc check's tools (runtime/checks.py, docs/check.md)
     kernel_filter: object = None     # ptxc check --kernel-name: kernel -> checked? (check/filters.py)
-    leak_check: bool = False         # ptxc check --leak-check full: allocation sites (checks.py)
 
 
 @dataclass
