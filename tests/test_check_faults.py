@@ -8,8 +8,9 @@ device_faults launches 2 CTAs x 32 threads:
   cudaErrorAssert and goes on;
 * trap: thread 5 of CTA 1 traps: 1 error (cudaErrorLaunchFailure);
 * oob: thread 31 of CTA 1 (i = 63 = n - 1) stores out[64], right after the
-  end of the 256-byte allocation #1: one memcheck error, the run goes on;
-  with --stop-on-error it stops there (1 error, the app prints nothing after
+  end of the 256-byte allocation #1: one memcheck error; the launch fails
+  with cudaErrorLaunchFailure (the default, compute-sanitizer's), or the
+  run goes on (--on-error=continue); with --stop-on-error it stops there (1 error, the app prints nothing after
   its first line).
 """
 from __future__ import annotations
@@ -62,8 +63,24 @@ def test_trap(app):
     assert r[-1] == P + "ERROR SUMMARY: 1 error"
 
 
-def test_out_of_bounds_goes_on_unless_stop_on_error(app):
+def test_out_of_bounds_aborts_the_launch(app):
+    # the default (--on-error=abort): as under compute-sanitizer, the launch
+    # fails and the error is sticky (tests/test_check_sanitizer.py)
     proc = check(app, "oob")
+    assert proc.returncode == 1
+    assert proc.stdout.splitlines()[3:] == ["sync: cudaErrorLaunchFailure (719)",
+                                            "malloc after: cudaErrorLaunchFailure (719)",
+                                            "second launch: cudaErrorLaunchFailure (719)",
+                                            "last error again: cudaErrorLaunchFailure (719)",
+                                            "sync again: cudaErrorLaunchFailure (719)"]
+    r = report(app)
+    assert r[1] == P + "Invalid __global__ write of size 4 bytes"
+    assert r[-3].startswith(P + "Kernel launch 1 (")
+    assert r[-1] == P + "ERROR SUMMARY: 1 error"
+
+
+def test_out_of_bounds_goes_on_unless_stop_on_error(app):
+    proc = check(app, "oob", options=("--on-error=continue",))
     assert proc.returncode == 1 and "sync: cudaSuccess (0)" in proc.stdout
     r = report(app)
     assert r[1] == P + "Invalid __global__ write of size 4 bytes"

@@ -1,7 +1,10 @@
 """Long launches (issue 18): a progress line with an estimate, Ctrl-C stops
 ``ptxc opt`` and ``ptxc run`` at once (exit 130, one line), and the
 temporary libcudart directory of a SIGKILLed ``ptxc run`` is removed by
-the next one.
+the next one. Ctrl-C and SIGTERM during ``ptxc run`` or ``ptxc check``
+keep what finished (issue 26): the summary and reports of the completed
+launches are written, marked as interrupted, the application is stopped
+and ptxc exits 130.
 
 tests/cuda/spin.sm90.ptx is nvcc's PTX of tests/cuda/spin.cu
 (``nvcc -ptx -arch=sm_90 spin.cu -o spin.sm90.ptx``): a kernel that waits
@@ -141,3 +144,94 @@ def test_ptxc_run_sigkill_leaves_nothing_and_ctrl_c_stops(apps, tmp_path):
     assert status == 130 and seconds < 10, err
     assert "ptxc: interrupted" in err and "Traceback" not in err
     assert glob.glob(str(tmp_path / "ptxc-run-*")) == []
+
+
+# ------------------------------------------------- what finished is kept (issue 26, item 5)
+# tests/cuda_apps/interrupt_app.cu: 3 launches of `fill`, then `spin`, which
+# never ends; the run is interrupted in launch 4.
+SPIN_NAME = "spin(int volatile*, int*)"
+INTERRUPTED = ("interrupted ({signal}) during launch 4 (kernel {kernel}), which is not counted; "
+               "3 earlier launches completed")
+
+
+def spin_kernel() -> str:
+    """The demangled name as this machine prints it (c++filt, when installed)."""
+    from ptxc.report.kernel_names import demangle
+    return demangle(["_Z4spinPViPi"])["_Z4spinPViPi"]
+
+
+def stop_ptxc(proc, how: str) -> tuple[int, str, str]:
+    """Ctrl-C (SIGINT to the process group, as a terminal sends it) or
+    SIGTERM to ptxc alone: (status, stdout, stderr)."""
+    if how == "SIGINT":
+        os.killpg(proc.pid, signal.SIGINT)
+    else:
+        os.kill(proc.pid, signal.SIGTERM)
+    try:
+        proc.wait(timeout=60)
+    finally:
+        if proc.poll() is None:
+            os.killpg(proc.pid, signal.SIGKILL)
+    os.set_blocking(proc.stderr.fileno(), True)
+    return proc.returncode, proc.stdout.read().decode(), proc.stderr.read().decode(errors="replace")
+
+
+@pytest.mark.parametrize("how", ["SIGINT", "SIGTERM"])
+def test_interrupted_run_keeps_the_completed_launches(apps, tmp_path, how):
+    import json
+    import sqlite3
+    app = apps.build("interrupt_app")
+    args = ["run", "--max-steps", str(10**12), "--report", str(tmp_path / "r.sqlite"),
+            "--format", "json", "-o", str(tmp_path / "s.json"), "--html", str(tmp_path / "r.html"),
+            "--", app]
+    proc = start(args)
+    wait_for_progress(proc)
+    status, out, err = stop_ptxc(proc, how)
+    assert status == 130, err
+    line = "ptxc: " + INTERRUPTED.format(signal=how, kernel=spin_kernel()) + \
+        "; the application was stopped"
+    assert line in err.replace("\r\033[K", "\n").splitlines(), err
+    assert "Traceback" not in err
+    doc = json.loads((tmp_path / "s.json").read_text())
+    assert doc["meta"]["interrupted"] == how
+    assert doc["meta"]["interrupted_kernel"] == "_Z4spinPViPi"
+    assert [r["kernel"] for r in doc["launches"]] == ["_Z4fillPii"] * 3
+    assert [(k["kernel"], k["launches"]) for k in doc["kernels"]] == [("_Z4fillPii", 3)]
+    db = sqlite3.connect(tmp_path / "r.sqlite")
+    try:
+        meta = dict(db.execute("SELECT key, value FROM meta"))
+        assert (meta["interrupted"], meta["launches"]) == (how, "3")
+        assert db.execute("SELECT count(*) FROM launches").fetchone() == (3,)
+    finally:
+        db.close()
+    assert f"(interrupted: {how})" in (tmp_path / "r.html").read_text()
+    if how == "SIGTERM":
+        # ptxc stopped the application itself (it was waiting for the launch):
+        # it exited with 130, flushing what it had printed into the pipe
+        assert out == "3 launches done\n"
+        assert doc["meta"]["exit_status"] == 130
+
+
+def test_interrupted_text_summary_and_check_report(apps, tmp_path):
+    app = apps.build("interrupt_app")
+    proc = start(["run", "--max-steps", str(10**12), "-o", str(tmp_path / "s.txt"), "--", app])
+    wait_for_progress(proc)
+    status, _, _ = stop_ptxc(proc, "SIGTERM")
+    assert status == 130
+    text = (tmp_path / "s.txt").read_text().splitlines()
+    tag = text[0].split()[0]
+    assert text[1] == f"{tag} " + INTERRUPTED.format(signal="SIGTERM", kernel=spin_kernel()) + \
+        ", reported below"
+    from ptxc.report.kernel_names import demangle
+    assert f"Kernel: {demangle(['_Z4fillPii'])['_Z4fillPii']}" in text     # 3 launches
+    assert text[0].endswith(", 3 launches)")
+    proc = start(["check", "--max-steps", str(10**12), "-o", str(tmp_path / "c.txt"), "--", app])
+    wait_for_progress(proc)
+    status, _, _ = stop_ptxc(proc, "SIGTERM")
+    assert status == 130
+    report = (tmp_path / "c.txt").read_text().splitlines()
+    assert report == [
+        "========= COMPUTE-SANITIZER (ptxc memcheck)",
+        "========= Interrupted (SIGTERM) during launch 4 (kernel " + spin_kernel() + "), which is "
+        "not counted; 3 earlier launches completed; the errors of those are reported",
+        "========= ERROR SUMMARY: 0 errors"]

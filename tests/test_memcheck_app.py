@@ -1,5 +1,5 @@
-"""`ptxc check` and `ptxc run --on-error=continue` on a CUDA application with
-deliberate memory errors (tests/cuda_apps/memcheck_app.cu, built with nvcc
+"""`ptxc check --on-error=continue` and `ptxc run --on-error=continue` on a
+CUDA application with deliberate memory errors (tests/cuda_apps/memcheck_app.cu, built with nvcc
 at test time; skipped without nvcc). docs/check.md.
 
 The application launches ``errors`` (4 x 32 threads, n = 100) and ``north``
@@ -37,7 +37,7 @@ def check(app, *options):
 
 
 def test_check_report(app):
-    proc = check(app)
+    proc = check(app, "--on-error=continue")
     assert proc.returncode == 1, proc.stderr
     assert proc.stdout == OUTPUT
     err = proc.stderr.splitlines()
@@ -54,7 +54,7 @@ def test_check_report(app):
 
 
 def test_check_json(app):
-    proc = check(app, "--format", "json", "-o", "-")
+    proc = check(app, "--on-error=continue", "--format", "json", "-o", "-")
     assert proc.returncode == 1
     doc = json.loads(proc.stdout[len(OUTPUT):])
     assert doc["error_count"] == 33

@@ -20,8 +20,10 @@ from ptxc.check import hazards as hazard_report, initcheck as initcheck_report, 
 
 def fault_block(fault) -> list[str]:
     """A device assert or trap the application got as a CUDA error."""
-    from ptxc.runtime.faults import CUDA_ERROR_ASSERT, NAMES
-    what = "Device-side assertion failed" if fault.code == CUDA_ERROR_ASSERT else "Device-side trap"
+    from ptxc.runtime.faults import CUDA_ERROR_ASSERT, CUDA_ERROR_LAUNCH_FAILURE, NAMES
+    what = ("Device-side assertion failed" if fault.code == CUDA_ERROR_ASSERT else
+            "Device-side trap" if fault.code == CUDA_ERROR_LAUNCH_FAILURE else
+            "Invalid memory access in a kernel not checked (--kernel-name)")
     asserts = [a.strip() for a in fault.assertions if a.strip()]
     message = fault.message
     if asserts and message.endswith(": " + asserts[0]):     # the first assertion, once
@@ -32,18 +34,31 @@ def fault_block(fault) -> list[str]:
 
 def fault_count(fault) -> int:
     """A failed assert counts once per thread that failed it (each prints
-    its line), a trap once."""
+    its line), a trap once; a launch memcheck aborted not at all (its
+    invalid accesses are counted)."""
+    if getattr(fault, "kind", "fault") == "memcheck":
+        return 0
     return max(1, sum(1 for a in fault.assertions if a.strip()))
 
 
-def blocks(session) -> list[tuple[list[str], int]]:
-    """([lines], errors it counts) of every error of the run, in report order."""
+def abort_block(fault, name: str) -> list[str]:
+    """A launch that memcheck aborted (runtime/faults.memcheck_abort)."""
+    return [f"Kernel launch {fault.launch} ({name}) aborted after its invalid accesses: the "
+            f"application gets cudaErrorLaunchFailure (error 719, \"unspecified launch failure\") "
+            f"from its next synchronising call on"]
+
+
+def blocks(session, leaks=None) -> list[tuple[list[str], int]]:
+    """([lines], errors it counts) of every error of the run, in report order;
+    ``leaks`` (``--leak-check full``: check/leaks.find) come last, one error
+    each."""
     from ptxc.runtime.checks import error_block as api_block
     from ptxc.report.kernel_names import demangle
     launches = session.launches
     names = [e.kernel for _, e in memcheck_report.launch_errors(launches)] + \
             [e.kernel for _, e in initcheck_report.launch_errors(launches)] + \
-            [e.kernel for t in hazard_report.ATTR for _, e in hazard_report.launch_reports(launches, t)]
+            [e.kernel for t in hazard_report.ATTR for _, e in hazard_report.launch_reports(launches, t)] + \
+            [f.kernel for f in session.faults if getattr(f, "kind", "") == "memcheck"]
     readable = demangle(names)
     out = []
     for r, e in memcheck_report.launch_errors(launches):
@@ -58,33 +73,56 @@ def blocks(session) -> list[tuple[list[str], int]]:
     for e in session.api_errors:
         out.append((api_block(e), 1))
     for f in session.faults:
-        out.append((fault_block(f), fault_count(f)))
+        if getattr(f, "kind", "fault") == "memcheck":
+            out.append((abort_block(f, readable[f.kernel]), 0))
+        else:
+            out.append((fault_block(f), fault_count(f)))
     if session.stopped:
         out.append((["ptxc stopped the application:",
                      f"    {session.stopped.strip().splitlines()[0]}"], 1))
+    out += [(leak.block(), 1) for leak in leaks or ()]
     return out
 
 
-def text(session, tools) -> str:
-    found = blocks(session)
+def text(session, tools, meta: dict | None = None, print_limit: int = 0, leaks=None) -> str:
+    """The report; ``meta`` (the run's) adds the line of an interrupted run
+    after the banner: the errors of the launches that completed follow.
+    ``print_limit`` (``--print-limit``, 0: none): at most that many blocks
+    are printed, then one line says how many were left out; ERROR SUMMARY
+    still counts every error. ``leaks`` (a list: ``--leak-check full``) adds
+    their blocks and the LEAK SUMMARY line."""
+    from ptxc.check.leaks import summary as leak_summary
+    from ptxc.runtime.report import interrupt_text
+    found = blocks(session, leaks)
     extra = []
     if "racecheck" in tools:
         races = [e for _, e in hazard_report.launch_reports(session.launches, "racecheck")]
         extra.append(hazard_report.race_summary(races))
-    return memcheck_report.report_text("+".join(tools), (lines for lines, _ in found),
-                                       sum(n for _, n in found), extra)
+    if leaks is not None:
+        extra.append(leak_summary(leaks))
+    interrupt = interrupt_text(meta or {})
+    head = [f"{interrupt[0].upper()}{interrupt[1:]}; the errors of those are reported"] \
+        if interrupt else []
+    shown = [lines for lines, _ in found]
+    if print_limit and len(shown) > print_limit:
+        left = len(shown) - print_limit
+        shown = shown[:print_limit] + [[f"Print limit reached (--print-limit {print_limit}): "
+                                        f"{left} more error report{'s' if left != 1 else ''} "
+                                        f"not shown"]]
+    return memcheck_report.report_text("+".join(tools), shown, sum(n for _, n in found),
+                                       extra, head)
 
 
-def total(session) -> int:
-    return sum(n for _, n in blocks(session))
+def total(session, leaks=None) -> int:
+    return sum(n for _, n in blocks(session, leaks))
 
 
-def as_json(session, tools) -> dict:
+def as_json(session, tools, leaks=None) -> dict:
     launches = session.launches
     errors = memcheck_report.error_rows(launches)
     init = [{"launch": r.id, "module": r.module, **e.as_dict()}
             for r, e in initcheck_report.launch_errors(launches)]
-    return {"tool": "+".join(tools), "error_count": total(session), "errors": errors,
+    doc = {"tool": "+".join(tools), "error_count": total(session, leaks), "errors": errors,
             "uninitialized": init,
             "hazards": hazard_report.launches_json(launches, "racecheck")["errors"],
             "hazard_warnings": hazard_report.launches_json(launches, "racecheck")["warning_count"],
@@ -93,3 +131,7 @@ def as_json(session, tools) -> dict:
             "device_faults": [{"code": f.code, "message": f.message, "assertions": f.assertions}
                               for f in session.faults],
             "stopped": session.stopped}
+    if leaks is not None:                 # --leak-check full
+        doc["leaks"] = [leak.as_dict() for leak in leaks]
+        doc["leak_bytes"] = sum(leak.size for leak in leaks)
+    return doc

@@ -52,11 +52,12 @@ def count_line(e) -> str:
             f"(first occurrence shown)")
 
 
-def report_text(tool: str, blocks, total: int, extra=()) -> str:
-    """A whole compute-sanitizer report of ``tool``: the banner, each
-    block's lines (prefixed, then a bare prefix line), the ``extra`` summary
-    lines (prefixed), the ERROR SUMMARY line."""
+def report_text(tool: str, blocks, total: int, extra=(), head=()) -> str:
+    """A whole compute-sanitizer report of ``tool``: the banner, the ``head``
+    lines (prefixed), each block's lines (prefixed, then a bare prefix
+    line), the ``extra`` summary lines (prefixed), the ERROR SUMMARY line."""
     out = [f"{PREFIX} COMPUTE-SANITIZER (ptxc {tool})"]
+    out += [f"{PREFIX} {x}" for x in head]
     for block in blocks:
         out += [f"{PREFIX} {x}" for x in block]
         out.append(PREFIX)

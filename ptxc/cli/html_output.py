@@ -109,4 +109,6 @@ def run_html(path: str, launches, meta: dict, gpu_key: str | None = None) -> Non
                                    names[k["kernel"], k["module"]],
                                    dirs=[os.getcwd()], launch=stats))
     title = f"ptxc run: {os.path.basename(str(meta.get('application', '?')))}"
+    if meta.get("interrupted"):
+        title += f" (interrupted: {meta['interrupted']})"
     html_report.write(path, _model(title, report, kernels))

@@ -30,8 +30,7 @@ from ptxc.backends.llvm.instruments.inject_ctl import TARGETS
 from ptxc.cli.options import arg_callback, dim_callback, max_steps_option, ptx_option
 
 
-@click.command("inject", context_settings={"ignore_unknown_options": True,
-                                           "allow_interspersed_args": False})
+@click.command("inject", context_settings={"allow_interspersed_args": False})
 @click.option("--runs", type=click.IntRange(min=1), default=100, show_default=True,
               help="Injected runs (sites drawn uniformly, with replacement).")
 @click.option("--seed", type=click.IntRange(min=0), default=0, show_default=True,

@@ -22,8 +22,7 @@ MODE_CHOICES = ("hybrid", "full")
 FORMAT_CHOICES = ("text", "csv", "json")
 
 
-@click.command("run", context_settings={"ignore_unknown_options": True,
-                                        "allow_interspersed_args": False})
+@click.command("run", context_settings={"allow_interspersed_args": False})
 @click.option("--mode", type=click.Choice(MODE_CHOICES), default=None,
               help="hybrid (default): skip what reaches neither a branch nor host-visible memory; "
                    "full: execute every instruction (the default with --on-error=continue).")
@@ -76,6 +75,10 @@ def run_command(mode, gpu, report_path, fmt, output, ptx, keep_ptx, memory_count
     if topdown and fmt == "csv":
         raise click.UsageError("--topdown prints text or JSON, not CSV")
     memory_counters = memory_counters or topdown
+    if by == "source":          # refused before the run when the PTX has no .loc (docs/report.md)
+        from ptxc.runtime.app import find_program
+        from ptxc.runtime.lineinfo import refuse_without_lines
+        refuse_without_lines(find_program(argv[0]), gpus.model(gpu).sm, ptx)
     options = Options(mode=mode, gpu=gpus.model(gpu), max_steps=max_steps, threads=threads,
                       ptx=ptx, keep_ptx=keep_ptx, memory_counters=memory_counters,
                       bank_bytes=int(bank_bytes or 4), on_error=on_error,
@@ -89,14 +92,32 @@ def run_command(mode, gpu, report_path, fmt, output, ptx, keep_ptx, memory_count
         from ptxc.cli.predict import run_topdown
         text = run_topdown(launches, gpu, fmt, text, report_path)
     if by == "source":                                  # docs/report.md
-        from ptxc.report.source_views import run_json, run_view
-        text = (run_json(text, launches) if fmt == "json" else
-                run_view(launches, "csv") if fmt == "csv" else text + run_view(launches, "text"))
+        text = source_view(text, launches, fmt)
     if html_path:
         from ptxc.cli.html_output import run_html
         run_html(html_path, launches, result.meta, gpu)
     write_report(text, output)
     sys.exit(result.status)
+
+
+NO_SOURCE_VIEW = ("ptxc: warning: no per-source-line view: the PTX of the launched kernels has "
+                  "no .loc line information (build with nvcc -lineinfo or -G)")
+
+
+def source_view(text: str, launches, fmt: str) -> str:
+    """The summary with ``--by source``: the table per CUDA source line added
+    (text), given instead (CSV) or added as ``source_lines`` (JSON). When no
+    launched kernel has line information (kernels the check before the run
+    could not see, in a shared library) the summary is kept as it is and a
+    warning says why the view is missing."""
+    from ptxc.report.source_views import run_json, run_rows, run_view
+    per = run_rows(launches)
+    if launches and not per:
+        sys.stderr.write(NO_SOURCE_VIEW + "\n")
+        return run_json(text, launches, per) if fmt == "json" else text
+    return (run_json(text, launches, per) if fmt == "json" else
+            run_view(launches, "csv", per) if fmt == "csv" else
+            text + run_view(launches, "text", per))
 
 
 def write_report(text: str, output: str | None) -> None:

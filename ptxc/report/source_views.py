@@ -84,9 +84,11 @@ def run_rows(launches) -> dict:
     return out
 
 
-def run_view(launches, fmt: str) -> str:
+def run_view(launches, fmt: str, per: dict | None = None) -> str:
+    """The per-source-line text or CSV of ``ptxc run`` (``per``: run_rows,
+    when the caller has them)."""
     from ptxc.report.kernel_names import labels
-    per = run_rows(launches)
+    per = run_rows(launches) if per is None else per
     if launches and not per:
         raise no_lines_error("the application's PTX")
     if fmt == "csv":
@@ -148,13 +150,15 @@ def source_line_rows(launches) -> list[dict]:
     return out
 
 
-def run_json(text: str, launches) -> str:
+def run_json(text: str, launches, per: dict | None = None) -> str:
     """The ``ptxc run --format json`` document with ``source_lines``: a list of
-    {kernel, module, launches, rows} (one per kernel of run_rows)."""
+    {kernel, module, launches, rows} (one per kernel of run_rows; ``per``:
+    run_rows, when the caller has them)."""
     import json
     from ptxc.report.kernel_names import group
     doc = json.loads(text)
     launched = group(launches)
+    per = run_rows(launches) if per is None else per
     doc["source_lines"] = [{"kernel": k, "module": m, "launches": len(launched[k, m]),
-                            "rows": rows} for (k, m), rows in run_rows(launches).items()]
+                            "rows": rows} for (k, m), rows in per.items()]
     return json.dumps(doc, indent=2, default=list) + "\n"

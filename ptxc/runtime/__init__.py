@@ -6,6 +6,7 @@ socket; device memory is shared memory mapped in both processes at the
 same addresses. docs/runtime.md describes the design.
 
 * fatbin.py, lz4.py: the fat binary container and its compressed entries
+* lineinfo.py: `--by source` checked before the run (.loc in the embedded PTX)
 * protocol.py: the messages (mirrors native/protocol.h)
 * devmem.py: the allocation table (one memfd segment per allocation)
 * modules.py: registered fat binaries -> PTX modules, kernels, variables

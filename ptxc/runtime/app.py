@@ -12,20 +12,25 @@ from __future__ import annotations
 
 import os
 import shutil
+import signal
 import socket
+import struct
 import subprocess
 import sys
+import threading
 import time
+from contextlib import contextmanager
 from dataclasses import dataclass
 
 from ptxc.errors import PtxcError
 from ptxc.report.status_line import StatusLine
 
 from . import elfinfo, shim, workdir
-from .protocol import CHECK_ENV, EXIT_UNSUPPORTED, FD_ENV, Channel
+from .protocol import CHECK_ENV, EXIT_UNSUPPORTED, FD_ENV, ST_FATAL, Channel
 from .server import Options, Session
 
 EXIT_STOPPED_BY_PTXC = 1
+EXIT_INTERRUPTED = 130         # Ctrl-C or SIGTERM: what ptxc (and the application it stops) exit with
 
 
 @dataclass
@@ -34,6 +39,58 @@ class Result:
     app_status: int | None      # the application's exit status
     session: Session
     meta: dict
+    interrupted: str | None = None    # 'SIGINT' or 'SIGTERM' when the run was interrupted
+    program: str = ""                 # the executable's path
+
+
+class Terminated(KeyboardInterrupt):
+    """SIGTERM during a run: handled as Ctrl-C is (SIGINT raises
+    KeyboardInterrupt), so that a launch stops at once (launch_wait)."""
+
+
+@contextmanager
+def sigterm_interrupts():
+    """SIGTERM raises Terminated while the application runs (main thread only:
+    Python runs signal handlers there)."""
+    if threading.current_thread() is not threading.main_thread():
+        yield
+        return
+
+    def handler(signum, frame):
+        raise Terminated()
+
+    old = signal.signal(signal.SIGTERM, handler)
+    try:
+        yield
+    finally:
+        signal.signal(signal.SIGTERM, old)
+
+
+def stop_application(channel: Channel, proc: subprocess.Popen) -> None:
+    """Stop the application after an interrupt. When the shim waits for a
+    reply (a launch was running), the reply tells it to exit with status
+    130: stdio buffers are flushed, as when ptxc stops a run. Otherwise (it
+    runs host code, or the reply was cut short) it gets SIGTERM; SIGKILL
+    when it is still there two seconds later."""
+    if channel.owed and not channel.replying:
+        try:
+            channel.reply(ST_FATAL, struct.pack("<I", EXIT_INTERRUPTED))
+        except OSError:
+            pass                        # already gone: Ctrl-C reached it too
+        try:
+            proc.wait(timeout=2)
+            return
+        except subprocess.TimeoutExpired:
+            pass
+    for send in (proc.terminate, proc.kill):
+        if proc.poll() is not None:
+            return
+        send()
+        try:
+            proc.wait(timeout=2)
+            return
+        except subprocess.TimeoutExpired:
+            continue
 
 
 def find_program(argv0: str) -> str:
@@ -102,8 +159,16 @@ def run_app(argv: list[str], options: Options, err=None) -> Result:
             raise PtxcError(f"cannot run '{argv[0]}': {e.strerror}")
         child.close()
         session = Session(options, Channel(parent), progress=progress)
+        interrupted = None
         try:
-            session.serve()
+            with sigterm_interrupts():
+                try:
+                    session.serve()
+                except KeyboardInterrupt as e:     # Ctrl-C, SIGTERM: keep what finished
+                    interrupted = "SIGTERM" if isinstance(e, Terminated) else "SIGINT"
+            if interrupted:                        # (a second SIGTERM now ends ptxc)
+                progress.clear()
+                stop_application(session.channel, proc)
         finally:
             progress.clear()
             parent.close()
@@ -121,12 +186,19 @@ def run_app(argv: list[str], options: Options, err=None) -> Result:
             "launches": len(session.launches),
             "memory_counters": options.memory_counters,
             "bank_bytes": options.bank_bytes if options.memory_counters else None,
-            "value_profile": options.value_profile}
-    explain(session, app_status, err)
+            "value_profile": options.value_profile,
+            "interrupted": interrupted,
+            "interrupted_kernel": session.current[1] if interrupted and session.current else None}
+    if interrupted:
+        from .report import interrupt_text
+        err.write(f"ptxc: {interrupt_text(meta)}; the application was stopped\n")
+        status = EXIT_INTERRUPTED
+    else:
+        explain(session, app_status, err)
     if session.stopped:
         status = EXIT_STOPPED_BY_PTXC
     session.devmem.close()
-    return Result(status, app_status, session, meta)
+    return Result(status, app_status, session, meta, interrupted, program)
 
 
 def explain(session: Session, app_status: int, err) -> None:

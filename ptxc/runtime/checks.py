@@ -50,12 +50,40 @@ def handlers(session) -> dict:
             P.OP_API_ERROR: lambda p: api_error(session, p)}
 
 
-def launch_check(options):
-    """The ``check`` of a launch in this run: memcheck under
-    ``--on-error=continue``, and ptxc check's other tools."""
-    tools = ["memcheck"] if options.on_error == "continue" else []
+def launch_check(options, kernel: str | None = None):
+    """The ``check`` of a launch of ``kernel`` in this run: memcheck under
+    ``--on-error=continue`` (and ptxc check's ``abort``), and ptxc check's
+    other tools. A launch that ``ptxc check --kernel-name`` leaves out runs
+    without them, but for initcheck, whose shadow must see the kernel's
+    writes (drop_unchecked then forgets its reports)."""
+    tools = ["memcheck"] if options.on_error in ("continue", "abort") else []
     tools += [t for t in getattr(options, "checks", ()) if t not in tools and t != "memcheck"]
+    if not checked(options, kernel):
+        tools = [t for t in tools if t == "initcheck"]
     return "+".join(tools) or None
+
+
+def checked(options, kernel: str | None) -> bool:
+    """Does ``ptxc check`` check this kernel's launches (--kernel-name)?"""
+    keep = getattr(options, "kernel_filter", None)
+    return kernel is None or not keep or keep(kernel)
+
+
+def fault_policy(options, kernel: str) -> str | None:
+    """The ``on_error`` that decides what a device fault of a launch of
+    ``kernel`` becomes (faults.as_cuda_error): the run's, but for a kernel
+    ``ptxc check --kernel-name`` leaves out, whose bad access (not recorded:
+    no memcheck) is the CUDA error a GPU's hardware exception would give."""
+    if options.on_error in ("abort", "continue") and not checked(options, kernel):
+        return "cuda"
+    return options.on_error
+
+
+def drop_unchecked(options, kernel: str, profile) -> None:
+    """Forget the initcheck reports of a launch that is not checked."""
+    if not checked(options, kernel) and getattr(profile, "init_errors", None):
+        profile.init_errors = []
+        profile.init_error_count = 0
 
 
 def shadow_of(session):
@@ -68,11 +96,25 @@ def shadow_of(session):
     return session.shadow
 
 
-def on_malloc(session, a) -> None:
-    """A new allocation: cudaMalloc memory starts uninitialised."""
+def on_malloc(session, a, site: bytes = b"") -> None:
+    """A new allocation: cudaMalloc memory starts uninitialised; under
+    ``ptxc check`` the shim says where it was made (``site``, native/
+    memory.c alloc_site: u32 n, n x u64 offset, the call, n x object)."""
     shadow = shadow_of(session)
     if shadow is not None and a.kind == P.KIND_DEVICE:
         shadow.track(a.seg, a.size)
+    if len(site) >= 4:
+        a.site = parse_site(site)
+
+
+def parse_site(data: bytes):
+    """(CUDA call, [(object path, '' = the executable; return offset), ...])."""
+    n, = struct.unpack_from("<I", data)
+    offsets = struct.unpack_from(f"<{n}Q", data, 4)
+    names = data[4 + 8 * n:].split(b"\0")
+    call = names[0].decode("utf-8", "replace")
+    objects = [s.decode("utf-8", "replace") for s in names[1:1 + n]]
+    return call, list(zip(objects, offsets))
 
 
 def on_remap(session, old: int, new: int) -> None:

@@ -43,6 +43,7 @@ class Allocation:
     array: np.ndarray
     freed: bool = False
     taken: list = field(default_factory=list)   # segments the shim could not map
+    site: tuple | None = None  # ptxc check: (CUDA call, [(object, offset), ...]) (checks.py)
 
     @property
     def name(self) -> str:

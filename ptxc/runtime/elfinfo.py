@@ -14,7 +14,8 @@ from __future__ import annotations
 import struct
 from dataclasses import dataclass
 
-DT_NEEDED, DT_RPATH, SHT_DYNAMIC = 1, 15, 6
+DT_NEEDED, DT_RPATH, SHT_DYNAMIC, SHT_NOBITS = 1, 15, 6, 8
+SHT_SYMTAB, SHT_DYNSYM, STT_FUNC = 2, 11, 2
 
 
 @dataclass
@@ -46,17 +47,72 @@ def read(path: str) -> ElfInfo | None:
         return None
 
 
-def _parse(data: bytes) -> ElfInfo:
+def section_bytes(path: str, name: str) -> bytes | None:
+    """The contents of section ``name`` of ELF file ``path`` (None: not an
+    ELF file we read, or no such section); ``.nv_fatbin`` holds the fat
+    binaries nvcc embeds (runtime/fatbin.py)."""
+    try:
+        with open(path, "rb") as f:
+            data = f.read()
+    except OSError:
+        return None
+    if data[:4] != b"\x7fELF" or data[4] != 2 or data[5] != 1:
+        return None
+    try:
+        for h, n in zip(*_sections(data)):
+            if n == name and h[1] != SHT_NOBITS:
+                return data[h[4]:h[4] + h[5]]
+    except (struct.error, IndexError, ValueError, UnicodeDecodeError):
+        return None
+    return None
+
+
+def functions(path: str) -> list[tuple[int, int, str]]:
+    """(address, size, name) of the function symbols of ELF file ``path``
+    (.symtab, else .dynsym), sorted by address; [] when it has none we can
+    read. The leak check names a host call site with them when addr2line
+    is not installed."""
+    try:
+        with open(path, "rb") as f:
+            data = f.read()
+        if data[:4] != b"\x7fELF" or data[4] != 2 or data[5] != 1:
+            return []
+        heads, _ = _sections(data)
+        out = []
+        for kind in (SHT_SYMTAB, SHT_DYNSYM):
+            for h in heads:
+                if h[1] != kind:
+                    continue
+                strtab = heads[h[6]]
+                for off in range(h[4], h[4] + h[5], 24):
+                    name, info, _, _, value, size = struct.unpack_from("<IBBHQQ", data, off)
+                    if info & 0xF == STT_FUNC and value:
+                        start = strtab[4] + name
+                        out.append((value, size, data[start:data.index(b"\0", start)].decode()))
+            if out:
+                break
+        return sorted(out)
+    except (struct.error, IndexError, ValueError, UnicodeDecodeError, OSError):
+        return []
+
+
+def _sections(data: bytes):
+    """(section headers, section names)."""
     shoff, = struct.unpack_from("<Q", data, 0x28)
     shentsize, shnum, shstrndx = struct.unpack_from("<HHH", data, 0x3A)
     heads = [struct.unpack_from("<IIQQQQIIQQ", data, shoff + i * shentsize) for i in range(shnum)]
     strtab = heads[shstrndx]
+    names = [data[strtab[4] + h[0]:data.index(b"\0", strtab[4] + h[0])].decode() for h in heads]
+    return heads, names
+
+
+def _parse(data: bytes) -> ElfInfo:
+    heads, names = _sections(data)
 
     def name_at(table, off: int) -> str:
         start = table[4] + off
         return data[start:data.index(b"\0", start)].decode()
 
-    names = [name_at(strtab, h[0]) for h in heads]
     needed, rpath = [], []
     for h in heads:
         if h[1] != SHT_DYNAMIC:

@@ -102,6 +102,22 @@ def parse(blob: bytes, what: str = "fat binary") -> list[Entry]:
     return entries
 
 
+def containers(section: bytes) -> list[bytes]:
+    """The fat binary containers of an executable's ``.nv_fatbin`` section
+    (one per .cu file, each starting at an 8-byte boundary, zero padding
+    between them)."""
+    out, pos = [], 0
+    while pos + 16 <= len(section):
+        magic, _version, hsize, fsize = struct.unpack_from("<IHHQ", section, pos)
+        if magic == FATBIN_MAGIC and hsize >= 16:
+            end = min(pos + hsize + fsize, len(section))
+            out.append(section[pos:end])
+            pos = (end + 7) // 8 * 8
+        else:
+            pos += 8
+    return out
+
+
 def _entries(blob: bytes, pos: int, end: int, what: str) -> list[Entry]:
     out = []
     while pos + 16 <= end:

@@ -50,6 +50,9 @@ class Fault:
     code: int                   # the cudaError_t
     message: str                # ptxc's one-line diagnostic
     assertions: list
+    kind: str = "fault"         # 'fault' (assert, trap, bad access) or 'memcheck' (memcheck_abort)
+    launch: int = 0             # memcheck: the launch that failed, and its kernel
+    kernel: str = ""
 
     def summary(self) -> str:
         """One line for the report's meta table."""
@@ -75,6 +78,26 @@ def as_cuda_error(err: PtxcError, on_error: str | None) -> Fault | None:
     if on_error != "cuda" and code not in DEFAULT:
         return None
     return Fault(CODES[code], err.message, list(getattr(err, "assertions", [])))
+
+
+def memcheck_abort(record, on_error: str | None) -> Fault | None:
+    """``ptxc check``'s default (``on_error='abort'``): a launch in which
+    memcheck recorded an invalid access fails as it does on a GPU under
+    compute-sanitizer, whose default ``--destroy-on-device-error context``
+    terminates the CUDA context: the application's next synchronising call
+    and every later one return cudaErrorLaunchFailure ("unspecified launch
+    failure"; CUDA Compute Sanitizer documentation, "Error Actions", and
+    its reports' "Program hit cudaErrorLaunchFailure (error 719) ..."
+    lines). ptxc has run the launch to its end (each bad access skipped),
+    so every error of it is reported. None: the launch stands."""
+    errors = getattr(record.profile, "mem_errors", None)
+    if on_error != "abort" or not errors:
+        return None
+    n = record.profile.mem_error_count
+    return Fault(CUDA_ERROR_LAUNCH_FAILURE,
+                 f"launch {record.id} of kernel {record.kernel} aborted after {n} invalid memory "
+                 f"access{'' if n == 1 else 'es'} (memcheck)", [], "memcheck", record.id,
+                 record.kernel)
 
 
 def launch_reply(error: int, printf: list, stderr: bytes = b"") -> bytes:

@@ -83,6 +83,8 @@ class Channel:
 
     def __init__(self, sock: socket.socket):
         self.sock = sock
+        self.owed = False          # a request was read and its reply not sent (the shim waits)
+        self.replying = False      # a reply is being sent (an interrupt may cut it short)
 
     def _read(self, n: int) -> bytes:
         buf = bytearray()
@@ -96,10 +98,13 @@ class Channel:
     def request(self) -> tuple[int, bytes]:
         """The next request: (op, payload); raises Closed at the end."""
         op, length = _REQUEST.unpack(self._read(_REQUEST.size))
-        return op, self._read(length) if length else b""
+        payload = self._read(length) if length else b""
+        self.owed = True
+        return op, payload
 
     def reply(self, status: int = 0, payload: bytes = b"", fds=()) -> None:
         head = _REPLY.pack(status, len(payload), len(fds), 0)
+        self.replying = True
         if fds:
             import socket
             socket.send_fds(self.sock, [head], list(fds))
@@ -107,6 +112,7 @@ class Channel:
                 self.sock.sendall(payload)
         else:
             self.sock.sendall(head + payload)
+        self.owed = self.replying = False
 
 
 def mapping(seg: int, kind: int, size: int) -> bytes:

@@ -226,6 +226,23 @@ def stop_line(meta: dict) -> str:
             f"{'' if not done else ', reported below'}").replace("stopped  (", "stopped (")
 
 
+def interrupt_text(meta: dict) -> str:
+    """'interrupted (SIGINT) during launch 4 (kernel K), which is not
+    counted; 3 earlier launches completed' when Ctrl-C or SIGTERM ended the
+    run (``meta['interrupted']``), else ''."""
+    signal = meta.get("interrupted")
+    if not signal:
+        return ""
+    done = meta.get("launches") or 0
+    kernel = meta.get("interrupted_kernel")
+    if kernel:
+        return (f"interrupted ({signal}) during launch {done + 1} (kernel "
+                f"{demangle([kernel])[kernel]}), which is not counted; "
+                f"{done or 'no'} earlier launch{'' if done == 1 else 'es'} completed")
+    return (f"interrupted ({signal}) between launches; "
+            f"{done or 'no'} launch{'' if done == 1 else 'es'} completed")
+
+
 def summary_text(launches, meta: dict) -> str:
     tag = f"=={meta.get('pid', 0)}=="
     lines = [f"{tag} ptxc profiling result: {meta.get('application', '?')} "
@@ -234,6 +251,10 @@ def summary_text(launches, meta: dict) -> str:
     stop = stop_line(meta)
     if stop:
         lines.append(f"{tag} {stop}")
+    interrupt = interrupt_text(meta)
+    if interrupt:
+        lines.append(f"{tag} {interrupt}{', reported below' if launches else ''}")
+        stop = interrupt
     if not kernels:
         if not stop:
             lines.append(f"{tag} no kernel was launched")

@@ -42,8 +42,12 @@ class Options:
     bank_bytes: int = 4
     value_profile: bool = False      # profile register values (a full run; docs/value-profile.md)
     on_error: str | None = None      # device faults: 'stop', 'cuda', 'continue' (memcheck:
-                                     # bad accesses recorded, docs/check.md), None = faults.DEFAULT
+                                     # bad accesses recorded, docs/check.md), 'abort' (ptxc
+                                     # check: recorded, then the launch fails as under
+                                     # compute-sanitizer, faults.memcheck_abort),
+                                     # None = faults.DEFAULT
     checks: tuple = ()               # ptxc check's tools (runtime/checks.py, docs/check.md)
+    kernel_filter: object = None     # ptxc check --kernel-name: kernel -> checked? (check/filters.py)
 
 
 @dataclass
@@ -81,6 +85,7 @@ class Session:
     faults: list = field(default_factory=list)   # device faults returned as CUDA errors (faults.py)
     api_errors: list = field(default_factory=list)   # ptxc check: failed memory calls (checks.py)
     shadow: object = None             # ptxc check --tool initcheck: written bytes (checks.py)
+    current: tuple | None = None      # (launch number, kernel) of the launch running now
 
     def __post_init__(self):
         self.registry = Registry(self.devmem, self.options.gpu.sm, self.options.ptx,
@@ -183,7 +188,7 @@ class Session:
         except MemoryError:
             self.channel.reply(P.CUDA_ERROR_MEMORY_ALLOCATION)
             return
-        checks.on_malloc(self, a)
+        checks.on_malloc(self, a, payload[12:])
         self._mapping_reply([a])
 
     def remap(self, payload: bytes) -> None:
@@ -223,12 +228,14 @@ class Session:
             return
         if self.progress:
             self.progress.begin(k.name, len(self.launches))
+        self.current = (len(self.launches) + 1, k.name)
         try:
             record = self.run_launch(k, fn, grid, block, shared, stream, params,
                                      cooperative=bool(flags & P.LAUNCH_COOPERATIVE))
             record.graph = graph
         except PtxcError as e:
-            fault = faults.as_cuda_error(e, self.options.on_error)
+            self.current = None          # (still set when an interrupt ends the launch)
+            fault = faults.as_cuda_error(e, checks.fault_policy(self.options, k.name))
             if fault is None:
                 raise
             self.faults.append(fault)
@@ -238,7 +245,13 @@ class Session:
         finally:
             if self.progress:
                 self.progress.end()
+        self.current = None
         self.launches.append(record)
+        abort = faults.memcheck_abort(record, self.options.on_error)
+        if abort is not None:                 # ptxc check: as compute-sanitizer's application sees
+            self.faults.append(abort)
+            self.channel.reply(0, faults.launch_reply(abort.code, record.profile.printf))
+            return
         self.channel.reply(0, faults.launch_reply(0, record.profile.printf))
 
     def check_config(self, fn, grid, block, shared) -> int:
@@ -292,8 +305,9 @@ class Session:
                                slice_options=HYBRID_SLICE if opts.mode == "hybrid" else None,
                                memory_counters=opts.memory_counters, bank_bytes=opts.bank_bytes,
                                heap=self.device_heap, cooperative=cooperative,
-                               check=checks.launch_check(opts), shadow=checks.shadow_of(self),
-                               value_profile=opts.value_profile)
+                               check=checks.launch_check(opts, k.name),
+                               shadow=checks.shadow_of(self), value_profile=opts.value_profile)
+        checks.drop_unchecked(opts, k.name, prof)
         wall = time.perf_counter() - t0
         return LaunchRecord(len(self.launches) + 1, k.name, lm.label, grid, block, shared,
                             stream, opts.mode, prof, wall, prof.timings.get("compile", 0.0),

@@ -103,7 +103,7 @@ def sources() -> list[str]:
 
 
 def link_args(vmap: str, major: int = 13) -> list[str]:
-    return [f"-Wl,--version-script={vmap}", f"-Wl,-soname,{node(major)}", "-lpthread"]
+    return [f"-Wl,--version-script={vmap}", f"-Wl,-soname,{node(major)}", "-lpthread", "-ldl"]
 
 
 def compile_shared(out: str, cc: str | None = None, major: int = 13) -> str:

@@ -8,6 +8,9 @@
  * cudaErrorInvalidValue, as CUDA does, instead of crashing.
  */
 #define _GNU_SOURCE
+#include <dlfcn.h>
+#include <execinfo.h>
+#include <link.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -191,7 +194,50 @@ int map_reply_mappings(struct reply *r, size_t at, int count, uint32_t *segs_out
     return 0;
 }
 
-static cudaError_t alloc(void **p, size_t size, int kind, unsigned flags)
+/* Under ptxc check: where an allocation is made, for the leak check
+ * (compute-sanitizer's "Saved host backtrace ... at allocation time"): the
+ * return addresses of the application's frames (those outside this
+ * library, at most SITE_FRAMES), each as its offset in its object (what
+ * the object's symbols and line tables use) and the object's path ("": the
+ * executable). Appended to the OP_MALLOC request after u64 size, u32 kind:
+ * u32 n, n x u64 offset, the call's name, NUL, n x (path, NUL). */
+#define SITE_FRAMES 8
+static size_t alloc_site(char *buf, size_t cap, const char *call)
+{
+    void *frames[SITE_FRAMES + 8];
+    int n = backtrace(frames, SITE_FRAMES + 8);
+    Dl_info self;
+    if (!dladdr((void *)alloc_site, &self))
+        self.dli_fbase = NULL;
+    uint64_t offsets[SITE_FRAMES];
+    const char *objects[SITE_FRAMES];
+    uint32_t k = 0;
+    for (int i = 0; i < n && k < SITE_FRAMES; i++) {
+        Dl_info info;
+        struct link_map *lm = NULL;
+        if (!dladdr1(frames[i], &info, (void **)&lm, RTLD_DL_LINKMAP) || !lm)
+            continue;
+        if (info.dli_fbase == self.dli_fbase)        /* the shim's own frames */
+            continue;
+        offsets[k] = (uint64_t)(uintptr_t)frames[i] - (uint64_t)lm->l_addr;
+        objects[k++] = lm->l_name ? lm->l_name : "";
+    }
+    size_t len = 4 + 8 * (size_t)k + strlen(call) + 1;
+    for (uint32_t i = 0; i < k; i++)
+        len += strlen(objects[i]) + 1;
+    if (len > cap)
+        return 0;
+    put32(buf, k);
+    char *q = buf + 4;
+    for (uint32_t i = 0; i < k; i++, q += 8)
+        put64(q, offsets[i]);
+    q = stpcpy(q, call) + 1;
+    for (uint32_t i = 0; i < k; i++)
+        q = stpcpy(q, objects[i]) + 1;
+    return (size_t)(q - buf);
+}
+
+static cudaError_t alloc(void **p, size_t size, int kind, unsigned flags, const char *call)
 {
     if (!p)
         return cudaErrorInvalidValue;
@@ -201,11 +247,14 @@ static cudaError_t alloc(void **p, size_t size, int kind, unsigned flags)
     if (shim_dead())
         return cudaErrorCudartUnloading;
     LOCK();
-    char req[12];
+    char req[12 + 4096];
     put64(req, size);
     put32(req + 8, (uint32_t)kind);
+    size_t n = 12;
+    if (check_host())
+        n += alloc_site(req + 12, sizeof req - 12, call);
     struct reply r;
-    shim_call(OP_MALLOC, req, sizeof req, NULL, 0, &r);
+    shim_call(OP_MALLOC, req, n, NULL, 0, &r);
     int st = r.status;
     uint32_t s = 0;
     if (!st)
@@ -246,22 +295,28 @@ static cudaError_t release(void *p, int host)
     return st;
 }
 
-EXPORT cudaError_t cudaMalloc(void **p, size_t size) { return set_error(alloc(p, size, KIND_DEVICE, 0)); }
+EXPORT cudaError_t cudaMalloc(void **p, size_t size)
+{
+    return set_error(alloc(p, size, KIND_DEVICE, 0, "cudaMalloc"));
+}
 EXPORT cudaError_t cudaMallocManaged(void **p, size_t size, unsigned flags)
 {
-    return set_error(alloc(p, size, KIND_MANAGED, flags));
+    return set_error(alloc(p, size, KIND_MANAGED, flags, "cudaMallocManaged"));
 }
-EXPORT cudaError_t cudaMallocHost(void **p, size_t size) { return set_error(alloc(p, size, KIND_HOST, 0)); }
+EXPORT cudaError_t cudaMallocHost(void **p, size_t size)
+{
+    return set_error(alloc(p, size, KIND_HOST, 0, "cudaMallocHost"));
+}
 EXPORT cudaError_t cudaHostAlloc(void **p, size_t size, unsigned flags)
 {
-    return set_error(alloc(p, size, KIND_HOST, flags));
+    return set_error(alloc(p, size, KIND_HOST, flags, "cudaHostAlloc"));
 }
 EXPORT cudaError_t cudaMallocAsync(void **p, size_t size, cudaStream_t s)
 {
     int c = capture_state(s);     /* no memory-allocation nodes: refused in a capture */
     if (c)
         return set_error(c < 0 ? capture_refuse(s) : c);
-    return set_error(alloc(p, size, KIND_DEVICE, 0));
+    return set_error(alloc(p, size, KIND_DEVICE, 0, "cudaMallocAsync"));
 }
 EXPORT cudaError_t cudaFree(void *p) { return set_error(api_check("cudaFree", release(p, 0), p, 0)); }
 EXPORT cudaError_t cudaFreeHost(void *p)
@@ -283,7 +338,7 @@ EXPORT cudaError_t cudaMallocPitch(void **p, size_t *pitch, size_t width, size_t
     if (!pitch)
         return set_error(cudaErrorInvalidValue);
     *pitch = pitch_of(width);
-    return set_error(alloc(p, *pitch * height, KIND_DEVICE, 0));
+    return set_error(alloc(p, *pitch * height, KIND_DEVICE, 0, "cudaMallocPitch"));
 }
 
 EXPORT cudaError_t cudaMalloc3D(struct cudaPitchedPtr *pp, struct cudaExtent e)
@@ -292,7 +347,7 @@ EXPORT cudaError_t cudaMalloc3D(struct cudaPitchedPtr *pp, struct cudaExtent e)
         return set_error(cudaErrorInvalidValue);
     size_t pitch = pitch_of(e.width);
     void *p = NULL;
-    cudaError_t st = alloc(&p, pitch * e.height * e.depth, KIND_DEVICE, 0);
+    cudaError_t st = alloc(&p, pitch * e.height * e.depth, KIND_DEVICE, 0, "cudaMalloc3D");
     pp->ptr = p;
     pp->pitch = pitch;
     pp->xsize = e.width;

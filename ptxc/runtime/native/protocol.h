@@ -32,7 +32,9 @@
 #define OP_REGISTER_FUNCTION 3 /* u32 module, u64 host address, name -> u32 kernel id */
 #define OP_KERNEL_INFO 4      /* u32 kernel -> kernel info (layout, attributes) */
 #define OP_SYMBOL 5           /* u32 module, name -> u64 address, u64 size, u32 n, u32 0, n mappings */
-#define OP_MALLOC 6           /* u64 size, u32 kind -> mapping */
+#define OP_MALLOC 6           /* u64 size, u32 kind -> mapping; under ptxc check also u32 n,
+                                 n x u64 return offsets, the call's name\0, n x object path\0
+                                 (where it was made: the leak check, memory.c) */
 #define OP_REMAP 7            /* u32 segment (mapping it failed) -> a new mapping */
 #define OP_FREE 8             /* u32 segment */
 #define OP_LAUNCH 9           /* u32 kernel, u32 grid[3], u32 block[3], u32 flags, u64 shared, u64 stream,
