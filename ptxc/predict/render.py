@@ -19,7 +19,8 @@ TREE = (("retire", 1, None, "exact"), ("divergence", 1, None, "exact"),
 
 def text(r: dict, with_topdown: bool = True) -> str:
     p, inp, occ = r["prediction"], r["inputs"], r["occupancy"]
-    lines = [f"kernel {r['kernel']} on {r['gpu']}, grid {tuple(r['grid'])} block "
+    from ptxc.ir.names import short
+    lines = [f"kernel {short(r['kernel'], 100)} on {r['gpu']}, grid {tuple(r['grid'])} block "
              f"{tuple(r['block'])} ({r['mode']} run)",
              f"  predicted time (modelled)  {p.seconds * 1e6:.3f} us = {p.cycles:.0f} cycles "
              f"at {p.clock_mhz} MHz; {p.bound}-bound",
