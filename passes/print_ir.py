@@ -18,6 +18,7 @@ class PrintIR(Pass):
     summary: ClassVar[str] = "print the SSA IR of every function"
 
     function: str = ""      # print only this function (default: the whole module)
+    values: ClassVar[dict] = {"function": "a function's name, any form --kernel takes"}
 
     def run(self, module, am) -> PassResult:
         if not self.function:

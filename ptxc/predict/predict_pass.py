@@ -25,6 +25,8 @@ class PredictPass(Pass):
     gpu: str = "h100"
     params: str = ""
     topdown: bool = True
+    values = {"gpu": ("h100", "a100", "v100", "t4", "rtx2060", "gtx260"),
+              "params": "a FILE.json written by ptxc calibrate"}
 
     def run(self, module, am) -> PassResult:
         from ptxc.predict import analyse_launch, render
