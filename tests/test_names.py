@@ -383,6 +383,23 @@ def test_progress_line_names_the_kernel_demangled(monkeypatch):
 
 
 # ------------------------------------------------------ run-time messages
+def test_opt_out_of_bounds_shows_the_ptx_line_and_the_cuda_line():
+    lineinfo = str(HERE / "cuda" / "names.sm90.lineinfo.ptx")
+    code, out, err = ptxc_cli("opt", "--pass=count", "--kernel", "vadd", "--grid", 2, "--block", 32,
+                              "--arg", "0=zeros:f32:32", "--arg", "1=zeros:f32:32",
+                              "--arg", "2=zeros:f32:32", "--arg", "3=64", "--mode", "full",
+                              lineinfo)
+    lines = err.splitlines()
+    assert code == 1 and len(lines) == 3
+    m = re.fullmatch(rf"{re.escape(lineinfo)}:(\d+):2: error: kernel vadd\(float const\*, float "
+                     r"const\*, float\*, int\), CTA \(1,0,0\), thread \(0,0,0\): out-of-bounds "
+                     r"access at line (\d+) \(ld\.global\.f32\) from (\S+)/names\.cu:10, "
+                     r"address 0x[0-9a-f]+ \(right after the end of buffer of parameter "
+                     r"_Z4vaddPKfS0_Pfi_param_\d \(128 bytes at 0x[0-9a-f]+\)\)", lines[0])
+    assert m and m.group(1) == m.group(2), lines[0]
+    assert lines[1].lstrip().startswith("ld.global.f32") and lines[2] == " ^"
+
+
 def test_opt_missing_argument_points_at_the_parameter():
     code, out, err = ptxc_cli("opt", "--pass=count", "--kernel", "vadd", "--grid", 1, "--block", 32,
                               "--arg", "0=zeros:f32:32", "--arg", "1=zeros:f32:32", "--mode",
