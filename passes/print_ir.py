@@ -18,12 +18,13 @@ class PrintIR(Pass):
     summary: ClassVar[str] = "print the SSA IR of every function"
 
     function: str = ""      # print only this function (default: the whole module)
+    values: ClassVar[dict] = {"function": "a function's name, any form --kernel takes"}
 
     def run(self, module, am) -> PassResult:
         if not self.function:
             text = module.print_ir()
         else:
-            fn = module.function(self.function)
+            fn = module.function(self.function) or _by_rule(module, self.function)
             if fn is None:
                 names = ", ".join(f.name for f in module.functions) or "none"
                 raise PtxcError(f"print-ir: no function '{self.function}' in "
@@ -31,3 +32,12 @@ class PrintIR(Pass):
             from ptxc.ir.printer import print_function
             text = print_function(fn)
         return PassResult(self.name, text=text, data=text, preserved=ALL)
+
+
+def _by_rule(module, key: str):
+    """The function ``key`` names by the rule of ptxc/ir/names.py (``vadd``,
+    a demangled signature), None when it names none; ambiguous: an error."""
+    from ptxc.ir.names import find_function, matches
+    if not any(matches(f.name, key) for f in module.functions if not f.is_decl):
+        return None
+    return find_function(module, key)

@@ -26,14 +26,17 @@ class PtxcError(Exception):
     """Bad input: the message is one line that says where and what.
 
     ``loc`` (optional) is a SrcLoc; ``source_line`` (optional) is the text of
-    the offending line, printed under the message with a caret at ``loc.col``.
+    the offending line, printed under the message with a caret at ``loc.col``;
+    ``notes`` (optional) are more lines printed after them (the parameter
+    table of a kernel whose arguments are wrong).
     """
 
     def __init__(self, message: str, loc: SrcLoc | None = None,
-                 source_line: str | None = None):
+                 source_line: str | None = None, notes: str | None = None):
         self.message = message
         self.loc = loc
         self.source_line = source_line
+        self.notes = notes
         super().__init__(self.headline())
 
     def headline(self) -> str:
@@ -54,6 +57,8 @@ class PtxcError(Exception):
         if self.source_line is not None and self.loc is not None:
             line, caret = echo_window(self.source_line.rstrip("\n").expandtabs(1), self.loc.col)
             text += "\n" + line + "\n" + " " * caret + "^"
+        if self.notes:
+            text += "\n" + self.notes
         return text
 
 
@@ -82,6 +87,14 @@ def nth_line(text: str, n: int) -> str | None:
             return None
     end = text.find("\n", start)
     return text[start:] if end < 0 else text[start:end]
+
+
+def module_line(module, loc: SrcLoc | None) -> str | None:
+    """The text of ``loc``'s line when ``loc`` is in ``module``'s PTX text
+    (``module.source``), for the echo under a message; else None."""
+    if loc is None or module is None or loc.file != getattr(module, "filename", None):
+        return None
+    return nth_line(getattr(module, "source", "") or "", loc.line)
 
 
 MAX_MESSAGE = 1000     # characters of a headline

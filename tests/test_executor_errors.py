@@ -35,7 +35,7 @@ STORE_LINE = STORE.splitlines().index("  st.global.u32 [%rd3], %r1;") + 1
 def test_missing_argument_full_mode_lists_parameters():
     with pytest.raises(ptxc.PtxcError) as e:
         run_kernel(STORE, "k", 1, 32, [np.zeros(32, np.int32), 32], mode="full")
-    msg = str(e.value)
+    msg = e.value.render()          # the headline, the parameter's PTX line, the table
     assert "kernel k" in msg and "missing argument for parameter 2 'shift'" in msg
     assert ".u64 out" in msg and ".u32 n" in msg and ".u32 shift" in msg
 

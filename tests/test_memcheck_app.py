@@ -82,7 +82,7 @@ def test_run_default_stops_at_first_error(app):
     # bounds, so the first failure is thread 5's misaligned read.
     run = run_ptxc(app, mode="full")
     assert run.returncode == 1
-    assert "kernel _Z6errorsPKfPfi, CTA (0,0,0), thread (5,0,0): misaligned access" in run.proc.stderr
+    assert "kernel errors(float const*, float*, int), CTA (0,0,0), thread (5,0,0): misaligned access" in run.proc.stderr
     assert "sync:" not in run.proc.stdout
 
 

@@ -189,7 +189,7 @@ def test_cli_every_kernel_and_gpu(capsys):
 
 
 @pytest.mark.parametrize("argv,message", [
-    (("--kernel", "nope"), "no kernel 'nope'"),
+    (("--kernel", "nope"), "no kernel named 'nope'"),
     (("--gpu", "k80"), "unknown GPU model 'k80'"),
     (("--gpu", "gtx260", "--block", "1024"), "exceeds the 512 threads per block"),
 ])

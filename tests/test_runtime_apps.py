@@ -144,7 +144,7 @@ def test_out_of_bounds_names_the_allocation(apps):
     assert r.returncode == 1
     assert "before the launch" in r.proc.stdout and "after the launch" not in r.proc.stdout
     err = r.proc.stderr
-    assert "kernel _Z4fillPii, CTA (8,0,0), thread (0,0,0): out-of-bounds access" in err
+    assert "kernel fill(int*, int), CTA (8,0,0), thread (0,0,0): out-of-bounds access" in err
     assert "right after the end of allocation #2 (cudaMalloc 4096 bytes at 0x" in err
     assert "st.global.u32" in err and "Traceback" not in err
 

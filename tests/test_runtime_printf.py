@@ -103,7 +103,7 @@ def test_device_assert(apps, mode):
     assert err[:4] == [assertion_line(t) for t in range(28, 32)]
     assert any(e.startswith("ptxc: ") and "CTA (1,0,0), thread (28,0,0)" in e for e in err)
     meta = {r["key"]: r["value"] for r in run.rows("SELECT * FROM meta")}
-    assert meta["device_error"].startswith("cudaErrorAssert (710): kernel _Z10testKerneli")
+    assert meta["device_error"].startswith("cudaErrorAssert (710): kernel testKernel(int)")
     assert run.summary["launches"] == []          # the faulted launch has no counters
 
 

@@ -74,7 +74,8 @@ class ModuleMemory:
         variables are laid out per kernel, after the module's)."""
         if plan.global_size + 16 > self.globals.size or plan.const_size + 16 > self.consts.size:
             from ptxc.errors import PtxcError
-            raise PtxcError(f"kernel {plan.kernel.name}: not supported yet: function-scope "
+            from ptxc.ir.names import kernel_label
+            raise PtxcError(f"{kernel_label(plan.kernel)}: not supported yet: function-scope "
                             f".global variables with module memory kept between launches")
 
 
@@ -233,7 +234,8 @@ class Launch:
 
     def _run_pool(self, loop, n: int, state: dict, total: int) -> None:
         from ptxc.backends.llvm.launch_wait import run_threads
-        run_threads(loop, n, state, total, f"kernel {self.c.plan.kernel.name}")
+        from ptxc.ir.names import short
+        run_threads(loop, n, state, total, f"kernel {short(self.c.plan.kernel.name)}")
 
     def _run_parallel(self, workers) -> None:
         # chunks of at most 4096 CTAs: a progress line and Ctrl-C between them

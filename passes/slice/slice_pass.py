@@ -336,6 +336,7 @@ class SlicePass(Pass):
     addresses: bool = False
     faults: str = ""            # not given: report the branch slice, launches check faults
     emit: str = "marked"
+    values = {"memory": MODES, "criteria": CRITERIA, "faults": FAULTS, "emit": EMITS}
 
     def __post_init__(self):
         check_options(self.memory, self.criteria, addresses=self.addresses,

@@ -62,14 +62,14 @@ def blocks(session, leaks=None) -> list[tuple[list[str], int]]:
     readable = demangle(names)
     out = []
     for r, e in memcheck_report.launch_errors(launches):
-        out.append((memcheck_report.error_block(e, e.file or r.module, readable[e.kernel]), e.count))
+        out.append((memcheck_report.error_block(e, memcheck_report.ptx_file(r, e), readable[e.kernel]), e.count))
     for r, e in initcheck_report.launch_errors(launches):
-        out.append((initcheck_report.error_block(e, e.file or r.module, readable[e.kernel]), e.count))
+        out.append((initcheck_report.error_block(e, memcheck_report.ptx_file(r, e), readable[e.kernel]), e.count))
     for r, e in hazard_report.launch_reports(launches, "racecheck"):
-        out.append((hazard_report.race_lines(e, e.file or r.module, readable[e.kernel]),
+        out.append((hazard_report.race_lines(e, memcheck_report.ptx_file(r, e), readable[e.kernel]),
                     e.count if e.severity == "error" else 0))
     for r, e in hazard_report.launch_reports(launches, "synccheck"):
-        out.append((hazard_report.sync_lines(e, e.file or r.module, readable[e.kernel]), e.count))
+        out.append((hazard_report.sync_lines(e, memcheck_report.ptx_file(r, e), readable[e.kernel]), e.count))
     for e in session.api_errors:
         out.append((api_block(e), 1))
     for f in session.faults:

@@ -20,7 +20,7 @@ in) and aggregates per distinct error with its count.
 """
 from __future__ import annotations
 
-from ptxc.check.memcheck import report_text
+from ptxc.check.memcheck import ptx_line, report_text
 from ptxc.launcher.access_errors import fmt3
 from ptxc.launcher.hazard_reports import RaceReport, SyncReport, tool_errors
 
@@ -31,7 +31,7 @@ SYNC_TITLE = {"divergent-warp": "Barrier error detected. Divergent thread(s) in 
 
 
 def _at(file: str, line: int, opcode: str, source: str) -> str:
-    ptx = f"{file}:{line}" if file else f"line {line}"
+    ptx = ptx_line(file, line)
     return f"{source} ({ptx}, {opcode})" if source else f"{ptx} ({opcode})"
 
 

@@ -42,8 +42,28 @@ def error_block(e: MemcheckError, file: str = "", name: str = "") -> list[str]:
 def location(e, file: str) -> str:
     """Where an error's instruction is: 'k.cu:3 (k.ptx:47, ld.global.f32)',
     or 'k.ptx:47 (ld.global.f32)' without a CUDA source line."""
-    at = f"{file}:{e.line}" if file else f"line {e.line}"
+    at = ptx_line(file, e.line)
     return f"{e.source} ({at}, {e.opcode})" if e.source else f"{at} ({e.opcode})"
+
+
+NO_FILE = "the PTX of "
+
+
+def ptx_line(file: str, line: int) -> str:
+    """'k.ptx:47'; 'line 47' without a file; 'line 47 of the PTX of
+    fatbin1' for a fat binary's PTX that has no file (ptx_file)."""
+    if file.startswith(NO_FILE):
+        return f"line {line} of {file}"
+    return f"{file}:{line}" if file else f"line {line}"
+
+
+def ptx_file(r, e) -> str:
+    """How the report names the PTX of launch record ``r`` (``ptxc run``):
+    the file (``--keep-ptx``, ``--ptx``), or 'the PTX of fatbinN' when it
+    has none (the module's ``attrs['ptx_of']``, runtime/modules.py)."""
+    module = getattr(r, "ptx_module", None)
+    label = module.attrs.get("ptx_of") if module is not None else None
+    return NO_FILE + label if label else (e.file or r.module)
 
 
 def count_line(e) -> str:
@@ -113,7 +133,7 @@ def launches_text(launches) -> str:
     PTX module of each error named by its label)."""
     from ptxc.report.kernel_names import demangle
     readable = demangle(e.kernel for _, e in launch_errors(launches))
-    blocks = (error_block(e, e.file or r.module, readable[e.kernel]) for r, e in launch_errors(launches))
+    blocks = (error_block(e, ptx_file(r, e), readable[e.kernel]) for r, e in launch_errors(launches))
     return report_text("memcheck", blocks, total_errors(launches))
 
 

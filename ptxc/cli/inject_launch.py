@@ -57,8 +57,9 @@ def launch_campaign(file, kernel, grid, block, shared, args, runs, seed, target,
                   + (f"; flipped bit {o['bit']} of line {o['line']} ({o['opcode']})"
                      if o["flipped"] else "; the site was not reached: nothing flipped") + "\n")
     else:
+        from ptxc.ir.names import short
         out.write(f"injection space ({target}): {c.space} dynamic instructions in 1 launch of "
-                  f"{fn.name}; {len(c.outcomes)} runs, seed {seed}\n")
+                  f"{short(fn.name, 100)}; {len(c.outcomes)} runs, seed {seed}\n")
         out.write(inject_stats.table(c.summary()))
     timing(c, jobs, dask)
     if report_path:

@@ -37,6 +37,7 @@ def occupancy_command(file, kernels, block, shared, regs, gpu_key):
     from ptxc.gpus.architecture import gpu
     from ptxc.gpus.kernel_resources import Registers, module_registers, static_shared
     from ptxc.gpus.occupancy import occupancy
+    from ptxc.ir.names import short
 
     g = gpu(gpu_key)
     module, text = _read(file, read_module)
@@ -54,7 +55,7 @@ def occupancy_command(file, kernels, block, shared, regs, gpu_key):
         smem = static_shared(module, fn)
         r = reg_of[fn.name]
         occ = occupancy(g, r.count, threads, smem, shared)
-        out.append(render(fn.name, g, occ, r, smem, shared, how))
+        out.append(render(short(fn.name, 100), g, occ, r, smem, shared, how))
     click.echo("\n".join(out), nl=False)
 
 
@@ -78,12 +79,8 @@ def _select(module, names, file):
         raise PtxcError(f"{file}: no kernel (.entry) in the module")
     if not names:
         return kernels
-    by_name = {k.name: k for k in kernels}
-    for n in names:
-        if n not in by_name:
-            raise PtxcError(f"{file}: no kernel '{n}' (kernels: "
-                            f"{', '.join(sorted(by_name))})")
-    return [by_name[n] for n in names]
+    from ptxc.launcher.config import find_kernel      # the rule of ptxc/ir/names.py
+    return list({id(k): k for k in (find_kernel(module, n) for n in names)}.values())
 
 
 def _block_size(fn, block):

@@ -20,9 +20,10 @@ from ptxc.cli.options import (EMIT_CHOICES, FORMAT_CHOICES, MODE_CHOICES, arg_ca
 
 @click.command("opt")
 @click.argument("file", metavar="FILE|-")
-@click.option("--pass", "-p", "pipeline", default="", metavar="PIPELINE",
+@click.option("--pass", "-p", "pipeline", default=None, metavar="PIPELINE",
               help="Passes to run, comma separated, with options in braces: "
-                   "'slice{memory=noalias},count'. Empty (--pass=) runs none.")
+                   "'slice{memory=noalias},count'. Empty (--pass=) runs none; without "
+                   "--pass (and --emit), a summary of the module.")
 @click.option("--emit", type=click.Choice(EMIT_CHOICES), default="none", show_default=True,
               help="What to print after the pass reports: the SSA IR, PTX text, "
                    "the CFG as Graphviz dot, or nothing.")
@@ -82,6 +83,8 @@ def opt_command(file, pipeline, emit, fmt, output, verify_each, kernel, grid, bl
     """
     launch = build_launch(kernel, grid, block, shared, args, mode, max_steps, threads,
                           memory_counters, bank_bytes, cta_equivalence, check, value_profile)
+    summary = pipeline is None and emit == "none" and launch is None and not (topdown or html_path)
+    pipeline = pipeline or ""
     from ptxc.passes.pipeline import make_pass, parse_pipeline, run_pipeline
     # Build the passes first: a bad pass name or option is reported before
     # the (possibly long) parse of the file.
@@ -91,6 +94,11 @@ def opt_command(file, pipeline, emit, fmt, output, verify_each, kernel, grid, bl
                                "(--pass=count --kernel ... --grid ... --block ...)")
     module = read_module(file)
     seen = print_warnings(module)
+    if summary:                                      # `ptxc opt FILE`: what is in it
+        write_output(module_summary(module), None)
+        click.echo("ptxc: no --pass given: the module parsed; run passes with "
+                   "--pass=PIPELINE ('ptxc passes' lists them)", err=True)
+        return
     options = {"format": fmt, "by": by}
     if launch is not None:
         options["launch"] = launch
@@ -113,6 +121,27 @@ def opt_command(file, pipeline, emit, fmt, output, verify_each, kernel, grid, bl
         from ptxc.check.hazards import profile_errors
         if profile_errors(module.attrs.get("launch_profile")):
             sys.exit(1)
+
+
+def module_summary(module) -> str:
+    """``ptxc opt FILE`` without ``--pass``: the module's header and, per
+    function, its parameters, PTX instructions and blocks."""
+    from ptxc.ir.names import described
+    funcs = [f for f in module.functions if not f.is_decl]
+    kernels = sum(1 for f in funcs if f.is_kernel)
+    head = [f"PTX {module.version}" if module.version else "PTX",
+            ", ".join(module.target)] + ([f"{module.address_size}-bit addresses"]
+                                        if module.address_size else [])
+    lines = [f"{module.filename}: {', '.join(h for h in head if h)}; "
+             f"{kernels} kernel{'s' if kernels != 1 else ''}, {len(funcs) - kernels} other "
+             f"function{'s' if len(funcs) - kernels != 1 else ''}"]
+    for f in funcs:
+        n = sum(1 for _ in f.ptx_instructions())
+        lines.append(f"  {'kernel' if f.is_kernel else 'function'} {described(f.name)}: "
+                     f"{len(f.params)} parameter{'s' if len(f.params) != 1 else ''}, "
+                     f"{n} instruction{'s' if n != 1 else ''} in {len(f.blocks)} "
+                     f"block{'s' if len(f.blocks) != 1 else ''}")
+    return "\n".join(lines) + "\n"
 
 
 def render_reports(result, fmt: str) -> str:

@@ -23,8 +23,10 @@ def passes_command(verbose):
             for f in cls.options():
                 default = _field_default(f)
                 typ = f.type if isinstance(f.type, str) else getattr(f.type, "__name__", str(f.type))
+                allowed = cls.allowed(f.name) if hasattr(cls, "allowed") else ""
                 click.echo(f"  {'':<{width}}    {f.name.replace('_', '-')}: {typ}"
-                           + (f" = {default!r}" if default is not None else ""))
+                           + (f" = {default!r}" if default is not None else "")
+                           + (f"  ({allowed})" if allowed else ""))
 
 
 def _load_pass(name: str):

@@ -4,6 +4,7 @@ and profiled, one row each (docs/profile.md).
 from __future__ import annotations
 
 import os
+import re
 import sys
 
 import click
@@ -16,29 +17,38 @@ from ptxc.cli.process import kernel_jobs, pause_gc
 from ptxc.errors import PtxcError
 
 
+_DIMS = re.compile(r"[\dxX,\s]+")
+
+
 def _launch_callback(ctx, param, values) -> dict:
-    """['k:155:256', 'k2:4,2'] -> {'k': ((155,1,1), (256,1,1)), 'k2': ((4,2,1), None)}."""
+    """['k:155:256', 'k2:4,2'] -> {'k': ((155,1,1), (256,1,1)), 'k2': ((4,2,1), None)};
+    the kernel may be any name of ptxc/ir/names.py (``ns::k:4`` too)."""
     out = {}
     for v in values:
         parts = v.split(":")
-        if len(parts) not in (2, 3) or not parts[0].strip():
+        dims = 0
+        while dims < 2 and len(parts) - dims > 1 and _DIMS.fullmatch(parts[-1 - dims]):
+            dims += 1
+        kernel = ":".join(parts[:len(parts) - dims]).strip()
+        if dims == 0 or not kernel:
             raise click.BadParameter(f"expected KERNEL:GRID[:BLOCK], got '{v}'",
                                      param_hint="'--launch'")
-        grid = parse_dim(parts[1], "'--launch'")
-        block = parse_dim(parts[2], "'--launch'") if len(parts) == 3 else None
-        out[parts[0].strip()] = (grid, block)
+        grid = parse_dim(parts[len(parts) - dims], "'--launch'")
+        block = parse_dim(parts[-1], "'--launch'") if dims == 2 else None
+        out[kernel] = (grid, block)
     return out
 
 
 def _kernel_arg_callback(ctx, param, values) -> dict:
-    """['k:n=5', 'k:a=zeros:f32:8'] -> {'k': ['n=5', 'a=zeros:f32:8']}."""
+    """['k:n=5', 'k:a=zeros:f32:8'] -> {'k': ['n=5', 'a=zeros:f32:8']}; the
+    kernel may be any name of ptxc/ir/names.py (``ns::k:n=5`` too)."""
     out: dict[str, list] = {}
     for v in values:
-        kernel, colon, rest = v.partition(":")
-        name, eq, _ = rest.partition("=")
+        left, eq, value = v.partition("=")
+        kernel, colon, name = left.rpartition(":")
         if not colon or not kernel.strip() or not eq or not name.strip():
             raise click.BadParameter(f"expected KERNEL:NAME=VALUE, got '{v}'", param_hint="'--arg'")
-        out.setdefault(kernel.strip(), []).append(rest)
+        out.setdefault(kernel.strip(), []).append(f"{name}={value}")
     return out
 
 
@@ -167,7 +177,8 @@ def profile_command(files, launches, args, launch_file, zero_fill, kernels, mode
         if predictions is not None:
             from ptxc.predict.render import write_sqlite
             write_sqlite(report_path, predictions)
-    failed = [r.kernel for r in mp.rows if r.status == FAILED]
+    from ptxc.ir.names import short
+    failed = [short(r.kernel) for r in mp.rows if r.status == FAILED]
     if failed:
         raise PtxcError(f"{len(failed)} kernel(s) failed: {', '.join(failed[:5])}"
                         + (" ..." if len(failed) > 5 else "") + " (see the report)")

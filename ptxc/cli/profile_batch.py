@@ -93,8 +93,9 @@ def unknown_kernels(results, options: dict) -> list[str]:
     if options.get("launch_file"):
         from ptxc.launcher.launch_file import kernel_names
         named += kernel_names(options["launch_file"])
+    from ptxc.ir.names import matches
     have = {n for r in results for n in r["names"]}
-    return list(dict.fromkeys(k for k in named if k not in have))
+    return list(dict.fromkeys(k for k in named if not any(matches(n, k) for n in have)))
 
 
 def _some(items: list[str], n: int = 5) -> str:

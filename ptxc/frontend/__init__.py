@@ -11,6 +11,7 @@
     opcode_words      an opcode word: known opcode, modifiers, operand counts
     ssa               SSA construction with phis (Braun et al. 2013)
     entry_scan        the .entry functions of PTX text, without parsing it
+    input_hint        a one-line hint for input that is not PTX (CUDA source, ELF, cubin)
 
 ``ptxc.parse`` and ``ptxc.load`` are the public entry points.
 """

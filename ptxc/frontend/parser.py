@@ -44,12 +44,18 @@ def parse_module(text: str, filename: str = "<string>"):
     def error(msg, line, col):
         return PtxcError(msg, SrcLoc(filename, line, col), nth_line(text, line))
 
+    from ptxc.frontend.input_hint import empty_hint, source_hint
     if not text.strip():
-        raise error("empty file: no PTX module", 1, 1)
+        raise PtxcError(empty_hint(filename), SrcLoc(filename, 1, 1))
     paused = gc.isenabled()
     gc.disable()              # the parse allocates ~10 objects per token; GC passes cost ~30%
     try:
         return _parse(text, filename, error)
+    except PtxcError:
+        hint = source_hint(text, filename)      # CUDA source: say how to make PTX of it
+        if hint:
+            raise PtxcError(hint) from None
+        raise
     finally:
         if paused:
             gc.enable()
@@ -106,7 +112,12 @@ def load_module(path: str):
 
 
 def decode(data: bytes, filename: str) -> str:
-    """UTF-8 text, or a PtxcError pointing at the first invalid byte."""
+    """UTF-8 text, or a PtxcError pointing at the first invalid byte (or
+    saying what the binary file is: input_hint.py)."""
+    from ptxc.frontend.input_hint import binary_hint
+    hint = binary_hint(data, filename)
+    if hint:
+        raise PtxcError(hint)
     try:
         return data.decode("utf-8")
     except UnicodeDecodeError as e:

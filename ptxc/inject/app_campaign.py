@@ -204,9 +204,16 @@ def golden_run(argv, kernel, outputs, timeout, cwd, options) -> dict:
     for o, d in g["files"].items():
         if d is None:
             raise PtxcError(f"the fault-free run wrote no output file '{o}' (--output)")
+    from ptxc.ir.names import listing
     if not res["launches"]:
+        launched = res.get("launched") or []
         raise PtxcError("the fault-free run made no kernel launch" +
-                        (f" of kernel '{kernel}'" if kernel else ""))
+                        (f" of kernel '{kernel}' (it launched: {listing(launched)})"
+                         if kernel else ""))
+    considered = list(dict.fromkeys(r["kernel"] for r in res["launches"]))
+    if kernel and len(considered) > 1:          # --kernel: one kernel (ptxc/ir/names.py)
+        raise PtxcError(f"kernel name '{kernel}' is ambiguous: it names {listing(considered)} "
+                        f"(give the signature or the PTX name)")
     return g
 
 

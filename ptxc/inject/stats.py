@@ -60,6 +60,17 @@ def summarise(outcomes: list[dict]) -> list[dict]:
     return rows
 
 
+def shown(label: str, width: int) -> str:
+    """A kernel's label in the table: demangled and shortened (ptxc/ir/names.py),
+    its ``[fatbinN]`` (two kernels of one name) kept."""
+    from ptxc.ir.names import short
+    if label == "all":
+        return label
+    name, sep, module = label.partition(" [")
+    suffix = sep + module
+    return short(name, max(width - len(suffix), 8)) + suffix
+
+
 def table(rows: list[dict]) -> str:
     """The summary as text: one line per kernel and 'all'."""
     head = f"{'kernel':<28} {'runs':>5}  " + "  ".join(f"{c.upper():>24}" for c in CLASSES)
@@ -67,7 +78,7 @@ def table(rows: list[dict]) -> str:
     for r in rows:
         cells = [f"{r[c]:>4} {r[c + '_pct']:5.1f} [{r[c + '_lo']:5.1f},{r[c + '_hi']:5.1f}]"
                  for c in CLASSES]
-        name = r["kernel"] if len(r["kernel"]) <= 28 else r["kernel"][:25] + "..."
+        name = shown(r["kernel"], 28)
         lines.append(f"{name:<28} {r['runs']:>5}  " + "  ".join(f"{c:>24}" for c in cells))
     detected = rows[-1]["sdc_detected"] if rows else 0
     lines.append(f"SDC runs whose own check printed FAIL: {detected}")

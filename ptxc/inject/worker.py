@@ -35,7 +35,8 @@ def run(spec: dict, argv: list) -> dict:
                  "hit": r.hit, **r.where} for r in s.launches]
     out = {"status": result.status, "app_status": result.app_status,
            "stopped": result.session.stopped,
-           "faults": [f.summary() for f in result.session.faults], "launches": launches}
+           "faults": [f.summary() for f in result.session.faults], "launches": launches,
+           "launched": list(s.launched)}
     if site is None:
         np.savez(os.path.join(spec["result"], "counts.npz"),
                  **{f"{r.index}_{t}": a for r in s.launches for t, a in r.counts.items()})

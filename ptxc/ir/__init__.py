@@ -9,6 +9,9 @@ what every layer above needs to read, print and transform them.
     decl_text     declarations as PTX text (shared by the printer and the PTX emitter)
     passmanager   what a pass and an analysis are, and the analysis cache
     source_lines  the CUDA file and line (and inlining chain) of every instruction
+    names         the one naming rule for kernels and parameters (demangled, base, PTX names)
+    demangle      an Itanium C++ ABI demangler for kernel and function names (no c++filt)
+    dwarf_names   the source names of kernel parameters, from the DWARF of -G builds
     address_size  a module's address width (.address_size, or guessed from its accesses)
 
 ``from ptxc import ir`` gives the IR classes (``ir.Module``, ``ir.Instr`` ...):

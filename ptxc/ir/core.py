@@ -110,6 +110,14 @@ class Instr:
         if self.implicit:
             self.implicit = [fn(v) for v in self.implicit]
 
+    def source_line(self):
+        """Where this instruction came from in the CUDA source: a
+        ``ptxc.ir.source_lines.SourceLine`` (``file``, ``line``, ``col``,
+        ``function``, ``inlined_at``), or None (no ``.loc``: build with
+        ``-lineinfo`` or ``-G``; line 0; a phi). docs/ir.md."""
+        from ptxc.ir.source_lines import source_line
+        return source_line(self)
+
     def __repr__(self) -> str:
         return f"<Instr {self.full_opcode} at {self.loc}>"
 
@@ -258,8 +266,18 @@ class Function:
         return self._dim_directive(".maxntid")
 
     def instructions(self) -> Iterator[Instr]:
+        """Every instruction of the IR, phis included, in layout order."""
         for b in self.blocks:
             yield from b.instrs
+
+    def ptx_instructions(self) -> Iterator[Instr]:
+        """The PTX instructions (phis left out, which are not PTX), in text
+        order: what the reports count (``static_inst``) and number
+        (``per_memory_instr``'s 1-based ``index``). docs/ir.md."""
+        for b in self.blocks:
+            for ins in b.instrs:
+                if not ins.is_phi:
+                    yield ins
 
     def __repr__(self) -> str:
         return f"<Function {self.name}>"

@@ -68,9 +68,12 @@ class PassResult:
 
 @dataclass(frozen=True)
 class Pass:
-    """Base class of passes. Options are dataclass fields with defaults."""
+    """Base class of passes. Options are dataclass fields with defaults;
+    ``values`` says what an option accepts ({option: the allowed values, or
+    a phrase}), for ``ptxc passes -v`` (bool options: true|false)."""
     name: ClassVar[str] = ""
     summary: ClassVar[str] = ""
+    values: ClassVar[dict] = {}
 
     def run(self, module, am: AnalysisManager) -> PassResult:
         raise NotImplementedError
@@ -78,6 +81,17 @@ class Pass:
     @classmethod
     def options(cls) -> list[dataclasses.Field]:
         return list(dataclasses.fields(cls))
+
+    @classmethod
+    def allowed(cls, option: str) -> str:
+        """What ``option`` accepts, as ``ptxc passes -v`` shows it."""
+        v = cls.values.get(option)
+        if isinstance(v, (tuple, list)):
+            return "|".join(v)
+        if v:
+            return v
+        f = next((f for f in cls.options() if f.name == option), None)
+        return "true|false" if f is not None and f.type in (bool, "bool") else ""
 
 
 @dataclass

@@ -20,11 +20,14 @@ Rules (docs/report.md, "Source attribution"):
 
 ``SourceMap(module).instr(fn)`` gives, per function, the location dict of
 each instruction in text order (phis skipped: the numbering of
-``per_memory_instr``'s ``index``, 1-based), or None.
+``per_memory_instr``'s ``index``, 1-based), or None. ``source_line(ins)``
+(``Instr.source_line()``, docs/ir.md) gives one instruction's location as a
+:class:`SourceLine`.
 """
 from __future__ import annotations
 
 import re
+from dataclasses import dataclass
 
 _FILE = re.compile(r'\.file\s+(\d+)\s+"((?:[^"\\]|\\.)*)"')
 _LOC = re.compile(r"\.loc\s+(\d+)\s+(\d+)\s+(\d+)")
@@ -124,6 +127,53 @@ class SourceMap:
 def _key(text: str):
     m = _LOC.match(text)
     return tuple(int(x) for x in m.groups()) if m else None
+
+
+@dataclass(frozen=True)
+class SourceLine:
+    """Where an instruction came from in the CUDA source: ``file`` (as the
+    ``.file`` directive wrote it), ``line``, ``col`` (0: not known),
+    ``function`` (the inlined function's name, mangled, when the ``.loc``
+    names it) and ``inlined_at`` (the call sites it was inlined into,
+    innermost first, each a SourceLine). ``str()`` gives ``file:line``
+    with `` (inlined at file:line < ...)``."""
+    file: str
+    line: int
+    col: int = 0
+    function: str | None = None
+    inlined_at: tuple = ()
+
+    @classmethod
+    def of(cls, loc: dict) -> "SourceLine":
+        return cls(loc["file"], loc["line"], loc.get("col") or 0, loc.get("function"),
+                   tuple(cls.of(s) for s in loc.get("inlined_at") or ()))
+
+    def __str__(self) -> str:
+        text = f"{self.file}:{self.line}"
+        if self.inlined_at:
+            text += " (inlined at " + " < ".join(f"{s.file}:{s.line}" for s in self.inlined_at) + ")"
+        return text
+
+
+def source_line(ins) -> SourceLine | None:
+    """The CUDA location of instruction ``ins`` (SourceLine), or None: a
+    phi, an instruction outside a function, no ``.loc`` before it (built
+    without ``-lineinfo``/``-G``), or line 0 (code the compiler made up).
+    The locations of a function are computed once and kept in
+    ``fn.attrs['source_lines']`` until its instructions change."""
+    block = getattr(ins, "block", None)
+    fn = block.function if block is not None else None
+    if fn is None or fn.module is None or ins.is_phi:
+        return None
+    cache = fn.attrs.get("source_lines")
+    hit = cache.get(id(ins)) if cache else None
+    if hit is None or hit[0] is not ins:
+        body = [i for blk in fn.blocks for i in blk.instrs if not i.is_phi]
+        locs = SourceMap(fn.module).instr(fn)
+        cache = fn.attrs["source_lines"] = {
+            id(i): (i, SourceLine.of(loc) if loc else None) for i, loc in zip(body, locs)}
+        hit = cache.get(id(ins))
+    return hit[1] if hit is not None else None
 
 
 def location_text(loc: dict | None) -> str:

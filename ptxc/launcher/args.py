@@ -12,6 +12,8 @@ import struct
 import numpy as np
 
 from ptxc.errors import PtxcError
+from ptxc.ir import names
+from ptxc.ir.names import kernel_label, source_names
 from ptxc.ir.types import TYPE_SIZES
 from ptxc.launcher.limits import check_buffer_size
 
@@ -53,11 +55,13 @@ def control_params(fn) -> set | None:
 
 def param_table(fn) -> str:
     ctl = control_params(fn)
+    source = source_names(fn)
     rows = []
     for i, p in enumerate(fn.params):
         dims = "".join(f"[{d}]" for d in p.dims)
         mark = "" if ctl is None else (" (control input)" if p.name in ctl else "")
-        rows.append(f"  {i}: .{p.type}{dims} {p.name}{mark}")
+        name = f" '{source[i]}'" if source[i] else ""
+        rows.append(f"  {i}: .{p.type}{dims} {p.name}{name}{mark}")
     return "\n".join(rows) if rows else "  (none)"
 
 
@@ -73,8 +77,14 @@ def control_note(fn, ctl) -> str:
                "check_faults=False / slice{faults=unchecked} gives that up)" if checks else ")"))
 
 
-def arg_error(fn, msg: str) -> PtxcError:
-    return PtxcError(f"kernel {fn.name}: {msg}\nparameters:\n{param_table(fn)}", fn.loc)
+def arg_error(fn, msg: str, loc=None) -> PtxcError:
+    """A one-line error about the kernel's arguments, at ``loc`` (default:
+    the kernel's name) with its PTX line and a caret, then the parameter
+    table."""
+    from ptxc.errors import module_line
+    loc = loc or fn.loc
+    return PtxcError(f"{kernel_label(fn)}: {msg}", loc, module_line(fn.module, loc),
+                     notes=f"parameters:\n{param_table(fn)}")
 
 
 def bind_args(fn, args, mode: str):
@@ -91,7 +101,7 @@ def bind_args(fn, args, mode: str):
         if v is _MISSING:
             if mode == "full" or ctl is None or p.name in ctl:
                 raise arg_error(fn, f"missing argument for parameter {i} '{p.name}'"
-                                + ("" if mode == "full" else control_note(fn, ctl)))
+                                + ("" if mode == "full" else control_note(fn, ctl)), p.loc)
             v = np.zeros(0, dtype=np.uint8) if is_pointer_param(p, addr_bits(fn)) else 0
         out.extend(pack_param(fn, p, i, v, buffers, arrays))
     return bytes(out), buffers, arrays
@@ -118,19 +128,9 @@ def normalise_args(fn, args) -> dict:
 
 
 def param_index(fn, key) -> int:
-    params = fn.params
-    if isinstance(key, int) or (isinstance(key, str) and key.isdigit()):
-        k = int(key)
-        if 0 <= k < len(params):
-            return k
-        raise arg_error(fn, f"no parameter number {k}")
-    for i, p in enumerate(params):
-        if p.name == key:
-            return i
-    hits = [i for i, p in enumerate(params) if p.name.endswith("_" + key) or p.name.endswith(key)]
-    if len(hits) == 1:
-        return hits[0]
-    raise arg_error(fn, f"no parameter named '{key}'" + (" (ambiguous)" if hits else ""))
+    """The parameter ``key`` names: its index, PTX name or source name
+    (the rule of ptxc/ir/names.py)."""
+    return names.param_index(fn, key, lambda msg: arg_error(fn, msg))
 
 
 def pack_param(fn, p, i, v, buffers, arrays) -> bytes:
@@ -234,7 +234,7 @@ def generate(fn, parts):
         n = int(np.prod(shape, dtype=object))
         from ptxc.backends.llvm.layout import seg_shift
         check_buffer_size(n * np.dtype(dtype).itemsize, 1 << (seg_shift(fn.module) if fn else 32),
-                          f"{'kernel ' + fn.name + ': ' if fn else ''}buffer '{':'.join(parts)}'")
+                          f"{kernel_label(fn) + ': ' if fn else ''}buffer '{':'.join(parts)}'")
         if kind == "zeros":
             return np.zeros(shape, dtype)
         if kind == "ones":

@@ -5,6 +5,7 @@ memory-counter setting, each checked before anything is compiled or run
 from __future__ import annotations
 
 from ptxc.errors import PtxcError
+from ptxc.ir.names import kernel_label
 from ptxc.launcher.limits import check_dims, check_shared
 
 
@@ -25,26 +26,19 @@ def configure(module, kernel, grid, block, mode: str, shared_bytes: int,
 
 
 def find_kernel(module, kernel):
+    """The kernel ``kernel`` names (a Function passes through; None: the
+    module's only kernel), by the naming rule of ptxc/ir/names.py."""
     from ptxc.ir import Function
     if isinstance(kernel, Function):
         return kernel
-    kernels = module.kernels
-    if kernel is None:
-        if len(kernels) == 1:
-            return kernels[0]
-        names = ", ".join(k.name for k in kernels) or "none"
-        raise PtxcError(f"{module.filename}: choose a kernel with --kernel (kernels: {names})")
-    for k in kernels:
-        if k.name == kernel:
-            return k
-    names = ", ".join(k.name for k in kernels) or "none"
-    raise PtxcError(f"{module.filename}: no kernel named '{kernel}' (kernels: {names})")
+    from ptxc.ir.names import find_kernel as find
+    return find(module, kernel)
 
 
 def default_block(fn):
     d = fn.reqntid or fn.maxntid
     if d is None:
-        raise PtxcError(f"kernel {fn.name}: give a block size (--block); the kernel has no "
+        raise PtxcError(f"{kernel_label(fn)}: give a block size (--block); the kernel has no "
                         f".reqntid or .maxntid", fn.loc)
     return d
 
@@ -64,9 +58,9 @@ def dim3(v, what: str) -> tuple:
 def check_config(fn, grid, block, shared_bytes) -> None:
     n = block[0] * block[1] * block[2]
     if n > 1024:
-        raise PtxcError(f"kernel {fn.name}: {n} threads per block (at most 1024)")
+        raise PtxcError(f"{kernel_label(fn)}: {n} threads per block (at most 1024)")
     if fn.reqntid and tuple(fn.reqntid) + (1,) * (3 - len(fn.reqntid)) != block:
-        raise PtxcError(f"kernel {fn.name}: .reqntid {tuple(fn.reqntid)} requires block {tuple(fn.reqntid)}, "
+        raise PtxcError(f"{kernel_label(fn)}: .reqntid {tuple(fn.reqntid)} requires block {tuple(fn.reqntid)}, "
                         f"got {block}", fn.loc)
     check_dims(grid, block)
     if grid[0] * grid[1] * grid[2] > 2 ** 31:

@@ -9,6 +9,7 @@ import time
 
 import numpy as np
 
+from ptxc.ir.names import short
 from ptxc.launcher import injection
 from ptxc.launcher.args import addr_bits, is_pointer_param
 from ptxc.launcher.buffers import private_buffers
@@ -62,7 +63,7 @@ def run_compiled(c, fn, grid, block, params, segments, shared_bytes, max_steps, 
     from ptxc.launcher.results import build_profile
     from ptxc.backends.llvm.runtime import Launch, RunError
     from ptxc.launcher.cta_classes import cta_classes
-    check_shared(shared_bytes, c.plan.shared_static, fn.name)
+    check_shared(shared_bytes, c.plan.shared_static, short(fn.name, 100))
     t1 = time.perf_counter()
     if c.uses_heap:
         heap = heap() if callable(heap) else heap      # the CUDA runtime makes it on demand

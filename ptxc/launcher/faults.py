@@ -5,7 +5,8 @@ runtime needs to turn it into the GPU's error (docs/launch.md, "Errors").
 """
 from __future__ import annotations
 
-from ptxc.errors import PtxcError
+from ptxc.errors import PtxcError, SrcLoc, module_line
+from ptxc.ir.names import kernel_label
 from ptxc.launcher.addresses import describe_address
 
 
@@ -30,27 +31,28 @@ ERR_TEXT = {1: "out-of-bounds access", 2: "misaligned access", 5: "trap",
 
 def run_error(c, fn, grid, block, e, max_steps, run_sizes=None, assertions=()) -> PtxcError:
     from ptxc.backends.llvm import layout as Lo
-    from ptxc.errors import SrcLoc
     plan = c.plan
     cx = e.cta % grid[0]
     cy = (e.cta // grid[0]) % grid[1]
     cz = e.cta // (grid[0] * grid[1])
     t = e.warp * 32 + e.lane
     tx, ty, tz = t % block[0], (t // block[0]) % block[1], t // (block[0] * block[1])
-    where = f"kernel {fn.name}, CTA ({cx},{cy},{cz}), "
+    where = f"{kernel_label(fn)}, CTA ({cx},{cy},{cz}), "
     if e.code == Lo.ERR_STEPS:
         node = plan.nodes[e.instr_id] if 0 <= e.instr_id < len(plan.nodes) else None
         label = node.block.label or node.block.name if node else "?"
         body = node.block.body if node else []
-        loc = body[0].loc if body else None
-        line = f", line {loc.line}" if loc else ""
-        return PtxcError(f"{where}warp {e.warp}: no termination within {max_steps} block executions "
-                         f"per warp; still looping in block {label} of {node.inst.fn.name if node else '?'}"
-                         f"{line} (raise max_steps if the kernel needs more)", loc)
+        ins = body[0] if body else None
+        place = Place(ins, fn)
+        line = f", line {place.ptx_line}" if ins is not None and ins.loc else ""
+        return place.error(f"{where}warp {e.warp}: no termination within {max_steps} block "
+                           f"executions per warp; still looping in block {label} of "
+                           f"{node.inst.fn.name if node else '?'}{line}{place.suffix} (raise "
+                           f"max_steps if the kernel needs more)")
     if e.code == Lo.ERR_STACK:
         return PtxcError(f"{where}warp {e.warp}: internal error: reconvergence stack overflow")
     inst, ins = plan.instr_table[e.instr_id]
-    loc = ins.loc
+    place = Place(ins, fn)
     what = ERR_TEXT.get(e.code, f"error {e.code}")
     if e.code == Lo.ERR_TEX:
         from ptxc.backends.llvm.ops.texture import error_text
@@ -59,9 +61,10 @@ def run_error(c, fn, grid, block, e, max_steps, run_sizes=None, assertions=()) -
     if e.code == Lo.ERR_PARTIAL_WARP:
         text = f"{where}warp {e.warp}: {what} (lanes executing: 0x{e.addr:08x})"
     if e.code == Lo.ERR_UNSUPPORTED:
-        text += f": {c.unsupported.get(e.instr_id, ins.full_opcode)} at line {loc.line}"
+        text += f": {c.unsupported.get(e.instr_id, ins.full_opcode)} at line {place.ptx_line}"
     else:
-        text += f" at line {loc.line} ({ins.full_opcode})"
+        text += f" at line {place.ptx_line} ({ins.full_opcode})"
+    text += place.suffix
     if e.code in (Lo.ERR_OOB, Lo.ERR_MISALIGNED, Lo.ERR_BAD_FREE):
         text += f", address 0x{e.addr:x}{describe_address(e.addr, ins, run_sizes)}"
     if e.code == Lo.ERR_OOB:
@@ -71,7 +74,63 @@ def run_error(c, fn, grid, block, e, max_steps, run_sizes=None, assertions=()) -
         text += f": {assertions[0].strip()}"
     if inst.parent is not None:
         text += f" in {inst.fn.name} called from line {inst.call.loc.line}"
-    return PtxcError(text, SrcLoc(loc.file, loc.line, loc.col) if loc else None)
+    return place.error(text)
+
+
+class Place:
+    """Where a run-time error happened, for its message (docs/launch.md,
+    "Errors"): the PTX line, the CUDA line when the PTX has ``.loc``
+    (``Instr.source_line``), and how to name the PTX.
+
+    PTX read from a file: the message is at that file's line, with the PTX
+    line and a caret, and names the CUDA line (``from k.cu:12``). PTX that
+    has no file (a fat binary's under ``ptxc run`` without ``--keep-ptx``:
+    the module's ``attrs['ptx_of']`` names it, ``fatbin1``): the message is
+    at the CUDA line (with its source text when the file is readable), or
+    has no place without ``.loc``, and names the PTX line as ``line N ...
+    of the PTX of fatbin1 (write it with --keep-ptx)``."""
+
+    def __init__(self, ins, fn):
+        self.ins = ins
+        self.module = fn.module
+        loc = getattr(ins, "loc", None)
+        self.ptx_line = loc.line if loc is not None else 0
+        self.source = ins.source_line() if ins is not None else None
+        self.ptx_of = (self.module.attrs.get("ptx_of") if self.module is not None else None)
+
+    @property
+    def suffix(self) -> str:
+        """What follows 'at line N (opcode)' in the message."""
+        if self.ptx_of:
+            inlined = (" (inlined at " + " < ".join(f"{s.file}:{s.line}" for s in
+                                                      self.source.inlined_at) + ")"
+                       if self.source is not None and self.source.inlined_at else "")
+            return f"{inlined} of the PTX of {self.ptx_of} (write it with --keep-ptx)"
+        return f" from {self.source}" if self.source is not None else ""
+
+    def error(self, text: str) -> PtxcError:
+        loc = getattr(self.ins, "loc", None)
+        if not self.ptx_of:
+            at = SrcLoc(loc.file, loc.line, loc.col) if loc else None
+            return PtxcError(text, at, module_line(self.module, at))
+        if self.source is None:
+            return PtxcError(text)
+        at = SrcLoc(self.source.file, self.source.line, max(self.source.col, 1))
+        return PtxcError(text, at, file_line(self.source.file, self.source.line)
+                         if self.source.col else None)
+
+
+def file_line(path: str, line: int) -> str | None:
+    """Line ``line`` of the text file at ``path`` (the CUDA source a
+    message points into), or None when it cannot be read."""
+    try:
+        with open(path, encoding="utf-8", errors="replace") as fh:
+            for n, text in enumerate(fh, 1):
+                if n == line:
+                    return text.rstrip("\n")
+    except OSError:
+        return None
+    return None
 
 
 def space_sizes(run, segment_names: dict) -> dict:

@@ -9,8 +9,10 @@ name, the configuration, the per-thread eligible counts per target (the
 injection space, step 1) and the flip, if one happened.
 
 Kernel invocations are numbered 0, 1, ... in launch order in the process;
-``--kernel K`` numbers only the launches of K, so a site names the same
-launch whether or not other kernels ran before it.
+``--kernel K`` numbers only the launches of K (any name of
+ptxc/ir/names.py), so a site names the same launch whether or not other
+kernels ran before it. ``Session.launched`` lists every kernel that
+launched, considered or not (the campaign's messages name them).
 """
 from __future__ import annotations
 
@@ -36,6 +38,7 @@ class Session:
     site: object = None              # sites.Site, or None: count only (step 1)
     launches: list = field(default_factory=list)
     seen: int = 0
+    launched: dict = field(default_factory=dict)     # every kernel launched: name -> True
 
 
 _session: Session | None = None
@@ -46,8 +49,16 @@ def active() -> bool:
 
 
 def wants(fn) -> bool:
-    """Whether a launch of kernel ``fn`` is considered (runs the variant)."""
-    return _session is not None and (not _session.kernel or fn.name == _session.kernel)
+    """Whether a launch of kernel ``fn`` is considered (runs the variant):
+    every launch, or those of the kernel ``--kernel`` names (any form of
+    ptxc/ir/names.py; the campaign refuses a name that fits two kernels)."""
+    if _session is None:
+        return False
+    _session.launched.setdefault(fn.name, True)
+    if not _session.kernel:
+        return True
+    from ptxc.ir.names import matches
+    return matches(fn.name, _session.kernel)
 
 
 def current() -> Session | None:

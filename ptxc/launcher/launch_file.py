@@ -56,19 +56,20 @@ class Place:
 
 
 def load_launches(path: str, module, skip_unknown: bool = False) -> dict:
-    """{kernel name: FileLaunch} from the launch file at ``path``; an entry
-    for a kernel ``module`` does not have is an error, or left out with
+    """{kernel's PTX name: FileLaunch} from the launch file at ``path``; an
+    entry names its kernel by the rule of ptxc/ir/names.py, and one that
+    names no kernel of ``module`` is an error, or left out with
     ``skip_unknown`` (a batch of modules shares one launch file)."""
+    from ptxc.ir.names import matches
     entries = read_entries(path)
-    names = {k.name for k in module.kernels}
     out: dict = {}
     for kernel, place, grid, block, args in entries:
-        if skip_unknown and kernel not in names:
+        if skip_unknown and not any(matches(k.name, kernel) for k in module.kernels):
             continue
         fn = find(module, kernel, place)
-        if kernel in out:
-            raise place.error(f"kernel '{kernel}' already has a launch ({out[kernel].where})")
-        out[kernel] = FileLaunch(kernel, grid, block, bind(fn, args, place), place.text())
+        if fn.name in out:
+            raise place.error(f"kernel '{kernel}' already has a launch ({out[fn.name].where})")
+        out[fn.name] = FileLaunch(fn.name, grid, block, bind(fn, args, place), place.text())
     return out
 
 
@@ -95,10 +96,13 @@ def is_json(path: str, text: str) -> bool:
 
 
 def find(module, kernel: str, place: Place):
-    for k in module.kernels:
-        if k.name == kernel:
-            return k
-    raise place.error(f"no kernel named '{kernel}' in {module.filename}")
+    """The kernel an entry names (ptxc/ir/names.py), or an error at the entry."""
+    from ptxc.ir.names import resolve
+    try:
+        name = resolve([k.name for k in module.kernels], kernel, scope=f" in {module.filename}")
+    except PtxcError as e:
+        raise place.error(e.message) from None
+    return next(k for k in module.kernels if k.name == name)
 
 
 def bind(fn, args: list, place: Place) -> dict:

@@ -71,6 +71,7 @@ def read_only_writes(fn, buffers: list, arrays: list, owners: list) -> None:
             continue
         if not np.array_equal(buf, np.ascontiguousarray(orig).reshape(-1).view(np.uint8)):
             name = owners[k] if k < len(owners) else f"buffer {k}"
-            raise PtxcError(f"kernel {fn.name}: the kernel wrote to parameter '{name}', a read-only "
+            from ptxc.ir.names import kernel_label
+            raise PtxcError(f"{kernel_label(fn)}: the kernel wrote to parameter '{name}', a read-only "
                             f"numpy array: its writes cannot be returned; pass a writable array "
                             f"(e.g. a.copy())")

@@ -27,6 +27,8 @@ class PredictPass(Pass):
     params: str = ""
     readings: str = ""
     topdown: bool = True
+    values = {"gpu": ("h100", "a100", "v100", "t4", "rtx2060", "gtx260"),
+              "params": "a FILE.json written by ptxc calibrate"}
 
     def run(self, module, am) -> PassResult:
         from ptxc.predict import analyse_launch, render

@@ -23,7 +23,8 @@ PERIODS_SHOWN = 12
 
 def text(r: dict, with_topdown: bool = True) -> str:
     p, occ = r["prediction"], r["occupancy"]
-    lines = [f"kernel {r['kernel']} on {r['gpu']}, grid {tuple(r['grid'])} block "
+    from ptxc.ir.names import short
+    lines = [f"kernel {short(r['kernel'], 100)} on {r['gpu']}, grid {tuple(r['grid'])} block "
              f"{tuple(r['block'])} ({r['mode']} run)",
              f"  predicted time (modelled)  {p.seconds * 1e6:.3f} us = {p.cycles:.0f} cycles "
              f"at {p.clock_mhz} MHz; {p.bound}-bound (Luo & Suda, section 3)",

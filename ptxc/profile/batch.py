@@ -90,16 +90,21 @@ def _profile_file(path: str, options: dict, timings: bool) -> dict:
 
 
 def module_options(module, options: dict) -> dict | None:
-    """``options`` restricted to the kernels ``module`` has (None: ``kernels``
-    names none of them, so nothing is to be profiled)."""
-    names = {k.name for k in module.kernels}
+    """``options`` restricted to the kernels ``module`` has, by any name of
+    ptxc/ir/names.py (None: ``kernels`` names none of them, so nothing is to
+    be profiled)."""
+    from ptxc.ir.names import matches
+    names = [k.name for k in module.kernels]
+
+    def has(key):
+        return any(matches(n, key) for n in names)
     opts = dict(options)
     for key in KERNEL_KEYED:
         if opts.get(key):
-            opts[key] = {k: v for k, v in opts[key].items() if k in names}
+            opts[key] = {k: v for k, v in opts[key].items() if has(k)}
     for key in KERNEL_LISTS:
         if opts.get(key):
-            opts[key] = [k for k in opts[key] if k in names]
+            opts[key] = [k for k in opts[key] if has(k)]
             if not opts[key]:
                 return None
     if isinstance(opts.get("launch_file"), str):      # one launch file for the whole batch

@@ -134,6 +134,7 @@ class CountPass(Pass):
     name = "count"
     summary = "static instruction counts per kernel and block (and dynamic counters with a launch)"
     csv: str = "kernels"
+    values = {"csv": CSV_TABLES}
 
     def __post_init__(self):
         if self.csv not in CSV_TABLES:

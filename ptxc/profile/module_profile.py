@@ -49,6 +49,7 @@ import time
 from dataclasses import dataclass, field
 
 from ptxc.errors import PtxcError
+from ptxc.ir.names import kernel_label
 from ptxc.launcher.profile import TOTALS
 
 FAULTS = "unchecked"        # hybrid rows: no fault checks (module doc)
@@ -150,7 +151,7 @@ def profile_module(module, launches: dict | None = None, args: dict | None = Non
     if mode not in MODES:
         raise PtxcError(f"unknown mode '{mode}' (use 'hybrid' or 'full')")
     check_value_profile(value_profile, mode)
-    launches, args = dict(launches or {}), dict(args or {})
+    launches, args, kernels = by_ptx_name(module, launches, args, kernels)
     filed = read_launch_file(module, launch_file)
     chosen = select_kernels(module, kernels, launches, args)
     result = ModuleProfile(module, mode)
@@ -180,6 +181,25 @@ def profile_module(module, launches: dict | None = None, args: dict | None = Non
     return result
 
 
+def by_ptx_name(module, launches, args, kernels) -> tuple:
+    """``launches``, ``args`` and ``kernels`` keyed by the PTX names of the
+    kernels they name (any form of ptxc/ir/names.py: ``vadd``, the
+    signature, the mangled name); an unknown or ambiguous name is an
+    error. Two names of one kernel: its arguments add up, the last launch wins."""
+    from ptxc.launcher.config import find_kernel
+    out_launches, out_args = {}, {}
+    for key, value in (launches or {}).items():
+        out_launches[find_kernel(module, key).name] = value
+    for key, value in (args or {}).items():
+        name = find_kernel(module, key).name
+        if isinstance(value, dict):
+            out_args.setdefault(name, {}).update(value)
+        else:
+            out_args.setdefault(name, []).extend(value)
+    names = None if kernels is None else [find_kernel(module, k).name for k in kernels]
+    return out_launches, out_args, names
+
+
 def read_launch_file(module, launch_file) -> dict:
     if launch_file is None:
         return {}
@@ -187,16 +207,11 @@ def read_launch_file(module, launch_file) -> dict:
         from ptxc.launcher.launch_file import load_launches
         return load_launches(os.fspath(launch_file), module)
     from ptxc.launcher.config import find_kernel
-    for name in launch_file:
-        find_kernel(module, name)
-    return dict(launch_file)
+    return {find_kernel(module, name).name: entry for name, entry in launch_file.items()}
 
 
 def select_kernels(module, names, launches: dict, args: dict) -> list:
-    """The kernels to profile; an unknown name anywhere is an error."""
-    from ptxc.launcher.config import find_kernel
-    for name in list(launches) + list(args) + list(names or []):
-        find_kernel(module, name)
+    """The kernels to profile (every name is a PTX name: by_ptx_name)."""
     if names:
         wanted = set(names)
         return [k for k in module.kernels if k.name in wanted]
@@ -209,6 +224,7 @@ def plan_row(module, fn, explicit, arg_items, mode: str, filed=None, zero_fill: 
     from ptxc.launcher.config import check_config
     row = KernelRow(fn.name, RAN)
     try:
+        check_names(fn, arg_items)
         choose_launch(row, fn, explicit, filed, per_cta)
         check_config(fn, row.grid, row.block, 0)
         row.args = bind_values(fn, arg_items, mode, zero_fill, filed.args if filed else None,
@@ -222,6 +238,18 @@ def plan_row(module, fn, explicit, arg_items, mode: str, filed=None, zero_fill: 
         row.source = row.no_launch = row.block_from = ""
         row.reads_nctaid = False
     return row
+
+
+def check_names(fn, items) -> None:
+    """Refuse an argument that names no parameter, also for a kernel that
+    will not be launched (the message lists the parameters)."""
+    from ptxc.launcher.args import param_index
+    if isinstance(items, dict):
+        keys = list(items)
+    else:
+        keys = [item.split("=", 1)[0].strip() for item in items or [] if "=" in item]
+    for key in keys:
+        param_index(fn, key)
 
 
 def choose_launch(row: KernelRow, fn, explicit, filed, per_cta: bool) -> None:
@@ -380,7 +408,7 @@ def lazy_zeros(fn, nbytes: int):
     try:
         return np.zeros(nbytes, np.uint8).view(Scratch)
     except MemoryError:
-        raise PtxcError(f"kernel {fn.name}: cannot reserve {nbytes} bytes of address space for "
+        raise PtxcError(f"{kernel_label(fn)}: cannot reserve {nbytes} bytes of address space for "
                         "a pointer argument (full run or --zero-fill); give the pointer "
                         "arguments with --arg")
 

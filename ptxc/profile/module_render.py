@@ -22,6 +22,7 @@ from __future__ import annotations
 
 import json
 
+from ptxc.ir.names import short
 from ptxc.profile.module_profile import FILE, ONE_CTA, RAN
 
 TOTAL_NAME = "(module total)"
@@ -75,10 +76,11 @@ TEXT_HEADER = ("kernel", "launch", "grid", "block", "inst", "slice%", "inst_exec
 
 def text_row(row) -> list[str]:
     p = row.profile
+    name = short(row.kernel)                     # demangled (ptxc/ir/names.py)
     if p is None:
-        return [row.kernel, row.status, dims_text(row.grid), dims_text(row.block)] + [""] * 8
+        return [name, row.status, dims_text(row.grid), dims_text(row.block)] + [""] * 8
     sf = "" if p.slice_fraction is None else f"{100 * p.slice_fraction:.1f}"
-    return [row.kernel, launch_text(row), dims_text(row.grid), dims_text(row.block),
+    return [name, launch_text(row), dims_text(row.grid), dims_text(row.block),
             str(p.static_inst),
             sf, str(p.inst_executed), str(p.thread_inst_executed), f"{p.branch_efficiency:.2f}",
             str(p.divergent_branch), str(flops(p)), f"{1000 * row.seconds:.1f}"]
@@ -142,7 +144,7 @@ def render_text(mp) -> str:
         rows = [r for r in mp.rows if r.status == status]
         if rows:
             lines.append(f"{title} ({len(rows)}):")
-            lines += [f"  {r.kernel}: {r.reason}" for r in rows]
+            lines += [f"  {short(r.kernel)}: {r.reason}" for r in rows]
     lines += value_profile_lines(mp)
     lines.append("time: " + timings_text(mp.timings))
     return "\n".join(lines) + "\n"

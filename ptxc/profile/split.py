@@ -49,6 +49,7 @@ def profile_split(path: str, options: dict, jobs: int):
     entries = scan_entries(text) if text is not None else None
     if not entries:
         return None
+    options = dict(options)
     chosen = _chosen(entries, options)
     n = processes(len(chosen) if chosen else 0, jobs, MIN_SHARE)
     if n < 2:
@@ -91,25 +92,39 @@ def _read(path: str) -> str | None:
 
 def _chosen(entries: list, options: dict) -> list | None:
     """The entries to profile, or None when an option names a kernel the scan
-    did not find (or the launch file does, or names one twice)."""
-    names = {e.name for e in entries}
-    named = list(options.get("launches") or {}) + list(options.get("args") or {})
-    named += list(options.get("kernels") or [])
+    did not find, or names one ambiguously (ptxc/ir/names.py), or the launch
+    file names one by other than its PTX name (or names one twice).
+    ``options``' kernel names become PTX names, in place."""
+    from ptxc.errors import PtxcError
+    from ptxc.ir.names import resolve
+    names = [e.name for e in entries]
+    try:
+        for key in ("launches", "args"):
+            given = options.get(key) or {}
+            canonical: dict = {}
+            for k, v in given.items():
+                name = resolve(names, k)
+                if key == "args":
+                    canonical.setdefault(name, []).extend(v)
+                else:
+                    canonical[name] = v
+            if given:
+                options[key] = canonical
+        if options.get("kernels"):
+            options["kernels"] = [resolve(names, k) for k in options["kernels"]]
+    except PtxcError:
+        return None
     lf = options.get("launch_file")
     if lf is not None:
         if not isinstance(lf, str):
             return None
-        from ptxc.errors import PtxcError
         from ptxc.launcher.launch_file import kernel_names
         try:
             filed = kernel_names(lf)
         except PtxcError:
             return None
-        if len(set(filed)) != len(filed):
+        if len(set(filed)) != len(filed) or any(k not in names for k in filed):
             return None
-        named += filed
-    if any(k not in names for k in named):
-        return None
     wanted = set(options.get("kernels") or names)
     return [e for e in entries if e.name in wanted]
 

@@ -8,8 +8,8 @@ profile, the HTML page) therefore groups launches by the pair, never by the
 name alone (docs/runtime.md, "The summary and the report"). ``module`` is
 the launch record's module label (``fatbinN``).
 
-The text shows a kernel by its demangled name, with ``[fatbinN]`` added
-when another kernel of the run shows the same name.
+The text shows a kernel by its demangled name (ptxc/ir/names.py), with
+``[fatbinN]`` added when another kernel of the run shows the same name.
 """
 from __future__ import annotations
 
@@ -40,16 +40,7 @@ def labels(keys) -> dict:
 
 
 def demangle(names) -> dict:
-    """{mangled: readable} with c++filt when it is installed (else as is)."""
-    import shutil
-    import subprocess
-    names = list(dict.fromkeys(names))
-    tool = shutil.which("c++filt")
-    if not tool or not names:
-        return {n: n for n in names}
-    try:
-        out = subprocess.run([tool], input="\n".join(names) + "\n", capture_output=True,
-                             text=True, timeout=30).stdout.splitlines()
-    except (OSError, subprocess.SubprocessError):
-        return {n: n for n in names}
-    return dict(zip(names, out)) if len(out) == len(names) else {n: n for n in names}
+    """{mangled: readable}: ptxc's demangler, else c++filt when it is
+    installed, else as is (ptxc/ir/names.py)."""
+    from ptxc.ir.names import demangle_all
+    return demangle_all(names)

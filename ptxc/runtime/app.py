@@ -129,7 +129,8 @@ class Progress(StatusLine):
     on a clean line."""
 
     def begin(self, kernel: str, done: int) -> None:
-        self.show(f"ptxc: {done} launches done, running {kernel}")
+        from ptxc.ir.names import short
+        self.show(f"ptxc: {done} launches done, running {short(kernel)}")
 
     def end(self) -> None:
         self.clear()

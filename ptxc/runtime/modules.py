@@ -133,7 +133,10 @@ class Registry:
                 f.write(text)
             name = os.path.join(self.keep_ptx, name)
         self.texts[name] = text
-        return self._with_memory(parse_module(text, name), label)
+        module = parse_module(text, name)
+        if not self.keep_ptx:           # no such file: messages say "line N of the PTX of fatbinN"
+            module.attrs["ptx_of"] = label
+        return self._with_memory(module, label)
 
     def override(self) -> LoadedModule | None:
         if self.override_path and self._override is None:
@@ -162,7 +165,7 @@ class Registry:
         lines = self.texts[err.loc.file].splitlines()
         if not 1 <= err.loc.line <= len(lines):
             return err
-        return PtxcError(err.message, err.loc, lines[err.loc.line - 1])
+        return PtxcError(err.message, err.loc, lines[err.loc.line - 1], err.notes)
 
     # ------------------------------------------------------------ queries
     def kernel_info(self, k: Kernel) -> bytes:

@@ -218,7 +218,7 @@ def stop_line(meta: dict) -> str:
     stopped = meta.get("stopped")
     if not stopped:
         return ""
-    found = re.search(r"error: kernel (\S+?),", stopped)
+    found = re.search(r"error: kernel (.+?), CTA \(", stopped)
     where = f"in kernel {demangle([found.group(1)])[found.group(1)]}" if found else ""
     done = meta.get("launches")
     return (f"the run stopped {where} (the error above); "

@@ -47,6 +47,10 @@ ptx func_call     sm75          -arch=sm_75 -O3
 ptx two_writers   sm90          -arch=sm_90 -O3
 ptx two_writers   sm90.O0       -arch=sm_90 -Xcicc -O0
 
+ptx names         sm90          -arch=sm_90 -O3
+ptx names         sm90.G        -arch=sm_90 -G
+ptx names         sm90.lineinfo -arch=sm_90 -O3 -lineinfo
+
 ptx guarded       sm90          -arch=sm_90 -O3
 ptx guarded       sm75          -arch=sm_75 -O3
 
