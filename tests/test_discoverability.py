@@ -52,7 +52,7 @@ def test_passes_verbose_shows_allowed_values():
                  "faults: str = ''  (checked|unchecked)",
                  "emit: str = 'marked'  (marked|sliced)",
                  "csv: str = 'kernels'  (kernels|memory|values)",
-                 "gpu: str = 'h100'  (h100|a100|v100|t4|rtx2060|gtx260)",
+                 "gpu: str = 'h100'  (h100|a100|v100|t4|rtx2060|gtx260|gtx1070|quadro-rtx4000)",
                  "params: str = ''  (a FILE.json written by ptxc calibrate)",
                  "function: str = ''  (a function's name, any form --kernel takes)"):
         assert line in lines

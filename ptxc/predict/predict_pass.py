@@ -16,6 +16,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 from ptxc.errors import PtxcError
+from ptxc.gpus.architecture import GPUS
 from ptxc.ir.passmanager import ALL, Pass, PassResult
 
 
@@ -27,8 +28,9 @@ class PredictPass(Pass):
     params: str = ""
     readings: str = ""
     topdown: bool = True
-    values = {"gpu": ("h100", "a100", "v100", "t4", "rtx2060", "gtx260"),
-              "params": "a FILE.json written by ptxc calibrate"}
+    values = {"gpu": tuple(GPUS),
+              "params": "a FILE.json written by ptxc calibrate",
+              "readings": "NAME=VALUE;... of docs/predict.md, e.g. eq2=printed;cpd=min"}
 
     def run(self, module, am) -> PassResult:
         from ptxc.predict import analyse_launch, render
