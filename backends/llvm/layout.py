@@ -96,6 +96,7 @@ L_NSEGS = 60         # i32 segments in the table
 L_PER_CTA = 64       # ptr i64[2 * nctas]: per-CTA inst / thread inst (or null)
 L_GRID_WS = 72       # i64 generic address of the grid-sync workspace (%envreg1:2; 0 if none)
 L_COOP = 80          # i32 1 in a cooperative launch: warps yield at spin points (coop.py)
+L_STACK = 84         # i32 stack bytes per thread (cudaLimitStackSize; ops/call_frames.py)
 L_SIZE = 88
 
 # --------------------------------------------------- worker state (W)
@@ -129,6 +130,7 @@ ERR_COOP_ABORT = 13 # another CTA of a cooperative launch failed, or no CTA prog
 ERR_ASSERT = 14     # a failed device assertion (__assertfail; device_calls.py)
 ERR_TEX = 15        # a texture/surface instruction failed (ops/texture.py: message in ERRORS)
 ERR_PARTIAL_WARP = 20  # a whole-warp (.aligned) matrix instruction run by part of a warp (ops/mma.py)
+ERR_STACK_OVERFLOW = 21  # a call needs more stack than the thread has (ops/call_frames.py)
 
 # pc values: 0..n-1 nodes, then barrier resume points; EXIT_PC never runs
 EXIT_PC = 0x7FFFFFFF

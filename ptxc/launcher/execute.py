@@ -21,7 +21,7 @@ from ptxc.launcher.limits import check_shared, read_only_writes
 
 def execute(module, fn, grid, block, params, buffers, arrays, mode, shared_bytes, max_steps, threads,
             memory: int = 0, cta_equivalence: bool = True, cooperative: bool = False,
-            check: str | None = None, value_profile: bool = False):
+            check: str | None = None, value_profile: bool = False, stack_size: int = 1024):
     """Run a launch whose buffers came from ``bind_args (one segment each,
     named after the pointer parameter it was bound to); copy results back."""
     from ptxc.backends.llvm.layout import SEG_FIRST_BUFFER
@@ -35,7 +35,7 @@ def execute(module, fn, grid, block, params, buffers, arrays, mode, shared_bytes
     prof = run_compiled(c, fn, grid, block, params, segments, shared_bytes, max_steps, threads,
                         segment_names=names, compile_s=compile_s,
                         cta_equivalence=cta_equivalence and mode == "hybrid",
-                        cooperative=cooperative, check=check)
+                        cooperative=cooperative, check=check, stack_size=stack_size)
     if mode == "full":
         read_only_writes(fn, buffers, arrays, owners)
         for buf, orig in zip(buffers, (o for _, o in arrays)):
@@ -47,8 +47,9 @@ def execute(module, fn, grid, block, params, buffers, arrays, mode, shared_bytes
 def run_compiled(c, fn, grid, block, params, segments, shared_bytes, max_steps, threads,
                  memory=None, segment_names=None, compile_s: float = 0.0,
                  cta_equivalence: bool = False, heap=None, cooperative: bool = False,
-                 check: str | None = None, shadow=None):
+                 check: str | None = None, shadow=None, stack_size: int = 1024):
     """Run compiled kernel ``c`` on ``segments``; the Profile (raises PtxcError).
+    ``stack_size``: the call stack of each thread, in bytes (cudaLimitStackSize).
     With ``check="memcheck"`` invalid accesses are recorded, not raised:
     ``prof.mem_errors`` (access_errors.MemcheckError list, first
     occurrence order) and ``prof.mem_error_count``.
@@ -92,7 +93,8 @@ def run_compiled(c, fn, grid, block, params, segments, shared_bytes, max_steps, 
         threads = 1          # CTAs in linear order: one answer for racing CTAs (docs/check.md)
     checkers = make_checkers(c, check_tools(check), cooperative)   # racecheck, synccheck
     run = Launch(c, grid, block, params, segments, shared_bytes, max_steps, threads, memory=memory,
-                 grid_ws=grid_ws, memcheck=log, heap=heap if c.uses_heap else None)
+                 grid_ws=grid_ws, memcheck=log, heap=heap if c.uses_heap else None,
+                 stack_size=stack_size)
     try:
         with initcheck_active(run, init), injection.launch(c, fn, grid, block), \
                 activate(run, checkers):

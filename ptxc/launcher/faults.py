@@ -55,6 +55,12 @@ def run_error(c, fn, grid, block, e, max_steps, run_sizes=None, assertions=()) -
     if e.code == Lo.ERR_TEX:
         from ptxc.backends.llvm.ops.texture import error_text
         what = error_text(e.cta)
+    if e.code == Lo.ERR_STACK_OVERFLOW:
+        from ptxc.backends.llvm.ops.call_frames import frame_model
+        frame, size = frame_model(inst.fn), (run_sizes or {}).get("stack")
+        of = f" of its {size}-byte stack (cudaLimitStackSize)" if size else ""
+        what = (f"stack overflow: calling {inst.fn.name} needs a {frame}-byte frame and "
+                f"{e.addr - frame} bytes{of} are in use")
     text = f"{where}thread ({tx},{ty},{tz}): {what}"
     if e.code == Lo.ERR_PARTIAL_WARP:
         text = f"{where}warp {e.warp}: {what} (lanes executing: 0x{e.addr:08x})"
@@ -69,14 +75,19 @@ def run_error(c, fn, grid, block, e, max_steps, run_sizes=None, assertions=()) -
         text += started_from(c.plan, inst, ins, e.addr, run_sizes or {}, getattr(e, "ws", None), e.lane)
     if e.code == Lo.ERR_ASSERT and assertions:
         text += f": {assertions[0].strip()}"
-    if inst.parent is not None:
+    if inst.parent is not None and e.code != Lo.ERR_STACK_OVERFLOW:
         text += f" in {inst.fn.name} called from line {inst.call.loc.line}"
-    return PtxcError(text, SrcLoc(loc.file, loc.line, loc.col) if loc else None)
+    err = PtxcError(text, SrcLoc(loc.file, loc.line, loc.col) if loc else None)
+    err.site = {"function": inst.fn.name, "file": loc.file if loc else "",
+                "line": loc.line if loc else 0, "opcode": ins.full_opcode,
+                "thread": (tx, ty, tz), "block": (cx, cy, cz), "what": what}
+    return err
 
 
 def space_sizes(run, segment_names: dict) -> dict:
     """Sizes of the state spaces and the name and size of each device segment (messages)."""
     return {"shared": run.shared_total, "local": run.local_size, "const": run.c.plan.const_size,
+            "stack": run.stack_size,
             "param": run.c.plan.param_size,
             "buffers": {seg: (segment_names.get(seg, f"segment {seg}"), b.nbytes)
                         for seg, b in run.segments.items()},

@@ -15,6 +15,8 @@ ptx() {   # ptx <topic> <variant> <nvcc flags...>
 
 ptx textures      sm90          -arch=sm_90 -O3
 
+ptx recursion     sm90          -arch=sm_90 -O3
+
 ptx hybrid_faults sm90          -arch=sm_90 -O3
 
 ptx provenance    sm90          -arch=sm_90 -O3

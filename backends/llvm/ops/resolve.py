@@ -19,7 +19,7 @@ from ptxc.backends.llvm import layout as Lo
 from ptxc.backends.llvm.instruments.check_hooks import race_hook
 from ptxc.backends.llvm.instruments.provenance_ir import with_provenance
 from ptxc.backends.llvm.irtext import LANE_IDS, splat, vt
-from ptxc.backends.llvm.ops.access import K64, SPACES, spill_addr, static_address
+from ptxc.backends.llvm.ops.access import K64, SPACES, spill_addr, static_address, static_vector
 from ptxc.backends.llvm.ops.common import intr
 from ptxc.backends.llvm.values import vname
 
@@ -42,12 +42,11 @@ def resolve_masked(cg, space: str, addr, static, nbytes: int, align: int, kind: 
         space = {"param": "param", "local": "local", "shared": "shared", "const": "const",
                  "global": "globals"}[placed.space]
         where = SPACES.index(placed.space) if placed.space in SPACES else where
-        a = static_address(cg, placed, off)
         if space == "globals":
-            addr = K64(a)
+            addr = K64(static_address(cg, placed, off))
             space = "global_seg"
         else:
-            addr = K64(a)
+            addr = static_vector(cg, placed, off)
     if space in ("global", "generic"):
         return resolve_generic(cg, addr, nbytes, align, kind, where, may_continue)
     seg = {"shared": "shared", "local": "local", "const": "const", "param": "param",
