@@ -29,7 +29,10 @@ class MemcheckError:
     address: int
     where: str           # what the address is near ('' if nothing)
     file: str = ""       # the PTX file of ``line`` (as error messages name it)
-    source: str = ""     # CUDA source file:line of the instruction ('' without .loc)
+    source: str = ""     # CUDA source file:line of the instruction in the user's code:
+                         # for inlined code the outermost call site ('' without .loc)
+    inlined: str = ""    # for inlined code, the lines it was inlined from, from that
+                         # call inwards: 'device_atomic_functions.hpp:107' ('' if none)
 
     def as_dict(self) -> dict:
         return asdict(self)
@@ -53,7 +56,8 @@ def describe_errors(c, fn, log, sizes: dict) -> list[MemcheckError]:
             kind=e.kind, space=space, error="out-of-bounds" if e.code == Lo.ERR_OOB else "misaligned",
             size=e.size, count=e.count, block=e.cta, thread=e.thread, address=e.address,
             where=where, file=(ins.loc.file or "") if ins.loc else "",
-            source=source_line(c.plan.module, ins)))
+            source=source_line(c.plan.module, ins, outermost=True),
+            inlined=inlined_lines(c.plan.module, ins)))
     return out
 
 
@@ -73,7 +77,8 @@ def describe_uninit(c, fn, log, sizes: dict) -> list[UninitRead]:
             kind=e.kind, space="global", error="uninitialized", size=e.size, count=e.count,
             block=e.cta, thread=e.thread, address=e.address,
             where=inside(e.address, sizes), file=(ins.loc.file or "") if ins.loc else "",
-            source=source_line(c.plan.module, ins)))
+            source=source_line(c.plan.module, ins, outermost=True),
+            inlined=inlined_lines(c.plan.module, ins)))
     return out
 
 
@@ -96,6 +101,18 @@ def source_line(module, ins, outermost: bool = False) -> str:
     if outermost and loc.get("inlined_at"):
         loc = loc["inlined_at"][-1]
     return f"{loc['file']}:{loc['line']}"
+
+
+def inlined_lines(module, ins) -> str:
+    """For an instruction of inlined code (a ``.loc ... inlined_at`` chain),
+    the lines below the user's call site, outermost first, joined by ' > ':
+    'helper.cuh:30 > device_atomic_functions.hpp:107' (the instruction's own
+    line last); '' for code that was not inlined or has no line."""
+    loc = instruction_locations(module).get(id(ins))
+    if loc is None or not loc.get("inlined_at"):
+        return ""
+    inner = list(reversed(loc["inlined_at"][:-1])) + [loc]
+    return " > ".join(f"{x['file']}:{x['line']}" for x in inner)
 
 
 def instruction_locations(module) -> dict:
