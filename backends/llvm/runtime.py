@@ -90,8 +90,12 @@ class Launch:
     def __init__(self, compiled, grid, block, params: bytes, segments: dict,
                  dyn_shared: int, max_steps: int, threads: int, per_cta: bool = True,
                  memory: ModuleMemory | None = None, grid_ws: int | None = None,
-                 memcheck=None, heap=None, stack_size: int = DEFAULT_STACK):
+                 memcheck=None, heap=None, stack_size: int = DEFAULT_STACK,
+                 read_only=()):
         self.c = compiled
+        # segments kernels may read but not write: the .const variables (the
+        # window cvta.const reaches and, under ptxc run, their allocation)
+        self.read_only = frozenset(read_only) | {Lo.SEG_CONST}
         self.stack_size = int(stack_size)   # bytes of call stack per thread (cudaLimitStackSize)
         self.heap = heap                    # the ops/device_heap.DeviceHeap malloc/free use (or None)
         self.memcheck = memcheck            # a memcheck.MemcheckLog: record bad accesses, go on
@@ -142,6 +146,17 @@ class Launch:
         return L
 
     def _segments(self) -> np.ndarray:
+        """The segment table, twice: entries 0..nsegs-1 for reads, then the
+        same for writes (generic stores, atomics) with the read-only
+        segments of size 0, so that a write there fails its bounds check."""
+        segs = self._read_segments()
+        writes = segs.copy()
+        for seg in self.read_only:
+            if seg < self.nsegs:
+                writes[seg, 1] = 0
+        return np.concatenate([segs, writes])
+
+    def _read_segments(self) -> np.ndarray:
         segs = np.zeros((self.nsegs, 4), dtype=np.int64)
         segs[:, 0] = ptr(self.params)          # a valid pointer everywhere (size 0 = no access)
         segs[Lo.SEG_PARAM] = (ptr(self.params), self.c.plan.param_size, 0, 0)
@@ -280,8 +295,9 @@ class Worker:
         self.local = aligned(launch.nwarps * 32 * max(launch.local_size, 1))
         self.shared = aligned(launch.shared_total + 16)
         self.segs = launch.seg_template.copy()
-        self.segs[Lo.SEG_SHARED] = (ptr(self.shared), launch.shared_total, 0, 0)
-        self.segs[Lo.SEG_LOCAL] = (ptr(self.local), launch.local_size, launch.local_size, 0)
+        for half in (0, launch.nsegs):              # the read and the write table
+            self.segs[half + Lo.SEG_SHARED] = (ptr(self.shared), launch.shared_total, 0, 0)
+            self.segs[half + Lo.SEG_LOCAL] = (ptr(self.local), launch.local_size, launch.local_size, 0)
         self.counters = np.zeros(max(c.n_counters, 1), dtype=np.int64)
         self.cta = aligned(Lo.CTA_SIZE)
         if launch.race is not None:         # racecheck: this worker's shadow memory

@@ -28,7 +28,7 @@ PREFIX = "========="
 def error_block(e: MemcheckError, file: str = "", name: str = "") -> list[str]:
     """compute-sanitizer's lines for one error (without the ===== prefix);
     ``name``: the kernel's readable (demangled) name."""
-    what = "is out of bounds" if e.error == "out-of-bounds" else "is misaligned"
+    what = {"out-of-bounds": "is out of bounds", "read-only": "is read-only"}.get(e.error, "is misaligned")
     lines = [f"Invalid __{e.space}__ {VERB[e.kind]} of size {e.size} bytes",
              f"    at {name or e.kernel} in {location(e, file or e.file)}",
              f"    by thread ({fmt3(e.thread)}) in block ({fmt3(e.block)})",

@@ -10,7 +10,7 @@ from __future__ import annotations
 from dataclasses import asdict, dataclass
 
 from ptxc.backends.llvm import layout as Lo
-from ptxc.launcher.addresses import describe_address, with_base
+from ptxc.launcher.addresses import describe_address, in_read_only, with_base
 
 
 @dataclass
@@ -21,7 +21,7 @@ class MemcheckError:
     opcode: str
     kind: str            # load / store / atomic
     space: str           # global / shared / local / const / param
-    error: str           # out-of-bounds / misaligned
+    error: str           # out-of-bounds / misaligned / read-only (a write to a .const variable)
     size: int            # bytes per thread
     count: int           # failing thread-accesses
     block: tuple         # CTA of the first occurrence
@@ -48,12 +48,16 @@ def describe_errors(c, fn, log, sizes: dict) -> list[MemcheckError]:
             space = {Lo.SEG_SHARED: "shared", Lo.SEG_LOCAL: "local"}.get(
                 e.address >> c.plan.shift, "global")
         where = describe_address(e.address, ins, sizes, space=e.space).strip()[1:-1]
-        if e.code == Lo.ERR_OOB:        # passes/memory/provenance.py
+        error = "out-of-bounds" if e.code == Lo.ERR_OOB else "misaligned"
+        if e.code == Lo.ERR_OOB and e.kind in ("store", "atomic") and space == "global" \
+                and in_read_only(e.address, sizes):      # runtime.Launch._segments
+            error, where = "read-only", const_variable(c.plan, e.address, sizes) or where
+        elif e.code == Lo.ERR_OOB:        # passes/memory/provenance.py
             from ptxc.launcher.provenance_message import started_from
             where += started_from(c.plan, inst, ins, e.address, sizes, shadow=e.shadow)
         out.append(MemcheckError(
             kernel=fn.name, line=ins.loc.line if ins.loc else 0, opcode=ins.full_opcode,
-            kind=e.kind, space=space, error="out-of-bounds" if e.code == Lo.ERR_OOB else "misaligned",
+            kind=e.kind, space=space, error=error,
             size=e.size, count=e.count, block=e.cta, thread=e.thread, address=e.address,
             where=where, file=(ins.loc.file or "") if ins.loc else "",
             source=source_line(c.plan.module, ins, outermost=True),
@@ -80,6 +84,18 @@ def describe_uninit(c, fn, log, sizes: dict) -> list[UninitRead]:
             source=source_line(c.plan.module, ins, outermost=True),
             inlined=inlined_lines(c.plan.module, ins)))
     return out
+
+
+def const_variable(plan, addr: int, sizes: dict) -> str:
+    """'the .const variable table + 4' for an address in the .const variables
+    (the .const window, or their allocation under ptxc run), '' if none."""
+    shift = sizes.get("shift", 32)
+    off = addr & ((1 << shift) - 1)
+    sizes_by_name = {v.name: v.size for v in plan.module.globals if v.space == "const"}
+    for name, start in plan.const_layout.items():
+        if start <= off < start + max(sizes_by_name.get(name, 1), 1):
+            return f"the .const variable {name} + {off - start}"
+    return ""
 
 
 def inside(addr: int, sizes: dict) -> str:

@@ -91,7 +91,7 @@ def launch_segments(module, kernel, grid, block, params: bytes, segments: dict, 
                     memory_counters: bool = False, bank_bytes: int = 4,
                     cta_equivalence: bool = True, heap=None, cooperative: bool = False,
                     check: str | None = None, shadow=None, value_profile: bool = False,
-                    stack_size: int = DEFAULT_STACK):
+                    stack_size: int = DEFAULT_STACK, read_only=()):
     """Run a launch on device memory the caller manages (the CUDA runtime):
     ``params`` are the kernel parameter bytes as the kernel sees them (pointer
     values are generic addresses ``segment << 32 | offset``), ``segments``
@@ -111,7 +111,10 @@ def launch_segments(module, kernel, grid, block, params: bytes, segments: dict, 
     ``cooperative``, ``check`` and ``value_profile`` are launch()'s; ``shadow``
     (an initcheck.Shadow kept by the caller) records which bytes were
     written, for ``check="initcheck"``; ``stack_size`` is launch()'s
-    (``cudaLimitStackSize``)."""
+    (``cudaLimitStackSize``); ``read_only`` names segments kernels may read
+    but not write (the .const variables' allocations: a store or atomic
+    there is an error, as a write to a .const variable through a generic
+    pointer is)."""
     check_max_steps(max_steps)
     fn, grid, block, mem = configure(module, kernel, grid, block, mode, shared_bytes,
                                      memory_counters, bank_bytes)
@@ -125,4 +128,4 @@ def launch_segments(module, kernel, grid, block, params: bytes, segments: dict, 
                         memory=memory, segment_names=segment_names, compile_s=compile_s,
                         cta_equivalence=cta_equivalence and mode == "hybrid", heap=heap,
                         cooperative=cooperative, check=check, shadow=shadow,
-                        stack_size=check_stack_size(stack_size))
+                        stack_size=check_stack_size(stack_size), read_only=read_only)

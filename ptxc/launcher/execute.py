@@ -47,7 +47,7 @@ def execute(module, fn, grid, block, params, buffers, arrays, mode, shared_bytes
 def run_compiled(c, fn, grid, block, params, segments, shared_bytes, max_steps, threads,
                  memory=None, segment_names=None, compile_s: float = 0.0,
                  cta_equivalence: bool = False, heap=None, cooperative: bool = False,
-                 check: str | None = None, shadow=None, stack_size: int = 1024):
+                 check: str | None = None, shadow=None, stack_size: int = 1024, read_only=()):
     """Run compiled kernel ``c`` on ``segments``; the Profile (raises PtxcError).
     ``stack_size``: the call stack of each thread, in bytes (cudaLimitStackSize).
     With ``check="memcheck"`` invalid accesses are recorded, not raised:
@@ -94,7 +94,7 @@ def run_compiled(c, fn, grid, block, params, segments, shared_bytes, max_steps, 
     checkers = make_checkers(c, check_tools(check), cooperative)   # racecheck, synccheck
     run = Launch(c, grid, block, params, segments, shared_bytes, max_steps, threads, memory=memory,
                  grid_ws=grid_ws, memcheck=log, heap=heap if c.uses_heap else None,
-                 stack_size=stack_size)
+                 stack_size=stack_size, read_only=read_only)
     try:
         with initcheck_active(run, init), injection.launch(c, fn, grid, block), \
                 activate(run, checkers):

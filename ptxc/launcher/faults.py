@@ -6,7 +6,7 @@ runtime needs to turn it into the GPU's error (docs/launch.md, "Errors").
 from __future__ import annotations
 
 from ptxc.errors import PtxcError
-from ptxc.launcher.addresses import describe_address
+from ptxc.launcher.addresses import describe_address, in_read_only
 
 
 def device_fault(err: PtxcError, code: int, printf: list, assertions: list) -> None:
@@ -61,6 +61,10 @@ def run_error(c, fn, grid, block, e, max_steps, run_sizes=None, assertions=()) -
         of = f" of its {size}-byte stack (cudaLimitStackSize)" if size else ""
         what = (f"stack overflow: calling {inst.fn.name} needs a {frame}-byte frame and "
                 f"{e.addr - frame} bytes{of} are in use")
+    read_only = e.code == Lo.ERR_OOB and ins.opcode in ("st", "atom", "red") and \
+        in_read_only(e.addr, dict(run_sizes or {}, shift=c.plan.shift))
+    if read_only:
+        what = "write to read-only memory (a .const variable)"
     text = f"{where}thread ({tx},{ty},{tz}): {what}"
     if e.code == Lo.ERR_PARTIAL_WARP:
         text = f"{where}warp {e.warp}: {what} (lanes executing: 0x{e.addr:08x})"
@@ -70,7 +74,7 @@ def run_error(c, fn, grid, block, e, max_steps, run_sizes=None, assertions=()) -
         text += f" at line {loc.line} ({ins.full_opcode})"
     if e.code in (Lo.ERR_OOB, Lo.ERR_MISALIGNED, Lo.ERR_BAD_FREE):
         text += f", address 0x{e.addr:x}{describe_address(e.addr, ins, run_sizes)}"
-    if e.code == Lo.ERR_OOB:
+    if e.code == Lo.ERR_OOB and not read_only:
         from ptxc.launcher.provenance_message import started_from
         text += started_from(c.plan, inst, ins, e.addr, run_sizes or {}, getattr(e, "ws", None), e.lane)
     if e.code == Lo.ERR_ASSERT and assertions:
@@ -87,7 +91,7 @@ def run_error(c, fn, grid, block, e, max_steps, run_sizes=None, assertions=()) -
 def space_sizes(run, segment_names: dict) -> dict:
     """Sizes of the state spaces and the name and size of each device segment (messages)."""
     return {"shared": run.shared_total, "local": run.local_size, "const": run.c.plan.const_size,
-            "stack": run.stack_size,
+            "stack": run.stack_size, "read_only": run.read_only,
             "param": run.c.plan.param_size,
             "buffers": {seg: (segment_names.get(seg, f"segment {seg}"), b.nbytes)
                         for seg, b in run.segments.items()},

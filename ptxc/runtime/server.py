@@ -307,7 +307,8 @@ class Session:
                                memory_counters=opts.memory_counters, bank_bytes=opts.bank_bytes,
                                heap=self.device_heap, cooperative=cooperative,
                                check=checks.launch_check(opts), shadow=checks.shadow_of(self),
-                               value_profile=opts.value_profile, stack_size=self.stack_bytes)
+                               value_profile=opts.value_profile, stack_size=self.stack_bytes,
+                               read_only=self.registry.read_only_segments())
         wall = time.perf_counter() - t0
         return LaunchRecord(len(self.launches) + 1, k.name, lm.label, grid, block, shared,
                             stream, opts.mode, prof, wall, prof.timings.get("compile", 0.0),
