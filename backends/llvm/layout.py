@@ -97,7 +97,11 @@ L_PER_CTA = 64       # ptr i64[2 * nctas]: per-CTA inst / thread inst (or null)
 L_GRID_WS = 72       # i64 generic address of the grid-sync workspace (%envreg1:2; 0 if none)
 L_COOP = 80          # i32 1 in a cooperative launch: warps yield at spin points (coop.py)
 L_STACK = 84         # i32 stack bytes per thread (cudaLimitStackSize; ops/call_frames.py)
-L_SIZE = 88
+L_HEAP_SEG = 88      # i32 the device heap's segment (0: none; memcheck bounds its blocks)
+L_HEAP_GRAN = 92     # i32 its 16-byte granules
+L_HEAP_OWNER = 96    # ptr i32 per granule: 1 + the first granule of its malloc block (0: free)
+L_HEAP_END = 104     # ptr i64 per block's first granule: the offset its requested bytes end at
+L_SIZE = 112
 
 # --------------------------------------------------- worker state (W)
 W_WS = 0             # ptr warp states (nwarps * ws_size)

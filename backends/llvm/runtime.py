@@ -91,8 +91,9 @@ class Launch:
                  dyn_shared: int, max_steps: int, threads: int, per_cta: bool = True,
                  memory: ModuleMemory | None = None, grid_ws: int | None = None,
                  memcheck=None, heap=None, stack_size: int = DEFAULT_STACK,
-                 read_only=()):
+                 read_only=(), heap_bounds=None):
         self.c = compiled
+        self.heap_bounds = heap_bounds      # memcheck: the DeviceHeap whose blocks bound accesses
         # segments kernels may read but not write: the .const variables (the
         # window cvta.const reaches and, under ptxc run, their allocation)
         self.read_only = frozenset(read_only) | {Lo.SEG_CONST}
@@ -136,6 +137,10 @@ class Launch:
     # ---------------------------------------------------------- structs
     def _launch_state(self, dyn_shared: int, max_steps: int) -> np.ndarray:
         L = aligned(Lo.L_SIZE)
+        hb = self.heap_bounds
+        if hb is not None:      # instruments/memcheck_heap.py
+            struct.pack_into("<IIQQ", L, Lo.L_HEAP_SEG, hb.seg, len(hb.owner), ptr(hb.owner),
+                             ptr(hb.ends))
         g, b = self.grid, self.block
         struct.pack_into("<4I4IQqIIIIQQII", L, 0, b[0], b[1], b[2], self.nthreads,
                          g[0], g[1], g[2], self.nwarps, ptr(self.params), max_steps,

@@ -49,9 +49,13 @@ def describe_errors(c, fn, log, sizes: dict) -> list[MemcheckError]:
                 e.address >> c.plan.shift, "global")
         where = describe_address(e.address, ins, sizes, space=e.space).strip()[1:-1]
         error = "out-of-bounds" if e.code == Lo.ERR_OOB else "misaligned"
+        heap, shift = sizes.get("heap"), sizes.get("shift", 32)
         if e.code == Lo.ERR_OOB and e.kind in ("store", "atomic") and space == "global" \
                 and in_read_only(e.address, sizes):      # runtime.Launch._segments
             error, where = "read-only", const_variable(c.plan, e.address, sizes) or where
+        elif e.code == Lo.ERR_OOB and heap is not None and e.address >> shift == heap.seg and \
+                (e.address & ((1 << shift) - 1)) + e.size <= heap.array.nbytes:
+            where = heap.describe(e.address & ((1 << shift) - 1), e.size)   # instruments/memcheck_heap.py
         elif e.code == Lo.ERR_OOB:        # passes/memory/provenance.py
             from ptxc.launcher.provenance_message import started_from
             where += started_from(c.plan, inst, ins, e.address, sizes, shadow=e.shadow)

@@ -65,11 +65,14 @@ def run_compiled(c, fn, grid, block, params, segments, shared_bytes, max_steps, 
     from ptxc.launcher.cta_classes import cta_classes
     check_shared(shared_bytes, c.plan.shared_static, fn.name)
     t1 = time.perf_counter()
+    memcheck = "memcheck" in check_tools(check)
     if c.uses_heap:
         heap = heap() if callable(heap) else heap      # the CUDA runtime makes it on demand
-        heap = heap or device_heap.fresh(segments, c.plan.shift)
+        heap = heap or device_heap.fresh(segments, c.plan.shift, redzone=16 if memcheck else 0)
         segments = {**segments, heap.seg: heap.array}
         segment_names = {**(segment_names or {}), heap.seg: "the device heap (malloc)"}
+    elif callable(heap):        # a heap made by earlier launches (a bound method's object's .heap)
+        heap = getattr(getattr(heap, "__self__", None), "heap", None)
     grid_ws = None
     if cooperative:      # the grid-sync workspace (%envreg1:2), zeroed, in a segment of its own
         seg = spare_segment(segments)
@@ -84,7 +87,7 @@ def run_compiled(c, fn, grid, block, params, segments, shared_bytes, max_steps, 
         classes, note = cta_classes(c, fn, grid, block, params, segment_sizes(c, segments))
     t_classes = time.perf_counter() - t1
     log = None
-    if "memcheck" in check_tools(check):
+    if memcheck:
         from ptxc.backends.llvm.instruments.memcheck import MemcheckLog
         log = MemcheckLog()
         log.shadow_offsets = tuple(sorted(set(getattr(c.plan, "provenance_shadow", {}).values())))
@@ -94,7 +97,8 @@ def run_compiled(c, fn, grid, block, params, segments, shared_bytes, max_steps, 
     checkers = make_checkers(c, check_tools(check), cooperative)   # racecheck, synccheck
     run = Launch(c, grid, block, params, segments, shared_bytes, max_steps, threads, memory=memory,
                  grid_ws=grid_ws, memcheck=log, heap=heap if c.uses_heap else None,
-                 stack_size=stack_size, read_only=read_only)
+                 stack_size=stack_size, read_only=read_only,
+                 heap_bounds=heap if memcheck and heap is not None and heap.seg in segments else None)
     try:
         with initcheck_active(run, init), injection.launch(c, fn, grid, block), \
                 activate(run, checkers):
@@ -114,6 +118,7 @@ def run_compiled(c, fn, grid, block, params, segments, shared_bytes, max_steps, 
         from ptxc.launcher.access_errors import describe_errors
         sizes = space_sizes(run, segment_names or {})
         sizes["shift"], sizes["params"] = c.plan.shift, bytes(params)
+        sizes["heap"] = run.heap_bounds
         prof.mem_errors = describe_errors(c, fn, log, sizes)
         prof.mem_error_count = log.total()
     if init is not None:

@@ -266,7 +266,8 @@ class Session:
             from ptxc.backends.llvm.ops.device_heap import DeviceHeap
             n = self.heap_bytes
             a = self.devmem.allocate(n, P.KIND_MODULE, f"the device heap (malloc, {n} bytes)")
-            self.heap = DeviceHeap(a.seg, a.array)
+            memcheck = "memcheck" in (checks.launch_check(self.options) or "")
+            self.heap = DeviceHeap(a.seg, a.array, redzone=16 if memcheck else 0)
         return self.heap
 
     def set_heap_limit(self, payload: bytes) -> None:

@@ -22,6 +22,7 @@ from __future__ import annotations
 from ptxc.backends.llvm import layout as Lo
 from ptxc.backends.llvm.instruments.check_hooks import race_hook
 from ptxc.backends.llvm.instruments.memcheck import KIND_ATOMIC, KIND_STORE
+from ptxc.backends.llvm.instruments.memcheck_heap import heap_bounds
 from ptxc.backends.llvm.instruments.provenance_ir import with_provenance
 from ptxc.backends.llvm.irtext import LANE_IDS, splat, vt
 from ptxc.backends.llvm.ops.access import K64, SPACES, spill_addr, static_address, static_vector
@@ -93,6 +94,8 @@ def resolve_generic(cg, addr: str, nbytes: int, align: int, kind: int = 0, where
                                         ("i32", cg.emi), ("i64", str(nbytes)), ("ptr", p_tmp),
                                         ("i64", str(cg.plan.shift))])
     r = with_provenance(cg, r, addr)
+    if cg.memcheck and may_continue:        # the heap's blocks are bounded too
+        r = heap_bounds(cg, r, a_tmp, nbytes)
     em, emi = failed(cg, r, None, a_tmp, kind, where, nbytes, may_continue)
     if where == SPACES.index("generic") and may_continue:
         race_hook(cg, None, a_tmp, emi, kind, nbytes, generic=True)
