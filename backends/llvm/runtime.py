@@ -307,7 +307,7 @@ class Worker:
         self.cta = aligned(Lo.CTA_SIZE)
         if launch.race is not None:         # racecheck: this worker's shadow memory
             struct.pack_into("<Q", self.cta, Lo.CTA_RACE,
-                             launch.race.attach(launch.shared_total, launch.nwarps))
+                             launch.race.attach(launch.shared_total, launch.nwarps, ptr(self.shared)))
         self.W = aligned(Lo.W_SIZE)
         struct.pack_into("<6Qq", self.W, 0, ptr(self.ws), ptr(self.local), ptr(self.shared),
                          ptr(self.segs), ptr(self.counters), ptr(self.cta), self.ws_size)

@@ -241,6 +241,7 @@ class SimtMixin:
     # ----------------------------------------------------------- barriers
     def barrier(self, ins) -> None:
         """CTA barrier: save the warp, return ST_BARRIER, resume here."""
+        from ptxc.backends.llvm.instruments.check_hooks import race_resume_hook
         from ptxc.backends.llvm.ops.warp import barrier_arrive, barrier_resume
         mods = ins.mods
         if "arrive" in mods or "warp" in mods:
@@ -256,6 +257,8 @@ class SimtMixin:
         f.br("save")
         f.label(label)
         self.set_mask(f.load("i32", self.mask_a, 4))
+        if self.checks:
+            race_resume_hook(self, ins)         # racecheck: a named barrier's phase acquired
         if self.keep(ins):
             barrier_resume(self, ins)
         f.br(skip)
