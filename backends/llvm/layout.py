@@ -80,7 +80,8 @@ CTA_RES_OR = 36
 CTA_INST = 40        # i64 warp-level instructions of the current CTA
 CTA_TINST = 48       # i64 thread-level instructions of the current CTA
 CTA_RACE = 56        # ptr the worker's racecheck shadow (racecheck_ir.py; 0: none)
-CTA_SIZE = 64
+CTA_LINEAR_HI = 64   # i32 the linear CTA index's high 32 bits (grids of more than 2**32 CTAs)
+CTA_SIZE = 72
 
 # ---------------------------------------------------- launch state (L)
 L_NTID = 0           # 3 x i32

@@ -241,7 +241,7 @@ class Launch:
         errors = [w.error for w in workers if w.error is not None]
         if errors:
             raise min(errors, key=lambda e: e.cta)
-        if self.per_cta is not None:
+        if self.per_cta is not None and classes.cta_class is not None:
             for half in (self.per_cta[0::2], self.per_cta[1::2]):
                 half[:] = half[reps][classes.cta_class]
         self.ctas_run = len(reps)

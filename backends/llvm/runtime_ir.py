@@ -119,6 +119,10 @@ cta.body:
   store i32 %cz32, ptr %pcz, align 4
   %pcl = getelementptr inbounds i8, ptr %cta, i64 {L.CTA_LINEAR}
   store i32 %c32, ptr %pcl, align 4
+  %chi = lshr i64 %c, 32
+  %chi32 = trunc i64 %chi to i32
+  %pclh = getelementptr inbounds i8, ptr %cta, i64 {L.CTA_LINEAR_HI}
+  store i32 %chi32, ptr %pclh, align 4
   store i32 0, ptr %pred0, align 4
   store i32 1, ptr %pred1, align 4
   store i32 0, ptr %pred2, align 4

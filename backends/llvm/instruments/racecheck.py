@@ -73,6 +73,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
+from ptxc.backends.llvm import callbacks
 from ptxc.backends.llvm import layout as Lo
 from ptxc.backends.llvm.instruments import racecheck_ir as R
 from ptxc.backends.llvm.instruments.memcheck import KIND_LOAD, KIND_STORE
@@ -150,7 +151,7 @@ class HazardLog:
 def cta_info(cta) -> tuple[tuple, int]:
     """((x, y, z), linear id) of the CTA state at address ``cta``."""
     x, y, z = struct.unpack("<3i", ctypes.string_at(cta, 12))
-    linear, = struct.unpack("<i", ctypes.string_at(cta + Lo.CTA_LINEAR, 4))
+    linear = callbacks.cta_linear(cta)
     return (x, y, z), linear
 
 
