@@ -257,11 +257,14 @@ def test_recursion_within_the_inline_depth():
     assert prof.per_block["fact:bb0"]["thread_execs"] == sum(max(i, 1) for i in range(8))
 
 
-def test_recursion_too_deep_is_a_clear_error():
-    import pytest
-    import ptxc
-    with pytest.raises(ptxc.PtxcError, match="recursion"):
-        run_kernel(RECUR, "k", 1, 32, [np.zeros(32, np.int32)], mode="full")
+def test_recursion_deeper_than_eight_levels():
+    # Once refused ("call nested deeper than 8 levels of recursion"): fact(31)
+    # takes 31 frames of 16 bytes on the thread's call stack (tests/test_call_stack.py).
+    import math
+    prof, (out,) = both(RECUR, 1, 32, lambda: [np.zeros(32, np.int32)])
+    np.testing.assert_array_equal(out, [np.uint32(math.factorial(max(i, 1)) % 2 ** 32).view(np.int32)
+                                        for i in range(32)])
+    assert prof.per_block["fact:bb0"]["thread_execs"] == sum(max(i, 1) for i in range(32))
 
 
 def test_results_do_not_depend_on_thread_count():

@@ -53,3 +53,14 @@ def add_symbols(binding, symbols: dict) -> None:
     (``binding`` is llvmlite.binding)."""
     for name, obj in symbols.items():
         binding.add_symbol(name, address(obj))
+
+
+def cta_linear(cta: int) -> int:
+    """The linear index of the CTA whose state is at address ``cta``
+    (layout.CTA_LINEAR holds its low 32 bits, CTA_LINEAR_HI the high ones:
+    a grid may hold more than 2**32 CTAs)."""
+    import struct
+    from ptxc.backends.llvm import layout as Lo
+    lo, = struct.unpack("<I", ctypes.string_at(cta + Lo.CTA_LINEAR, 4))
+    hi, = struct.unpack("<I", ctypes.string_at(cta + Lo.CTA_LINEAR_HI, 4))
+    return hi << 32 | lo

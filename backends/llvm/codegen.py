@@ -127,6 +127,10 @@ class KernelCodegen(SimtMixin, WarpFrame, SpecialRegs, Values):
         self.writes_global = False          # kept st/atom/red that may reach a buffer
         self.has_barrier = False
         self.stack_depth = 2 * len(plan.nodes) + 64
+        self.stack_markers: list = []       # saves and restores of a call stack (ops/call_frames.py)
+        if plan.recursive:
+            from ptxc.backends.llvm.ops.call_frames import RECURSION_ENTRIES
+            self.stack_depth += RECURSION_ENTRIES
         self.frame_base = (Lo.WS_STACK + Lo.STACK_ENTRY * self.stack_depth + 255) // 256 * 256
         self.inst = plan.root
         self.cur = None
@@ -368,9 +372,14 @@ class KernelCodegen(SimtMixin, WarpFrame, SpecialRegs, Values):
 
     def _assemble(self) -> str:
         f = self.f
+        if self.plan.recursive:
+            from ptxc.backends.llvm.ops.call_frames import fill_markers
+            fill_markers(self)
         f.lines.insert(self.dispatch_at, self.switch_text())
         init = self.slot_init_lines()
         self.ws_size = (self.frame_base + self.frame_end + 255) // 256 * 256
+        if self.plan.recursive:        # the save area of the call stack follows the warp state
+            f.entry.append(f"  %savearea = getelementptr inbounds i8, ptr %ws, i64 {self.ws_size}")
         body = "\n".join(f.lines)
         return "\n".join([header(self.name) + " {", "entry:", *f.entry, *self.pro, *init, body, "}"])
 

@@ -40,6 +40,8 @@ class WarpFrame:
         self.shared_total = f.field("i32", "%L", Lo.L_SHARED)
         self.dyn_shared = f.field("i32", "%L", Lo.L_DYN_SHARED)
         self.params = f.field("ptr", "%L", Lo.L_PARAMS, 8)
+        if self.plan.recursive:
+            self.stack_limit = f.field("i32", "%L", Lo.L_STACK)
         self.seg_base, self.seg_size = {}, {}
         for name, seg in (("shared", Lo.SEG_SHARED), ("local", Lo.SEG_LOCAL),
                           ("param", Lo.SEG_PARAM), ("const", Lo.SEG_CONST),

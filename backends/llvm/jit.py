@@ -59,6 +59,7 @@ class Compiled:
     value_ctr: dict = field(default_factory=dict)   # value profile: instr id -> [(dst, reg, bits, base)]
     value_or: list = field(default_factory=list)    # counters OR-reduced over workers (value_prof.py)
     value_profile: bool = False     # the value-profiling variant (value_prof.py)
+    stack: dict | None = None       # a recursive kernel's call-stack sizes (ops/call_frames.py)
 
     @property
     def in_order(self) -> bool:
@@ -231,6 +232,7 @@ def _kernel_key(text: str, g, level: int) -> str:
 def _compile_into(cache, module, todo, mode, level, keep_ir, skip_errors, memory,
                   variants=frozenset()) -> None:
     from ptxc.backends.llvm.codegen import module_text_of
+    from ptxc.backends.llvm.ops.call_frames import stack_info
     from ptxc.backends.llvm.pipeline import compile_pipelined
     t0 = time.perf_counter()
     made, engine, compiled, t_gen = compile_pipelined(
@@ -254,7 +256,8 @@ def _compile_into(cache, module, todo, mode, level, keep_ir, skip_errors, memory
                      "batch": len(made), "distinct": len(unique), "compiled": compiled},
             memory_counters=bool(memory), bank_bytes=memory, mem_ctr=g.mem_ctr,
             uses_heap=g.uses_heap, inject="inject" in variants, value_ctr=g.value_ctr,
-            value_or=g.value_or, value_profile="value_profile" in variants)
+            value_or=g.value_or, value_profile="value_profile" in variants,
+            stack=stack_info(g))
 
 
 def variant_set(flags: dict) -> frozenset:

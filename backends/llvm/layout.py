@@ -80,7 +80,8 @@ CTA_RES_OR = 36
 CTA_INST = 40        # i64 warp-level instructions of the current CTA
 CTA_TINST = 48       # i64 thread-level instructions of the current CTA
 CTA_RACE = 56        # ptr the worker's racecheck shadow (racecheck_ir.py; 0: none)
-CTA_SIZE = 64
+CTA_LINEAR_HI = 64   # i32 the linear CTA index's high 32 bits (grids of more than 2**32 CTAs)
+CTA_SIZE = 72
 
 # ---------------------------------------------------- launch state (L)
 L_NTID = 0           # 3 x i32
@@ -96,7 +97,12 @@ L_NSEGS = 60         # i32 segments in the table
 L_PER_CTA = 64       # ptr i64[2 * nctas]: per-CTA inst / thread inst (or null)
 L_GRID_WS = 72       # i64 generic address of the grid-sync workspace (%envreg1:2; 0 if none)
 L_COOP = 80          # i32 1 in a cooperative launch: warps yield at spin points (coop.py)
-L_SIZE = 88
+L_STACK = 84         # i32 stack bytes per thread (cudaLimitStackSize; ops/call_frames.py)
+L_HEAP_SEG = 88      # i32 the device heap's segment (0: none; memcheck bounds its blocks)
+L_HEAP_GRAN = 92     # i32 its 16-byte granules
+L_HEAP_OWNER = 96    # ptr i32 per granule: 1 + the first granule of its malloc block (0: free)
+L_HEAP_END = 104     # ptr i64 per block's first granule: the offset its requested bytes end at
+L_SIZE = 112
 
 # --------------------------------------------------- worker state (W)
 W_WS = 0             # ptr warp states (nwarps * ws_size)
@@ -129,6 +135,7 @@ ERR_COOP_ABORT = 13 # another CTA of a cooperative launch failed, or no CTA prog
 ERR_ASSERT = 14     # a failed device assertion (__assertfail; device_calls.py)
 ERR_TEX = 15        # a texture/surface instruction failed (ops/texture.py: message in ERRORS)
 ERR_PARTIAL_WARP = 20  # a whole-warp (.aligned) matrix instruction run by part of a warp (ops/mma.py)
+ERR_STACK_OVERFLOW = 21  # a call needs more stack than the thread has (ops/call_frames.py)
 
 # pc values: 0..n-1 nodes, then barrier resume points; EXIT_PC never runs
 EXIT_PC = 0x7FFFFFFF

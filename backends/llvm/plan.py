@@ -6,9 +6,13 @@ the module-level layout at its end is the part that module memory shares
 with every kernel (runtime.ModuleMemory).
 
 Calls to ``.func`` bodies are inlined: every call site gets its own
-*instance* of the callee. Recursion is inlined up to ``max_recursion``
-copies of a function on one call chain; a call deeper than that is a
-run-time "not supported yet" error when (and only when) it executes. A basic block is cut after
+*instance* of the callee. A call of a function that is already on the
+instance chain (recursion) is not inlined again: it *re-enters* that
+ancestor instance, whose state goes on the thread's call stack
+(ops/call_frames.py); instances of recursive functions are *framed*: every
+call into them pushes a frame, their ``.local`` variables live in it, and
+their ``ret`` returns to the continuation of the call that entered them
+(``ret_pc``, a pseudo pc the SIMT stack reconverges at). A basic block is cut after
 each ``call`` into *nodes*; a node is a straight run of instructions executed
 with one active mask, so it is the unit of counting (METRICS.md: per block
 ``warp_execs`` and ``thread_execs``). The first node of a block carries the
@@ -27,7 +31,7 @@ a callee and "never" (EXIT_PC) in the kernel.
 """
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 
 from ptxc import ir
 from ptxc.errors import PtxcError
@@ -54,6 +58,8 @@ class Instance:
     call: ir.Instr | None          # the call site in the parent
     ret_node: "Node | None" = None  # where ``ret`` continues (None in the kernel)
     pdt: object = None
+    framed: bool = False           # an instance of a recursive function (ops/call_frames.py)
+    frame_size: int = 0            # bytes of its .local variables in each frame (framed only)
 
 
 @dataclass
@@ -68,6 +74,8 @@ class Node:
     callee: Instance | None = None
     next: "Node | None" = None     # continuation after the call
     prev: "Node | None" = None     # for a continuation: the node that made the call
+    reentry: bool = False          # the call re-enters ``callee``, an ancestor instance
+    chain: tuple = ()              # re-entry: the instances callee .. caller, saved on the stack
 
     @property
     def name(self) -> str:
@@ -90,6 +98,8 @@ class Placed:
     offset: int
     var: object
     per_lane: bool = False
+    frame: "Instance | None" = field(default=None, compare=False, repr=False)
+    # ^ a framed instance's .local variable: ``offset`` is in its frame
 
 
 def decode_call(ins: ir.Instr):
@@ -122,8 +132,7 @@ def var_align(var) -> int:
 class Plan:
     """Everything the code generator and the runtime need to know statically."""
 
-    def __init__(self, module: ir.Module, kernel: ir.Function, max_inline: int = 2048,
-                 max_recursion: int = 8):
+    def __init__(self, module: ir.Module, kernel: ir.Function, max_inline: int = 2048):
         self.module, self.kernel = module, kernel
         from ptxc.backends.llvm.layout import seg_shift
         self.shift = seg_shift(module)          # generic address = segment << shift | offset
@@ -136,7 +145,6 @@ class Plan:
         self.instr_table: list[tuple[Instance, ir.Instr]] = []
         self.instr_node: list[Node] = []
         self.max_inline = max_inline
-        self.max_recursion = max_recursion      # inlined copies of one function on a call chain
         self.no_callee: dict[int, str] = {}     # call -> why it is not inlined
         self._globals = {v.name: v for v in module.globals}
         self._funcs: dict[str, ir.Function] = {}
@@ -154,24 +162,34 @@ class Plan:
         self.local_size = 0
         self.has_dynamic_shared = False
         self.func_globals: list = []            # function-scope .global variables: (var, offset)
-        root = self._instantiate(kernel, None, None, [])
+        self.recursive_fns = recursive_functions(self._funcs)
+        self.framed_calls: list = []            # call nodes into framed instances
+        root = self._instantiate(kernel, None, None)
         self.root = root
         self._place_all()
         self.dyn_shared_base = align_up(self.shared_static, 16)
         self.local_size = align_up(self.local_size, 16)
 
     # --------------------------------------------------------- instances
-    def _instantiate(self, fn: ir.Function, parent, call, stack) -> Instance:
+    def _instantiate(self, fn: ir.Function, parent, call) -> Instance:
         from ptxc.passes.postdomtree import PostDomTree
         from ptxc.ir.passmanager import AnalysisManager
         inst = Instance(len(self.instances), fn, parent, call)
         inst.pdt = AnalysisManager(self.module).get(PostDomTree, fn)
+        inst.framed = fn in self.recursive_fns
         self.instances.append(inst)
         for blk in fn.blocks:
-            self._make_nodes(inst, blk, stack + [fn])
+            self._make_nodes(inst, blk)
         return inst
 
-    def _make_nodes(self, inst: Instance, blk: ir.Block, stack) -> None:
+    @staticmethod
+    def _ancestor(inst: Instance, fn) -> "Instance | None":
+        """The nearest instance of ``fn`` on ``inst``'s call chain (itself included)."""
+        while inst is not None and inst.fn is not fn:
+            inst = inst.parent
+        return inst
+
+    def _make_nodes(self, inst: Instance, blk: ir.Block) -> None:
         body = [i for i in blk.instrs if not i.is_phi]
         seg, start, prev = 0, 0, None
         for k, ins in enumerate(body):
@@ -182,11 +200,19 @@ class Plan:
             callee = self._callee(ins)
             if isinstance(callee, str):
                 self.no_callee[id(ins)] = callee
-            elif stack.count(callee) < self.max_recursion and len(self.instances) < self.max_inline:
-                node.callee = self._instantiate(callee, inst, ins, stack)
-            else:       # too deep: executing this call is a run-time error
-                self.no_callee[id(ins)] = (f"call nested deeper than {self.max_recursion} levels of "
-                                           f"recursion (or {self.max_inline} inlined calls)")
+            elif (home := self._ancestor(inst, callee)) is not None:   # recursion: re-enter
+                node.callee, node.reentry = home, True
+                chain, x = [], inst
+                while x is not home:
+                    chain.append(x)
+                    x = x.parent
+                node.chain = tuple([home] + chain[::-1])
+            elif len(self.instances) < self.max_inline:
+                node.callee = self._instantiate(callee, inst, ins)
+            else:       # too many: executing this call is a run-time error
+                self.no_callee[id(ins)] = f"more than {self.max_inline} inlined calls"
+            if node.callee is not None and node.callee.framed:
+                self.framed_calls.append(node)
             prev, seg, start = node, seg + 1, k + 1
         self._new_node(inst, blk, seg, body[start:], prev)   # the continuation (or whole block)
 
@@ -197,7 +223,7 @@ class Plan:
             self.first_node[(inst.id, blk.index)] = node
         if prev is not None:
             prev.next, node.prev = node, prev
-            if prev.callee is not None:
+            if prev.callee is not None and not prev.reentry:
                 prev.callee.ret_node = node
         for ins in instrs:
             self.instr_ids[(inst.id, id(ins))] = len(self.instr_table)
@@ -225,8 +251,22 @@ class Plan:
     def reconvergence_pc(self, inst: Instance, blk: ir.Block) -> int:
         r = inst.pdt.ipdom(blk)
         if r is None:
-            return inst.ret_node.id if inst.ret_node is not None else EXIT_PC
+            return self.ret_pc(inst)
         return self.node_of(inst, r).id
+
+    def ret_pc(self, inst: Instance) -> int:
+        """Where ``ret`` of ``inst`` continues: the call's continuation node,
+        EXIT_PC in the kernel, or for a framed instance (entered from several
+        call sites and depths) its return pseudo pc: the call pushed a SIMT
+        entry that reconverges there (ops/call_frames.py)."""
+        if inst.framed:
+            return ret_pseudo_pc(inst)
+        return inst.ret_node.id if inst.ret_node is not None else EXIT_PC
+
+    @property
+    def recursive(self) -> bool:
+        """Does the kernel call a recursive function (so it needs a call stack)?"""
+        return bool(self.framed_calls)
 
     def instr_id(self, inst: Instance, ins: ir.Instr) -> int:
         return self.instr_ids[(inst.id, id(ins))]
@@ -319,6 +359,10 @@ class Plan:
         if space in ("local", "param", "reg"):
             key = (inst.id, id(var))
             p = self._placed.get(key)
+            if p is None and space == "local" and inst.framed:   # in the frame of each activation
+                off = align_up(inst.frame_size, var_align(var))
+                inst.frame_size = off + max(var.size, 1)
+                p = self._placed[key] = Placed("local", SEG_LOCAL, off, var, True, frame=inst)
             if p is None:
                 off = align_up(self.local_size, var_align(var))
                 self.local_size = off + max(var.size, 1)
@@ -404,6 +448,39 @@ def module_space_layout(module, space: str):
         out[v.name] = off
         off += max(v.size, 1)
     return out, align_up(off, 16)
+
+
+def ret_pseudo_pc(inst: Instance) -> int:
+    """The return pseudo pc of a framed instance (never a node, never dispatched)."""
+    return EXIT_PC - 1 - inst.id
+
+
+def recursive_functions(funcs: dict) -> set:
+    """The defined functions that can reach themselves through calls (a
+    call graph cycle); ``funcs``: name -> Function."""
+    callees = {}
+    for f in funcs.values():
+        out = set()
+        for blk in f.blocks:
+            for ins in blk.instrs:
+                if ins.opcode == "call":
+                    _, target, _ = decode_call(ins)
+                    g = funcs.get(target.name) if isinstance(target, ir.Sym) else None
+                    if g is not None and g.blocks and not g.is_decl:
+                        out.add(g)
+        callees[f] = out
+    rec = set()
+    for f in callees:
+        seen, todo = set(), list(callees[f])
+        while todo:
+            g = todo.pop()
+            if g is f:
+                rec.add(f)
+                break
+            if g not in seen:
+                seen.add(g)
+                todo.extend(callees.get(g, ()))
+    return rec
 
 
 def _symbols(op):

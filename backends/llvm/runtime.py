@@ -27,6 +27,7 @@ from ptxc.backends.llvm.ops.device_calls import DeviceOutput
 
 
 MAX_PER_CTA = 1 << 24          # larger grids report no per-CTA statistics (memory)
+DEFAULT_STACK = 1024           # call stack bytes per thread: CUDA's default cudaLimitStackSize
 
 
 def aligned(nbytes: int, align: int = 64) -> np.ndarray:
@@ -90,8 +91,14 @@ class Launch:
     def __init__(self, compiled, grid, block, params: bytes, segments: dict,
                  dyn_shared: int, max_steps: int, threads: int, per_cta: bool = True,
                  memory: ModuleMemory | None = None, grid_ws: int | None = None,
-                 memcheck=None, heap=None):
+                 memcheck=None, heap=None, stack_size: int = DEFAULT_STACK,
+                 read_only=(), heap_bounds=None):
         self.c = compiled
+        self.heap_bounds = heap_bounds      # memcheck: the DeviceHeap whose blocks bound accesses
+        # segments kernels may read but not write: the .const variables (the
+        # window cvta.const reaches and, under ptxc run, their allocation)
+        self.read_only = frozenset(read_only) | {Lo.SEG_CONST}
+        self.stack_size = int(stack_size)   # bytes of call stack per thread (cudaLimitStackSize)
         self.heap = heap                    # the ops/device_heap.DeviceHeap malloc/free use (or None)
         self.memcheck = memcheck            # a memcheck.MemcheckLog: record bad accesses, go on
         self.grid_ws = grid_ws              # cooperative launch: workspace address (coop.py)
@@ -104,6 +111,12 @@ class Launch:
         self.shared_total = plan.dyn_shared_base + dyn_shared if plan.has_dynamic_shared \
             else plan.shared_static + dyn_shared
         self.local_size = plan.local_size
+        self.ws_size = compiled.ws_size     # bytes per warp state (+ the save area of a call stack)
+        if compiled.stack is not None:      # recursion: the threads' call stacks (ops/call_frames.py)
+            from ptxc.backends.llvm.ops.call_frames import stack_sizes
+            local_stack, save = stack_sizes(compiled.stack, self.stack_size)
+            self.local_size = plan.local_size + local_stack
+            self.ws_size = compiled.ws_size + save
         self.params = aligned(max(plan.param_size, len(params)) + 16)
         self.params[:len(params)] = np.frombuffer(params, dtype=np.uint8)
         if memory is None:
@@ -125,15 +138,31 @@ class Launch:
     # ---------------------------------------------------------- structs
     def _launch_state(self, dyn_shared: int, max_steps: int) -> np.ndarray:
         L = aligned(Lo.L_SIZE)
+        hb = self.heap_bounds
+        if hb is not None:      # instruments/memcheck_heap.py
+            struct.pack_into("<IIQQ", L, Lo.L_HEAP_SEG, hb.seg, len(hb.owner), ptr(hb.owner),
+                             ptr(hb.ends))
         g, b = self.grid, self.block
-        struct.pack_into("<4I4IQqIIIIQQI", L, 0, b[0], b[1], b[2], self.nthreads,
+        struct.pack_into("<4I4IQqIIIIQQII", L, 0, b[0], b[1], b[2], self.nthreads,
                          g[0], g[1], g[2], self.nwarps, ptr(self.params), max_steps,
                          self.shared_total, dyn_shared, self.local_size, self.nsegs,
                          ptr(self.per_cta) if self.per_cta is not None else 0,
-                         self.grid_ws or 0, int(self.grid_ws is not None))
+                         self.grid_ws or 0, int(self.grid_ws is not None),
+                         min(self.stack_size, 0xFFFFFFFF))
         return L
 
     def _segments(self) -> np.ndarray:
+        """The segment table, twice: entries 0..nsegs-1 for reads, then the
+        same for writes (generic stores, atomics) with the read-only
+        segments of size 0, so that a write there fails its bounds check."""
+        segs = self._read_segments()
+        writes = segs.copy()
+        for seg in self.read_only:
+            if seg < self.nsegs:
+                writes[seg, 1] = 0
+        return np.concatenate([segs, writes])
+
+    def _read_segments(self) -> np.ndarray:
         segs = np.zeros((self.nsegs, 4), dtype=np.int64)
         segs[:, 0] = ptr(self.params)          # a valid pointer everywhere (size 0 = no access)
         segs[Lo.SEG_PARAM] = (ptr(self.params), self.c.plan.param_size, 0, 0)
@@ -213,7 +242,7 @@ class Launch:
         errors = [w.error for w in workers if w.error is not None]
         if errors:
             raise min(errors, key=lambda e: e.cta)
-        if self.per_cta is not None:
+        if self.per_cta is not None and classes.cta_class is not None:
             for half in (self.per_cta[0::2], self.per_cta[1::2]):
                 half[:] = half[reps][classes.cta_class]
         self.ctas_run = len(reps)
@@ -268,21 +297,22 @@ class Worker:
     def __init__(self, launch: Launch):
         c = launch.c
         self.launch = launch
-        self.ws_size = c.ws_size
-        self.ws = aligned(launch.nwarps * c.ws_size)
+        self.ws_size = launch.ws_size
+        self.ws = aligned(launch.nwarps * launch.ws_size)
         self.local = aligned(launch.nwarps * 32 * max(launch.local_size, 1))
         self.shared = aligned(launch.shared_total + 16)
         self.segs = launch.seg_template.copy()
-        self.segs[Lo.SEG_SHARED] = (ptr(self.shared), launch.shared_total, 0, 0)
-        self.segs[Lo.SEG_LOCAL] = (ptr(self.local), launch.local_size, launch.local_size, 0)
+        for half in (0, launch.nsegs):              # the read and the write table
+            self.segs[half + Lo.SEG_SHARED] = (ptr(self.shared), launch.shared_total, 0, 0)
+            self.segs[half + Lo.SEG_LOCAL] = (ptr(self.local), launch.local_size, launch.local_size, 0)
         self.counters = np.zeros(max(c.n_counters, 1), dtype=np.int64)
         self.cta = aligned(Lo.CTA_SIZE)
         if launch.race is not None:         # racecheck: this worker's shadow memory
             struct.pack_into("<Q", self.cta, Lo.CTA_RACE,
-                             launch.race.attach(launch.shared_total, launch.nwarps))
+                             launch.race.attach(launch.shared_total, launch.nwarps, ptr(self.shared)))
         self.W = aligned(Lo.W_SIZE)
         struct.pack_into("<6Qq", self.W, 0, ptr(self.ws), ptr(self.local), ptr(self.shared),
-                         ptr(self.segs), ptr(self.counters), ptr(self.cta), c.ws_size)
+                         ptr(self.segs), ptr(self.counters), ptr(self.cta), self.ws_size)
         self.error = None
 
     def run_range(self, begin: int, end: int) -> None:

@@ -2,7 +2,9 @@
 compiled once per process, jit.runtime).
 
 ``run_ctas(L, W, begin, end)`` runs CTAs ``begin..end-1`` (linear ids) on one
-worker: for each CTA it clears shared and local memory, sets up every warp
+worker: for each CTA it clears shared and local memory, points the local
+entry of the segment table (and of its write half, runtime.Launch) at
+each warp's local memory before running it, sets up every warp
 (thread ids, the lanes that exist, a reconvergence stack holding the entry
 node), then runs rounds: each runnable warp runs until it finishes or reaches
 a barrier; when a round ends with every unfinished warp at a barrier, the
@@ -65,6 +67,11 @@ entry:
   %pw6 = getelementptr inbounds i8, ptr %W, i64 {L.W_WS_SIZE}
   %wssz = load i64, ptr %pw6, align 8
   %seglocal = getelementptr inbounds i8, ptr %segs, i64 {seg_local}
+  %pnsegs = getelementptr inbounds i8, ptr %L, i64 {L.L_NSEGS}
+  %nsegs = load i32, ptr %pnsegs, align 4
+  %nsegs64 = zext i32 %nsegs to i64
+  %wsegoff = mul i64 %nsegs64, {L.SEG_ENTRY_BYTES}
+  %wseglocal = getelementptr inbounds i8, ptr %seglocal, i64 %wsegoff
   %lsz64 = zext i32 %locsz to i64
   %wlocal = mul i64 %lsz64, 32
   %sh64 = zext i32 %shsz to i64
@@ -112,6 +119,10 @@ cta.body:
   store i32 %cz32, ptr %pcz, align 4
   %pcl = getelementptr inbounds i8, ptr %cta, i64 {L.CTA_LINEAR}
   store i32 %c32, ptr %pcl, align 4
+  %chi = lshr i64 %c, 32
+  %chi32 = trunc i64 %chi to i32
+  %pclh = getelementptr inbounds i8, ptr %cta, i64 {L.CTA_LINEAR_HI}
+  store i32 %chi32, ptr %pclh, align 4
   store i32 0, ptr %pred0, align 4
   store i32 1, ptr %pred1, align 4
   store i32 0, ptr %pred2, align 4
@@ -181,6 +192,7 @@ wrun:
   %loff = mul i64 %w264, %wlocal
   %lp = getelementptr inbounds i8, ptr %locb, i64 %loff
   store ptr %lp, ptr %seglocal, align 8
+  store ptr %lp, ptr %wseglocal, align 8
   %r = call i32 %run_warp(ptr %wsp2, ptr %cta, ptr %L, ptr %segs, ptr %cnt)
   %iserr = icmp eq i32 %r, {L.ST_ERROR}
   br i1 %iserr, label %error, label %wran

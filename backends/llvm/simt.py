@@ -79,7 +79,8 @@ class SimtMixin:
             f.store("i32", self.m, self.mask_a, 4)
             return f.br("exitlanes")
         r = f.load("i32", self.rpc_a, 4)
-        f.cbr(f.icmp("eq", "i32", r, str(pc)), "popdispatch", f"N{pc}")
+        target = f"N{pc}" if pc < self.n_nodes else "badpc"    # a return pseudo pc pops
+        f.cbr(f.icmp("eq", "i32", r, str(pc)), "popdispatch", target)
 
     def end_block(self, node, term) -> None:
         plan, blk, inst = self.plan, node.block, node.inst
@@ -104,12 +105,12 @@ class SimtMixin:
         return self.goto(plan.node_of(inst, blk.fallthrough).id)
 
     def after_function(self, inst) -> int:
-        return inst.ret_node.id if inst.ret_node is not None else Lo.EXIT_PC
+        return self.plan.ret_pc(inst)
 
     def leave_function(self, node) -> None:
         """Falling off the end of a function body: like ``ret``."""
-        if node.inst.ret_node is not None:
-            return self.goto(node.inst.ret_node.id)
+        if node.inst.parent is not None:
+            return self.goto(self.plan.ret_pc(node.inst))
         f = self.f
         ex = f.load("i32", self.ex_a, 4)
         f.store("i32", f.val(f"or i32 {ex}, {self.m}"), self.ex_a, 4)
@@ -121,11 +122,12 @@ class SimtMixin:
         effi = f.cast("bitcast", "<32 x i1>", eff, "i32")
         if term.opcode == "trap":
             self.fail_if(effi, Lo.ERR_TRAP, "zeroinitializer")
-        if term.opcode == "ret" and inst.ret_node is not None:
+        if term.opcode == "ret" and inst.parent is not None:
+            ret = self.plan.ret_pc(inst)
             if term.guard is None:
-                return self.goto(inst.ret_node.id)
+                return self.goto(ret)
             ft = self.plan.node_of(inst, node.block.fallthrough).id
-            return self.cond_branch(term, inst.ret_node.id, ft, node, counted=False, eff=eff)
+            return self.cond_branch(term, ret, ft, node, counted=False, eff=eff)
         ex = f.load("i32", self.ex_a, 4)
         f.store("i32", f.val(f"or i32 {ex}, {effi}"), self.ex_a, 4)
         if term.guard is None or node.block.fallthrough is None:
@@ -239,6 +241,7 @@ class SimtMixin:
     # ----------------------------------------------------------- barriers
     def barrier(self, ins) -> None:
         """CTA barrier: save the warp, return ST_BARRIER, resume here."""
+        from ptxc.backends.llvm.instruments.check_hooks import race_resume_hook
         from ptxc.backends.llvm.ops.warp import barrier_arrive, barrier_resume
         mods = ins.mods
         if "arrive" in mods or "warp" in mods:
@@ -254,6 +257,8 @@ class SimtMixin:
         f.br("save")
         f.label(label)
         self.set_mask(f.load("i32", self.mask_a, 4))
+        if self.checks:
+            race_resume_hook(self, ins)         # racecheck: a named barrier's phase acquired
         if self.keep(ins):
             barrier_resume(self, ins)
         f.br(skip)
@@ -318,6 +323,9 @@ class SimtMixin:
     def enter_call(self, node) -> None:
         from ptxc.backends.llvm.ops.call_params import copy_params
         callee = node.callee
+        if callee is not None and callee.framed:      # a call stack (recursion)
+            from ptxc.backends.llvm.ops.call_frames import enter_framed
+            return enter_framed(self, node)
         if callee is not None:
             self.lower(node.call, lambda cg, n: copy_params(cg, n, into_callee=True), node)
             self.inst = node.inst
@@ -337,5 +345,8 @@ class SimtMixin:
 
     def copy_returns(self, call_node) -> None:
         from ptxc.backends.llvm.ops.call_params import copy_params
+        if call_node is not None and call_node.callee.framed:
+            from ptxc.backends.llvm.ops.call_frames import return_framed
+            return return_framed(self, call_node)
         if call_node is not None:
             self.lower(call_node.call, lambda cg, n: copy_params(cg, n, into_callee=False), call_node)

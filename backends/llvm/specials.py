@@ -77,6 +77,17 @@ class SpecialRegs:
               "ge": lambda l: (0xFFFFFFFF << l) & 0xFFFFFFFF}[kind]
         return lane_consts("i32", [(fn(l) ^ 0x80000000) - 0x80000000 for l in range(32)])
 
+    def framed_sym(self, sym: ir.Sym):
+        """The lane addresses of a framed instance's .local variable (its
+        frame differs per activation: ops/call_frames.py), else None."""
+        if sym.name == "WARP_SZ":
+            return None
+        p = self.plan.resolve(self.inst, self.cur, sym.name)
+        if getattr(p, "frame", None) is None:
+            return None
+        from ptxc.backends.llvm.ops.access import frame_address
+        return frame_address(self, p, sym.offset)
+
     def sym_address(self, sym: ir.Sym) -> int:
         """The address a symbol names (its own state space's address)."""
         if sym.name == "WARP_SZ":

@@ -101,6 +101,9 @@ class Values:
         if isinstance(op, ir.Undef) and self.plan.slot(self.inst, op) is None:
             return self.const_vec(0, t)
         if isinstance(op, ir.Sym):
+            framed = self.framed_sym(op) if self.plan.recursive else None
+            if framed is not None:
+                return self.adjust(framed, "u64", t)
             return self.adjust(self.const_vec(self.sym_address(op), "u64"), "u64", t)
         if isinstance(op, ir.Vec):
             return self.read_packed(op, t)

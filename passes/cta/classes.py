@@ -40,9 +40,10 @@ SEPARABLE, EXACT = 0, 1                 # the first column of an atom: how it wa
 
 class CtaClasses:
     """``reps`` (representative linear CTA ids, ascending), ``counts``
-    (members per class) and ``cta_class`` (class index of every CTA)."""
+    (members per class) and ``cta_class`` (class index of every CTA; None
+    when it was not kept: a grid too large for per-CTA numbers)."""
 
-    def __init__(self, reps: np.ndarray, counts: np.ndarray, cta_class: np.ndarray):
+    def __init__(self, reps: np.ndarray, counts: np.ndarray, cta_class: "np.ndarray | None"):
         self.reps, self.counts, self.cta_class = reps, counts, cta_class
 
     def __len__(self) -> int:
@@ -50,19 +51,26 @@ class CtaClasses:
 
 
 def classify(condition, kernel, grid, block, params: bytes, offsets: list,
-             segments: "SegmentSizes | None" = None) -> CtaClasses:
+             segments: "SegmentSizes | None" = None, keep: bool = True) -> CtaClasses:
     """The classes of a launch (raises Unclassifiable). ``segments``: the
-    launch's buffer sizes, needed when the condition has fault checks."""
+    launch's buffer sizes, needed when the condition has fault checks;
+    ``keep``: keep the class of every CTA (``cta_class``; not for grids
+    too large for per-CTA numbers). A condition without atoms or fault
+    checks (nothing depends on %ctaid) is one class at once, whatever the
+    grid's size (a grid of 65535 x 65535 CTAs)."""
     if condition.checks and segments is None:
         raise Unclassifiable("the fault checks need the launch's buffer sizes")
     nctas = grid[0] * grid[1] * grid[2]
+    if not condition.atoms and not condition.checks:
+        return CtaClasses(np.zeros(1, dtype=np.int64), np.array([nctas], dtype=np.int64),
+                          np.zeros(nctas, dtype=np.int64) if keep else None)
     nthreads = block[0] * block[1] * block[2]
     ev = Evaluator(grid, block, params, offsets)
     chunk = min(CHUNK, max(1, EXACT_CHUNK // nthreads))
     ev.exact_allowed = nctas * nthreads <= EXACT_TOTAL
     rows: dict[tuple, int] = {}
     reps, counts = [], []
-    cta_class = np.empty(nctas, dtype=np.int64)
+    cta_class = np.empty(nctas, dtype=np.int64) if keep else None
     for begin in range(0, nctas, chunk):
         end = min(nctas, begin + chunk)
         ev.set_ctas(begin, end)
@@ -83,7 +91,8 @@ def classify(condition, kernel, grid, block, params: bytes, offsets: list,
                 counts.append(0)
             mapping[j] = cls
         ids = mapping[local.reshape(-1)]
-        cta_class[begin:end] = ids
+        if cta_class is not None:
+            cta_class[begin:end] = ids
         for cls, n in zip(*np.unique(ids, return_counts=True)):
             counts[cls] += int(n)
     return in_cta_order(np.array(reps, dtype=np.int64), np.array(counts, dtype=np.int64),
@@ -97,7 +106,7 @@ def in_cta_order(reps, counts, cta_class) -> CtaClasses:
     order = np.argsort(reps, kind="stable")
     rank = np.empty_like(order)
     rank[order] = np.arange(len(order))
-    return CtaClasses(reps[order], counts[order], rank[cta_class])
+    return CtaClasses(reps[order], counts[order], rank[cta_class] if cta_class is not None else None)
 
 
 def fault_signature(ev, check, segments: SegmentSizes) -> list:

@@ -19,8 +19,12 @@ from ptxc.check import hazards as hazard_report, initcheck as initcheck_report, 
 
 
 def fault_block(fault) -> list[str]:
-    """A device assert or trap the application got as a CUDA error."""
+    """A device assert, trap or stack overflow the application got as a CUDA
+    error."""
     from ptxc.runtime.faults import CUDA_ERROR_ASSERT, CUDA_ERROR_LAUNCH_FAILURE, NAMES
+    from ptxc.backends.llvm.layout import ERR_STACK_OVERFLOW
+    if fault.error == ERR_STACK_OVERFLOW and fault.site:
+        return stack_overflow_block(fault, NAMES.get(fault.code, fault.code))
     what = ("Device-side assertion failed" if fault.code == CUDA_ERROR_ASSERT else
             "Device-side trap" if fault.code == CUDA_ERROR_LAUNCH_FAILURE else
             "Invalid memory access in a kernel not checked (--kernel-name)")
@@ -30,6 +34,21 @@ def fault_block(fault) -> list[str]:
         message = message[:-len(asserts[0]) - 2]
     return [f"{what} ({NAMES.get(fault.code, fault.code)}, error {fault.code})",
             f"    {message}"] + [f"    {a}" for a in asserts]
+
+
+def stack_overflow_block(fault, error: str) -> list[str]:
+    """compute-sanitizer's "Stack overflow" (a thread passed its
+    cudaLimitStackSize) at the function whose frame did not fit."""
+    from ptxc.launcher.access_errors import fmt3
+    from ptxc.report.kernel_names import demangle
+    s = fault.site
+    fn = demangle([s["function"]])[s["function"]]
+    detail = s["what"].split(": ", 1)[-1]
+    return ["Stack overflow",
+            f"    at {fn} in {s['at']} ({s['opcode']})",
+            f"    by thread ({fmt3(s['thread'])}) in block ({fmt3(s['block'])})",
+            f"    {detail}",
+            f"    the launch failed: {error} (error {fault.code})"]
 
 
 def fault_count(fault) -> int:

@@ -8,7 +8,8 @@ instructions with its number of hazards:
     =========     and Read access at k+0x90 in k.cu:14 [64 hazards]
     ========= RACECHECK SUMMARY: 1 hazard displayed (1 error, 0 warnings)
 
-and synccheck ("Synccheck Tool") one block per error:
+(``Error:``, ``Warning:`` or ``Info:``, compute-sanitizer's three severity
+levels), and synccheck ("Synccheck Tool") one block per error:
 
     ========= Barrier error detected. Divergent thread(s) in warp
     =========     at k+0x70 in k.cu:20
@@ -60,10 +61,15 @@ def sync_lines(e: SyncReport, file: str = "", name: str = "") -> list[str]:
 
 
 def race_summary(reports) -> str:
+    """compute-sanitizer's summary line; info-level hazards (a write of the
+    value the byte already held) are added when there are some."""
     errors = sum(1 for r in reports if r.severity == "error")
+    infos = sum(1 for r in reports if r.severity == "info")
+    warnings = len(reports) - errors - infos
     n = len(reports)
+    info = f", {infos} info" if infos else ""
     return (f"RACECHECK SUMMARY: {n} hazard{'' if n == 1 else 's'} displayed ({errors} "
-            f"error{'' if errors == 1 else 's'}, {n - errors} warning{'' if n - errors == 1 else 's'})")
+            f"error{'' if errors == 1 else 's'}, {warnings} warning{'' if warnings == 1 else 's'}{info})")
 
 
 def launch_text(tool: str, reports) -> str:
@@ -94,6 +100,8 @@ def launches_json(launches, tool: str) -> dict:
     if tool == "racecheck":
         d["warning_count"] = sum(e.count for _, e in launch_reports(launches, tool)
                                  if e.severity == "warning")
+        d["info_count"] = sum(e.count for _, e in launch_reports(launches, tool)
+                              if e.severity == "info")
     return d
 
 

@@ -28,7 +28,7 @@ PREFIX = "========="
 def error_block(e: MemcheckError, file: str = "", name: str = "") -> list[str]:
     """compute-sanitizer's lines for one error (without the ===== prefix);
     ``name``: the kernel's readable (demangled) name."""
-    what = "is out of bounds" if e.error == "out-of-bounds" else "is misaligned"
+    what = {"out-of-bounds": "is out of bounds", "read-only": "is read-only"}.get(e.error, "is misaligned")
     lines = [f"Invalid __{e.space}__ {VERB[e.kind]} of size {e.size} bytes",
              f"    at {name or e.kernel} in {location(e, file or e.file)}",
              f"    by thread ({fmt3(e.thread)}) in block ({fmt3(e.block)})",
@@ -41,9 +41,14 @@ def error_block(e: MemcheckError, file: str = "", name: str = "") -> list[str]:
 
 def location(e, file: str) -> str:
     """Where an error's instruction is: 'k.cu:3 (k.ptx:47, ld.global.f32)',
-    or 'k.ptx:47 (ld.global.f32)' without a CUDA source line."""
+    or 'k.ptx:47 (ld.global.f32)' without a CUDA source line. Inlined code
+    (an atomicAdd from CUDA's headers) shows the user's line first, then the
+    lines it was inlined from: 'k.cu:6 > device_atomic_functions.hpp:107
+    (k.ptx:52, atom.global.add.u32)'."""
     at = ptx_line(file, e.line)
-    return f"{e.source} ({at}, {e.opcode})" if e.source else f"{at} ({e.opcode})"
+    inlined = getattr(e, "inlined", "")
+    source = f"{e.source} > {inlined}" if e.source and inlined else e.source
+    return f"{source} ({at}, {e.opcode})" if source else f"{at} ({e.opcode})"
 
 
 NO_FILE = "the PTX of "
@@ -95,7 +100,7 @@ def sanitizer_text(errors: list[MemcheckError], total: int) -> str:
 ERROR_TEMPLATE = {"launch": 0, "kernel": "", "module": "", "line": 0, "opcode": "", "kind": "",
                   "space": "", "error": "", "size": 0, "count": 0, "block_x": 0, "block_y": 0,
                   "block_z": 0, "thread_x": 0, "thread_y": 0, "thread_z": 0, "address": 0,
-                  "where": "", "file": "", "source": ""}
+                  "where": "", "file": "", "source": "", "inlined": ""}
 
 
 def checked(launches) -> bool:
@@ -120,7 +125,7 @@ def error_rows(launches) -> list[dict]:
                      "block_y": e.block[1], "block_z": e.block[2], "thread_x": e.thread[0],
                      "thread_y": e.thread[1], "thread_z": e.thread[2],
                      "address": e.address, "where": e.where, "file": e.file,
-                     "source": e.source})
+                     "source": e.source, "inlined": e.inlined})
     return rows
 
 

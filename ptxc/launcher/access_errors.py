@@ -10,7 +10,7 @@ from __future__ import annotations
 from dataclasses import asdict, dataclass
 
 from ptxc.backends.llvm import layout as Lo
-from ptxc.launcher.addresses import describe_address, with_base
+from ptxc.launcher.addresses import describe_address, in_read_only, with_base
 
 
 @dataclass
@@ -21,7 +21,7 @@ class MemcheckError:
     opcode: str
     kind: str            # load / store / atomic
     space: str           # global / shared / local / const / param
-    error: str           # out-of-bounds / misaligned
+    error: str           # out-of-bounds / misaligned / read-only (a write to a .const variable)
     size: int            # bytes per thread
     count: int           # failing thread-accesses
     block: tuple         # CTA of the first occurrence
@@ -29,7 +29,10 @@ class MemcheckError:
     address: int
     where: str           # what the address is near ('' if nothing)
     file: str = ""       # the PTX file of ``line`` (as error messages name it)
-    source: str = ""     # CUDA source file:line of the instruction ('' without .loc)
+    source: str = ""     # CUDA source file:line of the instruction in the user's code:
+                         # for inlined code the outermost call site ('' without .loc)
+    inlined: str = ""    # for inlined code, the lines it was inlined from, from that
+                         # call inwards: 'device_atomic_functions.hpp:107' ('' if none)
 
     def as_dict(self) -> dict:
         return asdict(self)
@@ -45,15 +48,24 @@ def describe_errors(c, fn, log, sizes: dict) -> list[MemcheckError]:
             space = {Lo.SEG_SHARED: "shared", Lo.SEG_LOCAL: "local"}.get(
                 e.address >> c.plan.shift, "global")
         where = describe_address(e.address, ins, sizes, space=e.space).strip()[1:-1]
-        if e.code == Lo.ERR_OOB:        # passes/memory/provenance.py
+        error = "out-of-bounds" if e.code == Lo.ERR_OOB else "misaligned"
+        heap, shift = sizes.get("heap"), sizes.get("shift", 32)
+        if e.code == Lo.ERR_OOB and e.kind in ("store", "atomic") and space == "global" \
+                and in_read_only(e.address, sizes):      # runtime.Launch._segments
+            error, where = "read-only", const_variable(c.plan, e.address, sizes) or where
+        elif e.code == Lo.ERR_OOB and heap is not None and e.address >> shift == heap.seg and \
+                (e.address & ((1 << shift) - 1)) + e.size <= heap.array.nbytes:
+            where = heap.describe(e.address & ((1 << shift) - 1), e.size)   # instruments/memcheck_heap.py
+        elif e.code == Lo.ERR_OOB:        # passes/memory/provenance.py
             from ptxc.launcher.provenance_message import started_from
             where += started_from(c.plan, inst, ins, e.address, sizes, shadow=e.shadow)
         out.append(MemcheckError(
             kernel=fn.name, line=ins.loc.line if ins.loc else 0, opcode=ins.full_opcode,
-            kind=e.kind, space=space, error="out-of-bounds" if e.code == Lo.ERR_OOB else "misaligned",
+            kind=e.kind, space=space, error=error,
             size=e.size, count=e.count, block=e.cta, thread=e.thread, address=e.address,
             where=where, file=(ins.loc.file or "") if ins.loc else "",
-            source=source_line(c.plan.module, ins)))
+            source=source_line(c.plan.module, ins, outermost=True),
+            inlined=inlined_lines(c.plan.module, ins)))
     return out
 
 
@@ -73,8 +85,21 @@ def describe_uninit(c, fn, log, sizes: dict) -> list[UninitRead]:
             kind=e.kind, space="global", error="uninitialized", size=e.size, count=e.count,
             block=e.cta, thread=e.thread, address=e.address,
             where=inside(e.address, sizes), file=(ins.loc.file or "") if ins.loc else "",
-            source=source_line(c.plan.module, ins)))
+            source=source_line(c.plan.module, ins, outermost=True),
+            inlined=inlined_lines(c.plan.module, ins)))
     return out
+
+
+def const_variable(plan, addr: int, sizes: dict) -> str:
+    """'the .const variable table + 4' for an address in the .const variables
+    (the .const window, or their allocation under ptxc run), '' if none."""
+    shift = sizes.get("shift", 32)
+    off = addr & ((1 << shift) - 1)
+    sizes_by_name = {v.name: v.size for v in plan.module.globals if v.space == "const"}
+    for name, start in plan.const_layout.items():
+        if start <= off < start + max(sizes_by_name.get(name, 1), 1):
+            return f"the .const variable {name} + {off - start}"
+    return ""
 
 
 def inside(addr: int, sizes: dict) -> str:
@@ -96,6 +121,18 @@ def source_line(module, ins, outermost: bool = False) -> str:
     if outermost and loc.get("inlined_at"):
         loc = loc["inlined_at"][-1]
     return f"{loc['file']}:{loc['line']}"
+
+
+def inlined_lines(module, ins) -> str:
+    """For an instruction of inlined code (a ``.loc ... inlined_at`` chain),
+    the lines below the user's call site, outermost first, joined by ' > ':
+    'helper.cuh:30 > device_atomic_functions.hpp:107' (the instruction's own
+    line last); '' for code that was not inlined or has no line."""
+    loc = instruction_locations(module).get(id(ins))
+    if loc is None or not loc.get("inlined_at"):
+        return ""
+    inner = list(reversed(loc["inlined_at"][:-1])) + [loc]
+    return " > ".join(f"{x['file']}:{x['line']}" for x in inner)
 
 
 def instruction_locations(module) -> dict:

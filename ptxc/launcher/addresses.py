@@ -38,6 +38,20 @@ def describe_address(addr: int, ins=None, sizes=None, space: str | None = None) 
     return f" ({names.get(seg, 'segment %d' % seg)}{' + %d' % off if seg else ''})"
 
 
+def in_read_only(addr: int, sizes: dict) -> bool:
+    """Does generic address ``addr`` lie inside a segment kernels may not
+    write (the .const variables: ``sizes['read_only']``, runtime.Launch)?"""
+    from ptxc.backends.llvm import layout as Lo
+    shift = sizes.get("shift", 32)
+    seg, off = addr >> shift, addr & ((1 << shift) - 1)
+    if seg not in sizes.get("read_only", ()):
+        return False
+    if seg == Lo.SEG_CONST:
+        return off < sizes.get("const", 0)
+    buf = sizes.get("buffers", {}).get(seg)
+    return buf is not None and off < buf[1]
+
+
 def nearest_buffer(addr: int, buffers: dict, shift: int) -> str:
     """Where ``addr`` lies relative to the nearest buffer, as a signed
     distance a user checks at once: '8 bytes before allocation #5

@@ -19,7 +19,8 @@ from ptxc.launcher.checks import check_option, check_value_profile
 from ptxc.launcher.compile import compile_timed, place_slice
 from ptxc.launcher.config import configure, default_block, find_kernel
 from ptxc.launcher.execute import execute, run_compiled
-from ptxc.launcher.limits import check_max_steps
+from ptxc.backends.llvm.runtime import DEFAULT_STACK
+from ptxc.launcher.limits import check_max_steps, check_stack_size
 
 
 DEFAULT_MAX_STEPS = 100_000_000     # block executions per warp
@@ -31,7 +32,7 @@ def launch(module, kernel=None, grid=(1, 1, 1), block=None, args=(), mode: str =
            shared_bytes: int = 0, max_steps: int | None = None, threads: int | None = None,
            memory_counters: bool = False, bank_bytes: int = 4, cta_equivalence: bool = True,
            cooperative: bool = False, check: str | None = None, value_profile: bool = False,
-           check_faults: bool = True):
+           check_faults: bool = True, stack_size: int = DEFAULT_STACK):
     """Run ``kernel`` of ``module`` and return its Profile (see module doc).
     A hybrid run checks every access it skips, as the full run would, and
     stops at the same out-of-bounds, null or misaligned access
@@ -47,6 +48,9 @@ def launch(module, kernel=None, grid=(1, 1, 1), block=None, args=(), mode: str =
     (``cg::this_grid().sync()``; backends/llvm/ops/coop.py).
     ``memory_counters`` also collects the coalescing / bank-conflict counters
     (docs/metrics.md), with shared-memory banks of ``bank_bytes`` (4 or 8).
+    ``stack_size`` is each thread's call stack in bytes (CUDA's
+    ``cudaLimitStackSize``, 1024 by default): recursion deeper than it
+    holds stops the launch with a stack overflow (docs/executor.md, "Calls").
     A hybrid run executes one CTA per equivalence class when the slice
     allows it (docs/cta-equivalence.md); ``cta_equivalence=False`` runs every CTA."""
     check_max_steps(max_steps)
@@ -63,7 +67,7 @@ def launch(module, kernel=None, grid=(1, 1, 1), block=None, args=(), mode: str =
     return execute(module, fn, grid, block, params, buffers, arrays, mode, shared_bytes,
                    max_steps or DEFAULT_MAX_STEPS, threads, memory,
                    cta_equivalence=cta_equivalence, cooperative=cooperative, check=check,
-                   value_profile=value_profile)
+                   value_profile=value_profile, stack_size=check_stack_size(stack_size))
 
 
 def launch_from_options(module, opts: dict, mode: str):
@@ -86,7 +90,8 @@ def launch_segments(module, kernel, grid, block, params: bytes, segments: dict, 
                     memory=None, segment_names: dict | None = None, slice_options: dict | None = None,
                     memory_counters: bool = False, bank_bytes: int = 4,
                     cta_equivalence: bool = True, heap=None, cooperative: bool = False,
-                    check: str | None = None, shadow=None, value_profile: bool = False):
+                    check: str | None = None, shadow=None, value_profile: bool = False,
+                    stack_size: int = DEFAULT_STACK, read_only=()):
     """Run a launch on device memory the caller manages (the CUDA runtime):
     ``params`` are the kernel parameter bytes as the kernel sees them (pointer
     values are generic addresses ``segment << 32 | offset``), ``segments``
@@ -105,7 +110,11 @@ def launch_segments(module, kernel, grid, block, params: bytes, segments: dict, 
     kept by the caller between launches (default: a fresh one per launch);
     ``cooperative``, ``check`` and ``value_profile`` are launch()'s; ``shadow``
     (an initcheck.Shadow kept by the caller) records which bytes were
-    written, for ``check="initcheck"``."""
+    written, for ``check="initcheck"``; ``stack_size`` is launch()'s
+    (``cudaLimitStackSize``); ``read_only`` names segments kernels may read
+    but not write (the .const variables' allocations: a store or atomic
+    there is an error, as a write to a .const variable through a generic
+    pointer is)."""
     check_max_steps(max_steps)
     fn, grid, block, mem = configure(module, kernel, grid, block, mode, shared_bytes,
                                      memory_counters, bank_bytes)
@@ -118,4 +127,5 @@ def launch_segments(module, kernel, grid, block, params: bytes, segments: dict, 
                         max_steps or DEFAULT_MAX_STEPS, threads,
                         memory=memory, segment_names=segment_names, compile_s=compile_s,
                         cta_equivalence=cta_equivalence and mode == "hybrid", heap=heap,
-                        cooperative=cooperative, check=check, shadow=shadow)
+                        cooperative=cooperative, check=check, shadow=shadow,
+                        stack_size=check_stack_size(stack_size), read_only=read_only)

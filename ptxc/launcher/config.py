@@ -62,10 +62,7 @@ def check_config(fn, grid, block, shared_bytes) -> None:
     if fn.reqntid and tuple(fn.reqntid) + (1,) * (3 - len(fn.reqntid)) != block:
         raise PtxcError(f"{kernel_label(fn)}: .reqntid {tuple(fn.reqntid)} requires block {tuple(fn.reqntid)}, "
                         f"got {block}", fn.loc)
-    check_dims(grid, block)
-    if grid[0] * grid[1] * grid[2] > 2 ** 31:
-        raise PtxcError(f"grid {grid} too large: {grid[0] * grid[1] * grid[2]} CTAs, ptxc runs at most "
-                        f"2**31 = {2 ** 31} per launch")
+    check_dims(grid, block)         # every grid CUDA accepts: x < 2**31, y and z <= 65535
     if shared_bytes < 0:
         raise PtxcError("dynamic shared memory size must be >= 0")
     check_shared(shared_bytes)

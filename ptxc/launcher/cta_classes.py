@@ -15,8 +15,12 @@ computes the program's effects). It returns the classes
 * the kernel may call ``vprintf`` or ``__assertfail`` (every CTA's output
   and thread ids are host-visible) or ``malloc``/``free`` (every CTA changes
   the device heap);
-* the grid has one CTA, or more than runtime.MAX_PER_CTA, or more than half
-  of the CTAs would run anyway.
+* the grid has one CTA, or more than half of the CTAs would run anyway.
+
+A grid of more than runtime.MAX_PER_CTA CTAs keeps no class per CTA (no
+per-CTA numbers); one whose condition has no atom (nothing depends on
+%ctaid: one class) is classified at once whatever its size, so that a
+hybrid run of a 65535 x 65535 grid runs one CTA.
 
 The classes of the last launches are remembered per module, keyed by the
 kernel, its condition (one per slice variant), grid, block and parameter bytes.
@@ -59,7 +63,7 @@ def cta_classes(c, fn, grid, block, params: bytes, seg_sizes: dict | None = None
     if builtins:
         return None, (f"off: the kernel calls {', '.join(builtins)} (every CTA's output, "
                       "or the heap every CTA changes)")
-    if nctas < 2 or nctas > MAX_PER_CTA:
+    if nctas < 2:
         return None, f"off: {nctas} CTAs"
     condition = cached_condition(module, fn)
     if not condition.ok:
@@ -70,7 +74,8 @@ def cta_classes(c, fn, grid, block, params: bytes, seg_sizes: dict | None = None
            sizes.key() if sizes is not None and condition.checks else None)
     if key not in cache:
         try:
-            classes = classify(condition, fn, grid, block, params, param_offsets(fn), sizes)
+            classes = classify(condition, fn, grid, block, params, param_offsets(fn), sizes,
+                               keep=nctas <= MAX_PER_CTA)
             found = (classes, f"{len(classes)} classes")
             if len(classes) > nctas // 2:
                 found = (None, f"off: {len(classes)} classes for {nctas} CTAs")

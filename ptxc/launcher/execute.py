@@ -22,7 +22,7 @@ from ptxc.launcher.limits import check_shared, read_only_writes
 
 def execute(module, fn, grid, block, params, buffers, arrays, mode, shared_bytes, max_steps, threads,
             memory: int = 0, cta_equivalence: bool = True, cooperative: bool = False,
-            check: str | None = None, value_profile: bool = False):
+            check: str | None = None, value_profile: bool = False, stack_size: int = 1024):
     """Run a launch whose buffers came from ``bind_args (one segment each,
     named after the pointer parameter it was bound to); copy results back."""
     from ptxc.backends.llvm.layout import SEG_FIRST_BUFFER
@@ -36,7 +36,7 @@ def execute(module, fn, grid, block, params, buffers, arrays, mode, shared_bytes
     prof = run_compiled(c, fn, grid, block, params, segments, shared_bytes, max_steps, threads,
                         segment_names=names, compile_s=compile_s,
                         cta_equivalence=cta_equivalence and mode == "hybrid",
-                        cooperative=cooperative, check=check)
+                        cooperative=cooperative, check=check, stack_size=stack_size)
     if mode == "full":
         read_only_writes(fn, buffers, arrays, owners)
         for buf, orig in zip(buffers, (o for _, o in arrays)):
@@ -48,8 +48,9 @@ def execute(module, fn, grid, block, params, buffers, arrays, mode, shared_bytes
 def run_compiled(c, fn, grid, block, params, segments, shared_bytes, max_steps, threads,
                  memory=None, segment_names=None, compile_s: float = 0.0,
                  cta_equivalence: bool = False, heap=None, cooperative: bool = False,
-                 check: str | None = None, shadow=None):
+                 check: str | None = None, shadow=None, stack_size: int = 1024, read_only=()):
     """Run compiled kernel ``c`` on ``segments``; the Profile (raises PtxcError).
+    ``stack_size``: the call stack of each thread, in bytes (cudaLimitStackSize).
     With ``check="memcheck"`` invalid accesses are recorded, not raised:
     ``prof.mem_errors`` (access_errors.MemcheckError list, first
     occurrence order) and ``prof.mem_error_count``.
@@ -65,11 +66,14 @@ def run_compiled(c, fn, grid, block, params, segments, shared_bytes, max_steps, 
     from ptxc.launcher.cta_classes import cta_classes
     check_shared(shared_bytes, c.plan.shared_static, short(fn.name, 100))
     t1 = time.perf_counter()
+    memcheck = "memcheck" in check_tools(check)
     if c.uses_heap:
         heap = heap() if callable(heap) else heap      # the CUDA runtime makes it on demand
-        heap = heap or device_heap.fresh(segments, c.plan.shift)
+        heap = heap or device_heap.fresh(segments, c.plan.shift, redzone=16 if memcheck else 0)
         segments = {**segments, heap.seg: heap.array}
         segment_names = {**(segment_names or {}), heap.seg: "the device heap (malloc)"}
+    elif callable(heap):        # a heap made by earlier launches (a bound method's object's .heap)
+        heap = getattr(getattr(heap, "__self__", None), "heap", None)
     grid_ws = None
     if cooperative:      # the grid-sync workspace (%envreg1:2), zeroed, in a segment of its own
         seg = spare_segment(segments)
@@ -84,7 +88,7 @@ def run_compiled(c, fn, grid, block, params, segments, shared_bytes, max_steps, 
         classes, note = cta_classes(c, fn, grid, block, params, segment_sizes(c, segments))
     t_classes = time.perf_counter() - t1
     log = None
-    if "memcheck" in check_tools(check):
+    if memcheck:
         from ptxc.backends.llvm.instruments.memcheck import MemcheckLog
         log = MemcheckLog()
         log.shadow_offsets = tuple(sorted(set(getattr(c.plan, "provenance_shadow", {}).values())))
@@ -93,7 +97,9 @@ def run_compiled(c, fn, grid, block, params, segments, shared_bytes, max_steps, 
         threads = 1          # CTAs in linear order: one answer for racing CTAs (docs/check.md)
     checkers = make_checkers(c, check_tools(check), cooperative)   # racecheck, synccheck
     run = Launch(c, grid, block, params, segments, shared_bytes, max_steps, threads, memory=memory,
-                 grid_ws=grid_ws, memcheck=log, heap=heap if c.uses_heap else None)
+                 grid_ws=grid_ws, memcheck=log, heap=heap if c.uses_heap else None,
+                 stack_size=stack_size, read_only=read_only,
+                 heap_bounds=heap if memcheck and heap is not None and heap.seg in segments else None)
     try:
         with initcheck_active(run, init), injection.launch(c, fn, grid, block), \
                 activate(run, checkers):
@@ -113,6 +119,7 @@ def run_compiled(c, fn, grid, block, params, segments, shared_bytes, max_steps, 
         from ptxc.launcher.access_errors import describe_errors
         sizes = space_sizes(run, segment_names or {})
         sizes["shift"], sizes["params"] = c.plan.shift, bytes(params)
+        sizes["heap"] = run.heap_bounds
         prof.mem_errors = describe_errors(c, fn, log, sizes)
         prof.mem_error_count = log.total()
     if init is not None:

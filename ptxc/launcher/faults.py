@@ -7,7 +7,7 @@ from __future__ import annotations
 
 from ptxc.errors import PtxcError, SrcLoc, module_line
 from ptxc.ir.names import kernel_label
-from ptxc.launcher.addresses import describe_address
+from ptxc.launcher.addresses import describe_address, in_read_only
 
 
 def device_fault(err: PtxcError, code: int, printf: list, assertions: list) -> None:
@@ -57,6 +57,16 @@ def run_error(c, fn, grid, block, e, max_steps, run_sizes=None, assertions=()) -
     if e.code == Lo.ERR_TEX:
         from ptxc.backends.llvm.ops.texture import error_text
         what = error_text(e.cta)
+    if e.code == Lo.ERR_STACK_OVERFLOW:
+        from ptxc.backends.llvm.ops.call_frames import frame_model
+        frame, size = frame_model(inst.fn), (run_sizes or {}).get("stack")
+        of = f" of its {size}-byte stack (cudaLimitStackSize)" if size else ""
+        what = (f"stack overflow: calling {inst.fn.name} needs a {frame}-byte frame and "
+                f"{e.addr - frame} bytes{of} are in use")
+    read_only = e.code == Lo.ERR_OOB and ins.opcode in ("st", "atom", "red") and \
+        in_read_only(e.addr, dict(run_sizes or {}, shift=c.plan.shift))
+    if read_only:
+        what = "write to read-only memory (a .const variable)"
     text = f"{where}thread ({tx},{ty},{tz}): {what}"
     if e.code == Lo.ERR_PARTIAL_WARP:
         text = f"{where}warp {e.warp}: {what} (lanes executing: 0x{e.addr:08x})"
@@ -67,14 +77,17 @@ def run_error(c, fn, grid, block, e, max_steps, run_sizes=None, assertions=()) -
     text += place.suffix
     if e.code in (Lo.ERR_OOB, Lo.ERR_MISALIGNED, Lo.ERR_BAD_FREE):
         text += f", address 0x{e.addr:x}{describe_address(e.addr, ins, run_sizes)}"
-    if e.code == Lo.ERR_OOB:
+    if e.code == Lo.ERR_OOB and not read_only:
         from ptxc.launcher.provenance_message import started_from
         text += started_from(c.plan, inst, ins, e.addr, run_sizes or {}, getattr(e, "ws", None), e.lane)
     if e.code == Lo.ERR_ASSERT and assertions:
         text += f": {assertions[0].strip()}"
-    if inst.parent is not None:
+    if inst.parent is not None and e.code != Lo.ERR_STACK_OVERFLOW:
         text += f" in {inst.fn.name} called from line {inst.call.loc.line}"
-    return place.error(text)
+    err = place.error(text)
+    err.site = {"function": inst.fn.name, "at": place.short, "opcode": ins.full_opcode,
+                "thread": (tx, ty, tz), "block": (cx, cy, cz), "what": what}
+    return err
 
 
 class Place:
@@ -108,6 +121,17 @@ class Place:
             return f"{inlined} of the PTX of {self.ptx_of} (write it with --keep-ptx)"
         return f" from {self.source}" if self.source is not None else ""
 
+    @property
+    def short(self) -> str:
+        """'k.cu:12' (the CUDA line), else 'k.ptx:40', or 'line 40 of the PTX
+        of fatbin1' for PTX without a file: where a report block says it was."""
+        if self.source is not None:
+            return f"{self.source.file}:{self.source.line}"
+        if self.ptx_of:
+            return f"line {self.ptx_line} of the PTX of {self.ptx_of}"
+        loc = getattr(self.ins, "loc", None)
+        return f"{loc.file}:{loc.line}" if loc is not None and loc.file else f"line {self.ptx_line}"
+
     def error(self, text: str) -> PtxcError:
         loc = getattr(self.ins, "loc", None)
         if not self.ptx_of:
@@ -136,6 +160,7 @@ def file_line(path: str, line: int) -> str | None:
 def space_sizes(run, segment_names: dict) -> dict:
     """Sizes of the state spaces and the name and size of each device segment (messages)."""
     return {"shared": run.shared_total, "local": run.local_size, "const": run.c.plan.const_size,
+            "stack": run.stack_size, "read_only": run.read_only,
             "param": run.c.plan.param_size,
             "buffers": {seg: (segment_names.get(seg, f"segment {seg}"), b.nbytes)
                         for seg, b in run.segments.items()},

@@ -19,7 +19,7 @@ class RaceReport:
     """One distinct hazard of a launch, ready to print."""
     kernel: str
     kind: str              # RAW / WAR / WAW
-    severity: str          # error / warning
+    severity: str          # error / warning / info (a write of the value the byte held)
     count: int             # hazards (later thread-accesses)
     first_line: int        # the earlier access
     first_opcode: str
@@ -159,7 +159,7 @@ def sync_detail(c, e, block) -> str:
 
 
 def race_error_count(reports) -> int:
-    """Hazards of error severity (warnings are shown, not counted)."""
+    """Hazards of error severity (warnings and infos are shown, not counted)."""
     return sum(r.count for r in reports if r.severity == "error")
 
 
@@ -174,4 +174,5 @@ def as_json(tool: str, reports) -> dict:
          "error_count": tool_errors(tool, reports)}
     if tool == "racecheck":
         d["warning_count"] = sum(r.count for r in reports if r.severity == "warning")
+        d["info_count"] = sum(r.count for r in reports if r.severity == "info")
     return d

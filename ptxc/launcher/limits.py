@@ -56,6 +56,18 @@ def check_max_steps(max_steps) -> None:
                         f"got {max_steps!r}")
 
 
+MAX_STACK = 512 << 10       # call stack bytes per thread a launch accepts (ops/call_frames.py)
+
+
+def check_stack_size(stack_size) -> int:
+    """A launch's call stack per thread (cudaLimitStackSize): 0 to MAX_STACK bytes."""
+    if isinstance(stack_size, bool) or not isinstance(stack_size, int) or \
+            not 0 <= stack_size <= MAX_STACK:
+        raise PtxcError(f"stack_size must be an integer from 0 to {MAX_STACK} (bytes of call "
+                        f"stack per thread), got {stack_size!r}")
+    return stack_size
+
+
 def check_buffer_size(nbytes: int, most: int, what: str) -> None:
     """Refuse a generated buffer over ``most`` bytes before allocating it."""
     if nbytes > most:

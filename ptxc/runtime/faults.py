@@ -1,11 +1,12 @@
 """Device faults as CUDA errors, and the launch reply that carries device output.
 
 On a GPU a failed device ``assert`` makes the launch's next synchronising
-call return ``cudaErrorAssert`` (710), a ``trap`` ``cudaErrorLaunchFailure``
+call return ``cudaErrorAssert`` (710), a ``trap`` or a stack overflow
+(recursion deeper than ``cudaLimitStackSize`` holds) ``cudaErrorLaunchFailure``
 (719), an out-of-bounds access ``cudaErrorIllegalAddress`` (700) and a
 misaligned one ``cudaErrorMisalignedAddress`` (716); the error is sticky
 (CUDA Runtime API, ``cudaError``). ``ptxc run --on-error`` chooses (docs/
-runtime.md): by default assertions and traps become CUDA errors and bad
+runtime.md): by default assertions, traps and stack overflows become CUDA errors and bad
 accesses stop the run with ptxc's diagnostic; ``cuda`` makes every one of
 these a CUDA error, ``stop`` none. Other run-time errors (step budget,
 unsupported instruction) always stop the run: they are ptxc's limits, not
@@ -36,11 +37,12 @@ CUDA_ERROR_ASSERT = 710
 CUDA_ERROR_MISALIGNED_ADDRESS = 716
 CUDA_ERROR_LAUNCH_FAILURE = 719
 CODES = {Lo.ERR_ASSERT: CUDA_ERROR_ASSERT, Lo.ERR_TRAP: CUDA_ERROR_LAUNCH_FAILURE,
+         Lo.ERR_STACK_OVERFLOW: CUDA_ERROR_LAUNCH_FAILURE,
          Lo.ERR_OOB: CUDA_ERROR_ILLEGAL_ADDRESS, Lo.ERR_MISALIGNED: CUDA_ERROR_MISALIGNED_ADDRESS}
 NAMES = {CUDA_ERROR_ASSERT: "cudaErrorAssert", CUDA_ERROR_LAUNCH_FAILURE: "cudaErrorLaunchFailure",
          CUDA_ERROR_ILLEGAL_ADDRESS: "cudaErrorIllegalAddress",
          CUDA_ERROR_MISALIGNED_ADDRESS: "cudaErrorMisalignedAddress"}
-DEFAULT = (Lo.ERR_ASSERT, Lo.ERR_TRAP)           # faults that are CUDA errors by default
+DEFAULT = (Lo.ERR_ASSERT, Lo.ERR_TRAP, Lo.ERR_STACK_OVERFLOW)   # faults that are CUDA errors by default
 ON_ERROR = ("stop", "cuda")
 
 
@@ -53,6 +55,8 @@ class Fault:
     kind: str = "fault"         # 'fault' (assert, trap, bad access) or 'memcheck' (memcheck_abort)
     launch: int = 0             # memcheck: the launch that failed, and its kernel
     kernel: str = ""
+    error: int = 0              # the executor's error (layout.ERR_*)
+    site: dict | None = None    # where: function, place, opcode, thread, block (launcher/faults.py)
 
     def summary(self) -> str:
         """One line for the report's meta table."""
@@ -77,7 +81,8 @@ def as_cuda_error(err: PtxcError, on_error: str | None) -> Fault | None:
         return None
     if on_error != "cuda" and code not in DEFAULT:
         return None
-    return Fault(CODES[code], err.message, list(getattr(err, "assertions", [])))
+    return Fault(CODES[code], err.message, list(getattr(err, "assertions", [])), error=code,
+                 site=getattr(err, "site", None))
 
 
 def memcheck_abort(record, on_error: str | None) -> Fault | None:

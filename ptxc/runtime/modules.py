@@ -158,6 +158,14 @@ class Registry:
         lm.memory = ModuleMemory.for_module(module, alloc)
         return lm
 
+    def read_only_segments(self) -> set:
+        """The allocations of the loaded modules' .const variables (the first
+        each module makes, _with_memory): kernels may read them through
+        cudaGetSymbolAddress's pointer, not write them."""
+        loaded = [fb.module for fb in self.fatbins if fb.module is not None] + \
+            ([self._override] if self._override is not None else [])
+        return {lm.allocations[0].seg for lm in loaded if lm.allocations}
+
     def with_source_line(self, err: PtxcError) -> PtxcError:
         """``err`` with the PTX line it points at (the module has no file)."""
         if err.loc is None or err.source_line is not None or err.loc.file not in self.texts:

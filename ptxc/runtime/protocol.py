@@ -36,6 +36,7 @@ OP_UNSUPPORTED = 10
 OP_HOST_WRITE = 11         # under ptxc check: device bytes a host copy or set wrote
 OP_API_ERROR = 12          # under ptxc check: a memory call that failed its checks
 OP_SET_HEAP_LIMIT = 13     # u64 bytes: cudaDeviceSetLimit(cudaLimitMallocHeapSize)
+OP_SET_STACK_LIMIT = 14    # u64 bytes: cudaDeviceSetLimit(cudaLimitStackSize)
 CHECK_ENV = "PTXC_CHECK_HOST"
 OP_TEXTURE_CREATE = 40     # runtime/textures.py
 OP_TEXTURE_DESTROY = 41

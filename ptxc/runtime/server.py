@@ -82,6 +82,7 @@ class Session:
     _pending: list = field(default_factory=list)
     heap: object = None               # the device heap of malloc/free (made at first use)
     heap_bytes: int = 8 << 20         # its size: cudaLimitMallocHeapSize (default 8 MiB)
+    stack_bytes: int = 1024           # call stack per thread: cudaLimitStackSize (default 1 KiB)
     faults: list = field(default_factory=list)   # device faults returned as CUDA errors (faults.py)
     api_errors: list = field(default_factory=list)   # ptxc check: failed memory calls (checks.py)
     shadow: object = None             # ptxc check --tool initcheck: written bytes (checks.py)
@@ -95,7 +96,8 @@ class Session:
                          P.OP_KERNEL_INFO: self.kernel_info, P.OP_SYMBOL: self.symbol,
                          P.OP_MALLOC: self.malloc, P.OP_REMAP: self.remap, P.OP_FREE: self.free,
                          P.OP_LAUNCH: self.launch, P.OP_UNSUPPORTED: self.note_unsupported,
-                         P.OP_SET_HEAP_LIMIT: self.set_heap_limit}
+                         P.OP_SET_HEAP_LIMIT: self.set_heap_limit,
+                         P.OP_SET_STACK_LIMIT: self.set_stack_limit}
         from . import textures
         self.handlers.update(textures.handlers(self))
         self.handlers.update(checks.handlers(self))
@@ -277,7 +279,8 @@ class Session:
             from ptxc.backends.llvm.ops.device_heap import DeviceHeap
             n = self.heap_bytes
             a = self.devmem.allocate(n, P.KIND_MODULE, f"the device heap (malloc, {n} bytes)")
-            self.heap = DeviceHeap(a.seg, a.array)
+            memcheck = "memcheck" in (checks.launch_check(self.options) or "")
+            self.heap = DeviceHeap(a.seg, a.array, redzone=16 if memcheck else 0)
         return self.heap
 
     def set_heap_limit(self, payload: bytes) -> None:
@@ -289,6 +292,18 @@ class Session:
             self.channel.reply(P.CUDA_ERROR_INVALID_VALUE)
             return
         self.heap_bytes = heap_size_for(n)
+        self.channel.reply(0)
+
+    def set_stack_limit(self, payload: bytes) -> None:
+        """cudaDeviceSetLimit(cudaLimitStackSize, n): each thread's call
+        stack in later launches (ops/call_frames.py); more than ptxc gives a
+        thread (launcher.limits.MAX_STACK) is cudaErrorMemoryAllocation."""
+        from ptxc.launcher.limits import MAX_STACK
+        n, = struct.unpack_from("<Q", payload)
+        if n > MAX_STACK:
+            self.channel.reply(P.CUDA_ERROR_MEMORY_ALLOCATION)
+            return
+        self.stack_bytes = n
         self.channel.reply(0)
 
     def run_launch(self, k, fn, grid, block, shared, stream, params,
@@ -306,7 +321,9 @@ class Session:
                                memory_counters=opts.memory_counters, bank_bytes=opts.bank_bytes,
                                heap=self.device_heap, cooperative=cooperative,
                                check=checks.launch_check(opts, k.name),
-                               shadow=checks.shadow_of(self), value_profile=opts.value_profile)
+                               shadow=checks.shadow_of(self), value_profile=opts.value_profile,
+                               stack_size=self.stack_bytes,
+                               read_only=self.registry.read_only_segments())
         checks.drop_unchecked(opts, k.name, prof)
         wall = time.perf_counter() - t0
         return LaunchRecord(len(self.launches) + 1, k.name, lm.label, grid, block, shared,

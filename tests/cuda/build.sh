@@ -15,6 +15,11 @@ ptx() {   # ptx <topic> <variant> <nvcc flags...>
 
 ptx textures      sm90          -arch=sm_90 -O3
 
+ptx recursion     sm90          -arch=sm_90 -O3
+ptx heap_bounds   sm90          -arch=sm_90 -O3
+
+ptx inlined_atomic sm90.lineinfo -arch=sm_90 -O3 -lineinfo
+
 ptx hybrid_faults sm90          -arch=sm_90 -O3
 
 ptx provenance    sm90          -arch=sm_90 -O3

@@ -1,7 +1,9 @@
 """Instruments: what a tool adds to the generated kernel, one module per
 instrument (with its native helpers in ``<name>_ir`` where it has some).
 
-    memcheck, initcheck (+ initcheck_ops)  invalid and uninitialised accesses
+    memcheck (+ memcheck_heap), initcheck (+ initcheck_ops)
+                                    invalid (also past a malloc block) and
+                                    uninitialised accesses
     racecheck (+ racecheck_ir, racecheck_mbar), synccheck, check_hooks
                                            shared-memory hazards, barrier errors
     fault_check                            a hybrid run's checks of skipped accesses

@@ -12,8 +12,13 @@ variant of its own (jit.compile_kernel(..., racecheck=True)), as memcheck does
   racecheck_ir.py with the 32 lane addresses and the lanes that access; it
   calls back into Python (ctypes) only when it finds hazards:
   ``ptxc_race_report(L, cta, ws, i32 id, i32 kind, i32 nbytes, ptr shadow)``;
-* at every CTA barrier a warp reaches (``bar.sync``, ``barrier.sync``,
-  ``bar.red``; not the arrive-only forms) and every ``bar.warp.sync`` calls
+* at a named barrier (an arrive, an id other than 0 or a thread count:
+  ``bar.arrive 1, 64``, ``bar.sync 1, 64``; :func:`is_named`) calls
+  ``ptxc_race_bar(L, cta, ws, i32 event, i32 id, i32 count, ptr state)``
+  in Python (racecheck; racecheck_mbar.NamedBarriers): the arrive, the
+  sync, and the warp's resume after the sync;
+* at every CTA barrier a warp reaches (``bar.sync 0``, ``barrier.sync``,
+  ``bar.red``) and every ``bar.warp.sync`` calls
   the native ``ptxc_race_sync(cta, ws, i32 event)`` (racecheck) and
   ``ptxc_sync(L, cta, ws, i32 id, i32 event, i32 lanes, ptr masks, i32 sp)``
   in Python (synccheck; ``sp``: the reconvergence stack depth, whose entries
@@ -37,17 +42,22 @@ from __future__ import annotations
 import ctypes
 import threading
 
+from ptxc import ir
 from ptxc.backends.llvm import callbacks
 from ptxc.backends.llvm import layout as Lo
 from ptxc.backends.llvm.irtext import LANE_IDS, splat
+from ptxc.backends.llvm.instruments.memcheck import KIND_STORE
 from ptxc.backends.llvm.ops.access import spill_addr
 
 EV_BARRIER, EV_WARPSYNC, EV_COLLECTIVE = 0, 1, 2
+BAR_ARRIVE, BAR_SYNC, BAR_RESUME = 0, 1, 2       # ptxc_race_bar events (named barriers)
 COLLECTIVE_MASK = {"shfl": 3, "vote": 1, "match": 1, "redux": 1, "elect": 0}   # membermask operand
 TOOLS = ("racecheck", "synccheck")
 
 RACE_ARGS = (ctypes.c_void_p, ctypes.c_void_p, ctypes.c_void_p, ctypes.c_int32, ctypes.c_int32,
              ctypes.c_int32, ctypes.c_void_p)                  # ptxc_race_report's, void
+BAR_ARGS = (ctypes.c_void_p, ctypes.c_void_p, ctypes.c_void_p, ctypes.c_int32, ctypes.c_uint32,
+            ctypes.c_uint32, ctypes.c_void_p)                   # ptxc_race_bar's, void
 MBAR_ARGS = (ctypes.c_void_p, ctypes.c_void_p, ctypes.c_void_p, ctypes.c_int32, ctypes.c_uint32,
              ctypes.c_void_p, ctypes.c_void_p, ctypes.c_void_p, ctypes.c_void_p)  # ptxc_race_mbar's
 SYNC_ARGS = (ctypes.c_void_p, ctypes.c_void_p, ctypes.c_void_p, ctypes.c_int32, ctypes.c_int32,
@@ -59,7 +69,11 @@ def race_hook(cg, addr: str | None, a_tmp: str | None, emi: str, kind: int, nbyt
               generic: bool) -> None:
     """After the checks of a shared (or generic) access: check its lanes
     ``emi`` (i32) and addresses (``addr`` <32 x i64>, or already in ``a_tmp``)
-    against the shadow memory (racecheck_ir.py)."""
+    against the shadow memory (racecheck_ir.py). A ``st`` sets
+    ``cg.race_store`` (its values) first: a write-after-write of the same
+    value is found by comparing them."""
+    data = getattr(cg, "race_store", None)
+    cg.race_store = None
     if "racecheck" not in getattr(cg, "checks", ()):
         return
     from ptxc.backends.llvm.instruments import racecheck_ir
@@ -75,10 +89,38 @@ def race_hook(cg, addr: str | None, a_tmp: str | None, emi: str, kind: int, nbyt
         lanes = f.val(f"and i32 {f.cast('bitcast', '<32 x i1>', sh, 'i32')}, {emi}")
     _race_helpers(cg)
     lowmask = (1 << cg.plan.shift) - 1 if generic else -1
+    if kind == KIND_STORE:
+        _store_values(cg, data, a_tmp, lowmask)
     call_if(cg, lanes, "ptxc_race", None,
             [("ptr", "%L"), ("ptr", "%cta"), ("ptr", "%ws"), ("i32", str(cg.iid())),
              ("ptr", a_tmp), ("i32", lanes), ("i32", str(kind)), ("i32", str(nbytes)),
              ("i64", str(lowmask))])
+
+
+def _store_values(cg, data, a_tmp: str, lowmask: int) -> None:
+    """The values a store writes (``data``: [(LLVM type, <32 x T>)], one per
+    vector element; None: unknown), its lane addresses and offset mask, in
+    the racecheck state's H_DATA / H_ADDRS / H_LOWMASK (racecheck_ir.py)."""
+    from ptxc.backends.llvm.instruments import racecheck_ir as R
+    from ptxc.backends.llvm.irtext import vt
+    f = cg.f
+    buf, size = "null", 0
+    if data:
+        size = int(data[0][0][1:]) // 8 if data[0][0].startswith("i") else \
+            {"float": 4, "double": 8}[data[0][0]]
+        buf = f.alloca(f"[{32 * size * len(data)} x i8]", "rstore", 64)
+        for i, (lt, v) in enumerate(data):
+            f.store(vt(lt), v, f.gep(buf, 32 * size * i), 8)
+    h = f.call("ptr", "ptxc_race_state", [("ptr", "%cta")])
+    go, done = f.fresh_label("rdata"), f.fresh_label("rdataok")
+    f.cbr(f.icmp("ne", "ptr", h, "null"), go, done)
+    f.label(go, dominated=True)
+    f.set_field("ptr", buf, h, R.H_DATA, 8)
+    f.set_field("ptr", a_tmp, h, R.H_ADDRS, 8)
+    f.set_field("i64", str(lowmask), h, R.H_LOWMASK, 8)
+    f.set_field("i64", str(size), h, R.H_ESIZE, 8)
+    f.br(done)
+    f.label(done, dominated=True)
 
 
 def _race_helpers(cg) -> None:
@@ -94,10 +136,16 @@ def sync_hook(cg, ins) -> None:
         return
     op, mods = ins.opcode, ins.mods
     if op in ("bar", "barrier"):
+        named = "warp" not in mods and is_named(ins)
         if "arrive" in mods:
+            if named and "racecheck" in checks:
+                _race_named(cg, ins, BAR_ARRIVE)
             return
         event = EV_WARPSYNC if "warp" in mods else EV_BARRIER
-        if "racecheck" in checks:
+        if "racecheck" in checks and named:     # ordering by the barrier's phase; the warp's lanes too
+            _race_named(cg, ins, BAR_SYNC)
+            _race_sync(cg, EV_WARPSYNC)
+        elif "racecheck" in checks:
             _race_sync(cg, event)
         if "synccheck" in checks:
             _event(cg, event, _mask_operand(cg, ins, 0) if event == EV_WARPSYNC else None,
@@ -105,6 +153,55 @@ def sync_hook(cg, ins) -> None:
         return
     if op in COLLECTIVE_MASK and "sync" in mods and "synccheck" in checks:
         _event(cg, EV_COLLECTIVE, _mask_operand(cg, ins, COLLECTIVE_MASK[op]), always=False)
+
+
+def is_named(ins) -> bool:
+    """Is a ``bar``/``barrier`` instruction (not ``.warp``) other than a plain
+    CTA barrier ``bar.sync 0``: an arrive, a barrier id other than the
+    immediate 0, or a thread count? racecheck orders those by the barrier's
+    phases (racecheck_mbar.NamedBarriers), not by the CTA's barrier count:
+    not every warp passes them."""
+    if "arrive" in ins.mods:
+        return True
+    n_ops = len(ins.srcs) - (1 if "red" in ins.mods else 0)     # bar.red's last operand: the predicate
+    if n_ops >= 2:
+        return True
+    a = ins.srcs[0] if ins.srcs else None
+    return not (isinstance(a, ir.Imm) and int(a.value) == 0)
+
+
+def _first_lane_value(cg, op) -> str:
+    """An operand's value (i32) in the first executing lane (barrier ids and
+    counts are warp-uniform)."""
+    f = cg.f
+    v = cg.read(op, "u32")
+    lane = f.val(f"and i32 {f.call('i32', 'llvm.cttz.i32', [('i32', cg.emi), ('i1', 'false')])}, 31")
+    return f.val(f"extractelement <32 x i32> {v}, i32 {lane}")
+
+
+def _race_named(cg, ins, event: int) -> None:
+    """racecheck: a named barrier's arrive (the warp releases what it did so
+    far) or sync (and, when it resumes, acquires the phase: race_resume_hook)."""
+    n_ops = len(ins.srcs) - (1 if "red" in ins.mods else 0)
+    bid = _first_lane_value(cg, ins.srcs[0]) if ins.srcs else "0"
+    count = _first_lane_value(cg, ins.srcs[1]) if n_ops >= 2 else "0"
+    _race_bar_call(cg, event, bid, count)
+
+
+def _race_bar_call(cg, event: int, bid: str, count: str) -> None:
+    _race_helpers(cg)
+    h = cg.f.call("ptr", "ptxc_race_state", [("ptr", "%cta")])
+    call_if(cg, cg.emi, "ptxc_race_bar", "declare void @ptxc_race_bar(ptr, ptr, ptr, i32, i32, i32, ptr)",
+            [("ptr", "%L"), ("ptr", "%cta"), ("ptr", "%ws"), ("i32", str(event)), ("i32", bid),
+             ("i32", count), ("ptr", h)])
+
+
+def race_resume_hook(cg, ins) -> None:
+    """racecheck: a warp resumes after a named ``bar.sync``: it acquires what
+    the warps that arrived in the phase it waited on released."""
+    if "racecheck" not in getattr(cg, "checks", ()) or "warp" in ins.mods or not is_named(ins):
+        return
+    _race_bar_call(cg, BAR_RESUME, "0", "0")
 
 
 def _race_sync(cg, event: int) -> None:
@@ -223,6 +320,12 @@ def _mbar(L, cta, ws, event, lanes, ptrs, vals, counts, h) -> None:
             c.mbarrier(event, lanes, ptrs, vals, counts, ws, h)
 
 
+def _bar(L, cta, ws, event, bid, count, h) -> None:
+    for c in _checkers.get(L, ()):
+        if hasattr(c, "barrier") and h:
+            c.barrier(event, bid, count, L, ws, h)
+
+
 def _sync(L, cta, ws, iid, event, lanes, masks, sp) -> None:
     for c in _checkers.get(L, ()):
         if hasattr(c, "sync"):
@@ -242,10 +345,11 @@ def _safe(fn):
 _race_cb = callbacks.c_function(_safe(_race), None, *RACE_ARGS)
 _sync_cb = callbacks.c_function(_safe(_sync), None, *SYNC_ARGS)
 _mbar_cb = callbacks.c_function(_safe(_mbar), None, *MBAR_ARGS)
+_bar_cb = callbacks.c_function(_safe(_bar), None, *BAR_ARGS)
 
 
 def register_symbols(binding) -> None:
-    """Make ``ptxc_race_report``, ``ptxc_sync`` and ``ptxc_race_mbar``
-    resolvable by the JIT."""
+    """Make ``ptxc_race_report``, ``ptxc_sync``, ``ptxc_race_mbar`` and
+    ``ptxc_race_bar`` resolvable by the JIT."""
     callbacks.add_symbols(binding, {"ptxc_race_report": _race_cb, "ptxc_sync": _sync_cb,
-                                     "ptxc_race_mbar": _mbar_cb})
+                                     "ptxc_race_mbar": _mbar_cb, "ptxc_race_bar": _bar_cb})

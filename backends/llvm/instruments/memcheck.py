@@ -112,7 +112,7 @@ def thread_state(cta: int, ws: int) -> tuple:
     """(ctaid, linear CTA index, warp, [tid.x, tid.y, tid.z lanes]) read
     from the CTA and warp state the generated code passes (layout.py)."""
     ctaid = struct.unpack("<3i", ctypes.string_at(cta, 12))
-    linear, = struct.unpack("<i", ctypes.string_at(cta + Lo.CTA_LINEAR, 4))
+    linear = callbacks.cta_linear(cta)
     warp, = struct.unpack("<i", ctypes.string_at(ws + Lo.WS_WARP, 4))
     tids = [struct.unpack("<32i", ctypes.string_at(ws + Lo.WS_TID + 128 * d, 128)) for d in range(3)]
     return ctaid, linear, warp, tids

@@ -5,7 +5,7 @@ The model (docs/check.md, "racecheck"; CUDA Compute Sanitizer documentation,
 threads of one CTA, at least one of them a write, form a hazard unless they
 are ordered:
 
-* by a CTA barrier (``bar.sync``/``barrier.sync``/``bar.red``) that both
+* by a CTA barrier (``bar.sync 0``/``barrier.sync 0``/``bar.red``) that both
   threads' warps passed between them: each warp counts the barriers it
   passed (``ep``), and an access of warp ``a`` is ordered before one of
   another warp ``b`` when ``ep`` of ``a`` then was lower than ``ep`` of
@@ -24,6 +24,10 @@ are ordered:
   warp knew, so the ordering is transitive. ``ep`` is the CTA barrier's
   clock in the same sense (every warp passes each barrier), so the two
   combine with an or;
+* by a named barrier (``bar.arrive 1, 64`` / ``bar.sync 1, 64``: an arrive,
+  an id other than 0 or a thread count), with the same clocks: an arrive
+  or sync releases into the record of the barrier's phase, a sync acquires
+  it when the warp resumes (racecheck_mbar.NamedBarriers);
 * or by being one warp instruction: the lanes of one ``st.shared`` (or one
   ``ld``) never race with each other.
 
@@ -31,7 +35,9 @@ Two atomics (``atom``/``red``) never race; an atomic and a plain access do
 (the atomic counts as a write). Hazards between different warps are errors;
 between lanes of one warp they are warnings (compute-sanitizer's severity
 for warp-synchronous programming that assumes lock step, a real race on
-sm_70+ without ``__syncwarp``). ``RAW``: an earlier write and a later read;
+sm_70+ without ``__syncwarp``); a write-after-write whose later ``st``
+writes the value the byte already holds (the earlier write's) is info, the
+lowest level (:func:`same_value`). ``RAW``: an earlier write and a later read;
 ``WAR``: an earlier read and a later write; ``WAW``: two writes, in the
 executor's order (warps of a CTA run in index order between barriers).
 
@@ -67,12 +73,40 @@ from dataclasses import dataclass
 
 import numpy as np
 
+from ptxc.backends.llvm import callbacks
 from ptxc.backends.llvm import layout as Lo
 from ptxc.backends.llvm.instruments import racecheck_ir as R
-from ptxc.backends.llvm.instruments.memcheck import KIND_LOAD
-from ptxc.backends.llvm.instruments.racecheck_mbar import MbarOrder
+from ptxc.backends.llvm.instruments.memcheck import KIND_LOAD, KIND_STORE
+from ptxc.backends.llvm.instruments.racecheck_mbar import MbarOrder, NamedBarriers
 
-ERROR, WARNING = "error", "warning"
+ERROR, WARNING, INFO = "error", "warning", "info"
+
+
+def same_value(sh: "RaceShadow", rows, nbytes: int) -> set:
+    """The (lane, earlier instruction) pairs of a store's write-after-write
+    rows where the lane writes, to every byte it shares with the earlier
+    write, the value the byte holds (the earlier write's): compute-sanitizer
+    reports those at INFO level. Needs the store's values and the shared
+    memory (racecheck_ir.py, H_DATA); none without them."""
+    data = int(sh.head[R.H_DATA // 8])
+    if not data or not sh.shared:
+        return set()
+    addrs = struct.unpack("<32Q", ctypes.string_at(int(sh.head[R.H_ADDRS // 8]), 256))
+    low = int(sh.head[R.H_LOWMASK // 8]) & 0xFFFFFFFFFFFFFFFF
+    shared = ctypes.string_at(sh.shared, max(sh.size, 1))
+    size = int(sh.head[R.H_ESIZE // 8])
+    if size <= 0:
+        return set()
+    vals = ctypes.string_at(data, 32 * nbytes)
+    equal, differ = set(), set()
+    for cat, lane, fiid, _, off, _ in rows.tolist():
+        if cat:
+            continue
+        j = off - (addrs[lane] & low)
+        i, b = divmod(j, size)
+        new = vals[i * 32 * size + lane * size + b]
+        (equal if off < len(shared) and shared[off] == new else differ).add((lane, fiid))
+    return equal - differ
 
 
 @dataclass
@@ -117,7 +151,7 @@ class HazardLog:
 def cta_info(cta) -> tuple[tuple, int]:
     """((x, y, z), linear id) of the CTA state at address ``cta``."""
     x, y, z = struct.unpack("<3i", ctypes.string_at(cta, 12))
-    linear, = struct.unpack("<i", ctypes.string_at(cta + Lo.CTA_LINEAR, 4))
+    linear = callbacks.cta_linear(cta)
     return (x, y, z), linear
 
 
@@ -166,7 +200,8 @@ class RaceShadow:
     arrays, zeroed lazily by the OS, so bytes a kernel never touches cost
     no memory."""
 
-    def __init__(self, size: int, nwarps: int):
+    def __init__(self, size: int, nwarps: int, shared: int = 0):
+        self.shared, self.size = shared, size      # the worker's shared memory (0: unknown)
         self.bytes = np.zeros(max(size, 1) * R.BYTE, np.uint8)
         self.ep = np.zeros(max(nwarps, 1), np.int32)
         self.wep = np.zeros(max(nwarps, 1), np.int32)
@@ -174,6 +209,7 @@ class RaceShadow:
         self.clk = np.zeros(self.nwarps, np.int32)
         self.know = np.zeros((self.nwarps, self.nwarps), np.int32)
         self.mbar = MbarOrder(self.clk, self.know)
+        self.named = NamedBarriers(self.clk, self.know)
         self.rows = np.zeros(R.ROW_CAP * R.ROW // 4, np.int32)
         self.head = np.zeros(R.H_BYTES_TOTAL // 8, np.int64)
         for off, v in ((R.H_LINEAR, -1), (R.H_SIZE, size), (R.H_BYTES, self.bytes.ctypes.data),
@@ -202,9 +238,10 @@ class RaceChecker:
         self.shadows: dict[int, RaceShadow] = {}
         self.lock = threading.Lock()
 
-    def attach(self, size: int, nwarps: int) -> int:
-        """A new worker's shadow for ``size`` shared bytes; its address."""
-        sh = RaceShadow(size, nwarps)
+    def attach(self, size: int, nwarps: int, shared: int = 0) -> int:
+        """A new worker's shadow for ``size`` shared bytes (at host address
+        ``shared``, 0: unknown); its address."""
+        sh = RaceShadow(size, nwarps, shared)
         with self.lock:
             self.shadows[sh.address] = sh
         return sh.address
@@ -213,14 +250,17 @@ class RaceChecker:
         """Record the hazards the generated code found at one warp access
         (the rows of shadow ``h``): one per (later thread, earlier
         instruction, kind), first occurrence its smallest lane."""
-        rows = self.shadows[h].found()
+        sh = self.shadows[h]
+        rows = sh.found()
         rows = rows[np.argsort(rows[:, 0], kind="stable")]     # write record, r1, r2
         ctaid, linear = cta_info(cta)
         warp = warp_of(ws)
         first = "WAW" if kind != KIND_LOAD else "RAW"
+        unchanged = same_value(sh, rows, nbytes) if kind == KIND_STORE else set()
         keys: dict = {}
         for cat, lane, fiid, ftid, off, same in rows.tolist():
-            key = ("WAR" if cat else first, fiid, WARNING if same else ERROR)
+            sev = INFO if not cat and (lane, fiid) in unchanged else WARNING if same else ERROR
+            key = ("WAR" if cat else first, fiid, sev)
             keys.setdefault(key, {}).setdefault(lane, (ftid, off))
         for (name, fiid, sev), lanes in keys.items():
             lane = min(lanes)
@@ -237,6 +277,15 @@ class RaceChecker:
         sh.mbar.event(int(sh.head[R.H_LINEAR // 8]), warp_of(ws), event, lanes,
                       ctypes.string_at(ptrs, 256), ctypes.string_at(vals, 256),
                       ctypes.string_at(counts, 128) if counts else None)
+
+    def barrier(self, event, bid, count, L, ws, h) -> None:
+        """A named barrier's arrive (event 0), sync (1) or the warp's resume
+        after its sync (2), racecheck_mbar.NamedBarriers."""
+        sh = self.shadows[h]
+        nthreads, = struct.unpack("<I", ctypes.string_at(L + Lo.L_NTHREADS, 4))
+        valid, = struct.unpack("<I", ctypes.string_at(ws + Lo.WS_VALID, 4))
+        sh.named.event(int(sh.head[R.H_LINEAR // 8]), warp_of(ws), event, bid, count, nthreads,
+                       bin(valid).count("1"))
 
     def finish(self) -> None:
         with self.lock:

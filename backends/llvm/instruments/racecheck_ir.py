@@ -40,7 +40,13 @@ Layouts (little-endian, offsets in bytes):
   rows, i64 rows written, i64 row capacity, ptr i32 ``clk[nwarps]``, ptr i32
   ``know[nwarps][nwarps]`` (racecheck_mbar.py sets both at mbarrier events;
   a record of warp ``a`` is ordered before warp ``w`` now when its ``clk``
-  is lower than ``know[w][a]``, in addition to the ``ep``/``wep`` rules).
+  is lower than ``know[w][a]``, in addition to the ``ep``/``wep`` rules),
+  and, set by the generated code before a ``st.shared`` calls ``ptxc_race``
+  (check_hooks.race_hook), ptr the values it stores (element i of every
+  lane at ``i * 32 * size + lane * size``; null: unknown), ptr its lane
+  addresses, i64 their offset mask, i64 ``size`` (bytes per element): racecheck.RaceChecker.access compares
+  a write-after-write's bytes with the shared memory's to find the writes
+  of the same value (compute-sanitizer's INFO level).
 * one record ``REC_*`` (32 bytes): i32 thread + 1 (0: none), i32
   instruction, i32 ``ep``, i32 ``wep``, i64 ``seq``, i32 ``clk`` (the
   warp's mbarrier clock), 4 spare; per shared byte (``BYTE`` = 104): the
@@ -55,8 +61,8 @@ from ptxc.backends.llvm import layout as Lo
 from ptxc.backends.llvm.instruments.memcheck import KIND_ATOMIC, KIND_LOAD
 
 H_LINEAR, H_SEQ, H_SIZE, H_HI, H_BYTES, H_EP, H_WEP, H_NWARPS, H_ROWS, H_NROWS, H_CAP, \
-    H_CLK, H_KNOW = range(0, 104, 8)
-H_BYTES_TOTAL = 104
+    H_CLK, H_KNOW, H_DATA, H_ADDRS, H_LOWMASK, H_ESIZE = range(0, 136, 8)
+H_BYTES_TOTAL = 136
 REC_TID, REC_IID, REC_EP, REC_WEP, REC_SEQ, REC_CLK, REC = 0, 4, 8, 12, 16, 24, 32
 B_W, B_R1, B_R2, B_ATOM, BYTE = 0, 32, 64, 96, 104
 ROW = 24

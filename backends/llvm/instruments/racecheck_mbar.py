@@ -1,4 +1,5 @@
-"""racecheck: the ordering that mbarriers give (racecheck.py has the model).
+"""racecheck: the ordering that mbarriers and named barriers give
+(racecheck.py has the model).
 
 PTX ISA 9.7.13.15 (mbarrier): a phase completes when its pending arrival
 count reaches zero; ``mbarrier.test_wait``/``try_wait`` is true once the
@@ -29,6 +30,18 @@ The arrivals are replayed here lane by lane in ascending order, as
 ops/mbarrier.py's arrive executes them, from each lane's token (the state
 before its arrive) and count; ``mbarrier.init`` of a barrier drops its
 records.
+
+Named barriers (PTX ISA 9.7.13.1, ``bar``/``barrier``: ``bar.arrive a,
+b`` / ``bar.sync a, b`` with barrier ``a`` and thread count ``b``, default
+every thread of the CTA) use the same clocks (:class:`NamedBarriers`): an
+arrive or sync joins the warp's release vector into the record of the
+barrier's current phase and counts the warp's threads; the phase completes
+when the count reaches ``b``; a warp that synced acquires the record of the
+phase it arrived in when it resumes (the arrive-only form does not wait:
+what a warp does after ``bar.arrive`` is not released to anyone). So a
+producer that writes, then ``bar.arrive 1, 64``, is ordered before a
+consumer after its ``bar.sync 1, 64``; one that writes after its arrive is
+not. The plain CTA barrier ``bar.sync 0`` keeps the cheaper barrier counts.
 """
 from __future__ import annotations
 
@@ -37,6 +50,7 @@ import struct
 import numpy as np
 
 EV_ARRIVE, EV_WAIT, EV_INIT = 0, 1, 2
+BAR_ARRIVE, BAR_SYNC, BAR_RESUME = 0, 1, 2      # named barrier events (check_hooks.py)
 
 
 class MbarOrder:
@@ -84,3 +98,37 @@ class MbarOrder:
             if pending - counts[lane] <= 0:         # this arrive completes the phase
                 self.done[(bar, token >> 63)] = self.open.pop(bar)
         self.clk[warp] += 1
+
+
+class NamedBarriers:
+    """The phases of the named barriers of the CTA one worker runs (module doc)."""
+
+    def __init__(self, clk: np.ndarray, know: np.ndarray):
+        self.clk, self.know = clk, know
+        self.linear = None
+        self.open: dict[int, list] = {}      # barrier id -> [record of its phase, threads arrived]
+        self.pending: dict[int, np.ndarray] = {}   # warp -> the record of the phase it waits on
+
+    def event(self, linear: int, warp: int, event: int, bid: int, count: int, nthreads: int,
+              warp_threads: int) -> None:
+        if linear != self.linear:
+            self.linear = linear
+            self.open.clear()
+            self.pending.clear()
+        if event == BAR_RESUME:
+            rec = self.pending.pop(warp, None)
+            if rec is not None:
+                np.maximum(self.know[warp], rec, out=self.know[warp])
+            return
+        phase = self.open.get(bid)
+        if phase is None:
+            phase = self.open[bid] = [np.zeros_like(self.know[warp]), 0]
+        release = self.know[warp].copy()
+        release[warp] = self.clk[warp] + 1
+        np.maximum(phase[0], release, out=phase[0])      # in place: waiters see later arrivals
+        phase[1] += warp_threads
+        if event == BAR_SYNC:
+            self.pending[warp] = phase[0]
+        self.clk[warp] += 1
+        if phase[1] >= (count or nthreads):       # the phase completes: the next starts empty
+            del self.open[bid]

@@ -11,6 +11,8 @@ cooperative launches, MMA fragment layouts, the texture handle table.
                                 and the instruments); checked lane pointers
                                 and masked gathers/scatters
     call_params                 .func call arguments and return values
+    call_frames                 calls of recursive functions: the per-thread
+                                call stack, frames, stack overflow
     warp (+ warp_ir)            warp collectives, bar.red
     mbarrier                    arrive-wait barriers
     mma (+ mma_frags), ldmatrix tensor-core instructions; ldmatrix/stmatrix

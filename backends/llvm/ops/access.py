@@ -16,7 +16,7 @@ from ptxc import ir
 
 from ptxc.backends.llvm.irtext import splat
 from ptxc.backends.llvm.ops.common import types_of
-from ptxc.backends.llvm.plan import DYNAMIC
+from ptxc.backends.llvm.plan import DYNAMIC, Slot
 from ptxc.backends.llvm.values import bits_of, is_signed
 
 
@@ -82,6 +82,41 @@ def static_address(cg, placed, off: int) -> int:
     """The space address of a placed symbol + offset."""
     base = cg.plan.dyn_shared_base if placed.offset == DYNAMIC else placed.offset
     return base + off
+
+
+def static_vector(cg, placed, off: int) -> str:
+    """The lane addresses (<32 x i64>) of a placed symbol + offset: a
+    constant, or for a framed instance's .local variable its address in the
+    current frame (ops/call_frames.py)."""
+    if placed.frame is not None:
+        return frame_address(cg, placed, off)
+    return K64(static_address(cg, placed, off))
+
+
+def fp_slot(cg, inst):
+    """The frame pointer of a framed instance: where its .local variables
+    start in the thread's local stack (an offset past the static locals)."""
+    return lane_slot(cg, (inst.id, "fp"))
+
+
+def lane_slot(cg, key):
+    """A per-lane u32 slot of the executor (not a PTX register), zero when a warp starts."""
+    plan = cg.plan
+    s = plan.slots.get(key)
+    if s is None:
+        s = plan.slots[key] = Slot(len(plan.slots), "u32", 32)
+        plan.slot_list.append(s)
+        cg.zero_slots.append(s)
+    return s
+
+
+def frame_address(cg, placed, off: int) -> str:
+    """The local-space addresses (<32 x i64>) of a framed instance's
+    ``.local`` variable + ``off``: static locals, then the frame."""
+    f = cg.f
+    fp = cg.load_slot(fp_slot(cg, placed.frame))
+    a = f.cast("zext", "<32 x i32>", fp, "<32 x i64>")
+    return f.val(f"add <32 x i64> {a}, {splat('i64', cg.plan.local_size + placed.offset + off)}")
 
 
 def spill_addr(cg, addr: str) -> str:

@@ -166,7 +166,7 @@ def _call(kind, L, cta, ws, segs, lanes, args, nargs, out) -> int:
     output = _sinks.get(L)
     nsegs = struct.unpack("<i", ctypes.string_at(L + Lo.L_NSEGS, 4))[0]
     ctaid = struct.unpack("<3i", ctypes.string_at(cta + Lo.CTA_ID, 12))
-    linear = struct.unpack("<i", ctypes.string_at(cta + Lo.CTA_LINEAR, 4))[0]
+    linear = callbacks.cta_linear(cta)
     tids = [struct.unpack("<32i", ctypes.string_at(ws + Lo.WS_TID + 128 * k, 128)) for k in range(3)]
     vals = struct.unpack(f"<{32 * nargs}Q", ctypes.string_at(args, 256 * nargs)) if nargs else ()
     shift = output.shift if output is not None else 32

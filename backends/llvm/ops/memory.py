@@ -78,10 +78,13 @@ def op_st(cg, ins):
     if space in ("global", "generic") and static is None:
         cg.writes_global = True
     count_access(cg, ins, space, addr, static, es * n)
-    ptrs, em, emi = resolve_masked(cg, space, addr, static, es * n, es * n, KIND_STORE)
-    track(cg, space, static, addr, emi, KIND_STORE, es * n)
     items = val_op.items if isinstance(val_op, ir.Vec) else [val_op]
     lt = lty(t)
+    if "racecheck" in cg.checks:        # the values, for a write-after-write of the same value
+        cg.race_store = [(lt, cg.read(item, t)) for item in items[:n]]
+    ptrs, em, emi = resolve_masked(cg, space, addr, static, es * n, es * n, KIND_STORE)
+    cg.race_store = None
+    track(cg, space, static, addr, emi, KIND_STORE, es * n)
     for i, item in enumerate(items[:n]):
         v = cg.read(item, t)
         scatter(cg, lt, v, elem_ptrs(cg, ptrs, i * es), es, em)

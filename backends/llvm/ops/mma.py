@@ -28,7 +28,7 @@ from ptxc.backends.llvm.instruments.memcheck import KIND_LOAD, KIND_STORE
 from ptxc.backends.llvm.ops.mma_frags import Frag, mma_frags, wmma_frag
 from ptxc.backends.llvm.ops.common import intr, types_of
 from ptxc.backends.llvm.instruments.initcheck_ops import track
-from ptxc.backends.llvm.ops.access import K64, address, space_of, static_address
+from ptxc.backends.llvm.ops.access import address, space_of, static_vector
 from ptxc.backends.llvm.ops.resolve import gather, resolve, scatter
 
 CT = {"f16": "float", "bf16": "float", "tf32": "float", "f32": "float",
@@ -230,7 +230,7 @@ def lane_addresses(cg, op, space: str) -> tuple[str, str]:
     placed, off = static
     sp = {"param": "param", "local": "local", "shared": "shared", "const": "const",
           "global": "global_seg"}[placed.space]
-    return K64(static_address(cg, placed, off)), sp
+    return static_vector(cg, placed, off), sp
 
 
 def wmma_parts(ins):

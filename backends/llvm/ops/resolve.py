@@ -4,7 +4,11 @@ scatters that use them.
 Every access goes through :func:`resolve`, which turns 32 lane addresses into
 host pointers after checking, for the executing lanes, that the address lies
 inside its segment and is naturally aligned (layout.py has the address map).
-An address derived from a kernel pointer parameter must also lie in that
+Generic stores and atomics of a module with .const variables look their
+segment up in the write half of the table, where those are not writable
+(a module without any keeps the one table: nothing of its own to protect,
+and the loads and stores of one address share their lookups). An address derived
+from a kernel pointer parameter must also lie in that
 parameter's segment (provenance_ir.py: an offset never carries into another
 buffer). A failing lane ends the run with ERR_OOB / ERR_MISALIGNED, its lane and its
 address; in the memcheck variant (a compile of its own, memcheck.py)
@@ -17,9 +21,11 @@ from __future__ import annotations
 
 from ptxc.backends.llvm import layout as Lo
 from ptxc.backends.llvm.instruments.check_hooks import race_hook
+from ptxc.backends.llvm.instruments.memcheck import KIND_ATOMIC, KIND_STORE
+from ptxc.backends.llvm.instruments.memcheck_heap import heap_bounds
 from ptxc.backends.llvm.instruments.provenance_ir import with_provenance
 from ptxc.backends.llvm.irtext import LANE_IDS, splat, vt
-from ptxc.backends.llvm.ops.access import K64, SPACES, spill_addr, static_address
+from ptxc.backends.llvm.ops.access import K64, SPACES, spill_addr, static_address, static_vector
 from ptxc.backends.llvm.ops.common import intr
 from ptxc.backends.llvm.values import vname
 
@@ -42,12 +48,11 @@ def resolve_masked(cg, space: str, addr, static, nbytes: int, align: int, kind: 
         space = {"param": "param", "local": "local", "shared": "shared", "const": "const",
                  "global": "globals"}[placed.space]
         where = SPACES.index(placed.space) if placed.space in SPACES else where
-        a = static_address(cg, placed, off)
         if space == "globals":
-            addr = K64(a)
+            addr = K64(static_address(cg, placed, off))
             space = "global_seg"
         else:
-            addr = K64(a)
+            addr = static_vector(cg, placed, off)
     if space in ("global", "generic"):
         return resolve_generic(cg, addr, nbytes, align, kind, where, may_continue)
     seg = {"shared": "shared", "local": "local", "const": "const", "param": "param",
@@ -84,14 +89,30 @@ def resolve_generic(cg, addr: str, nbytes: int, align: int, kind: int = 0, where
         cg.resolve_tmp = (f.alloca("<32 x i64>", "raddr", 64), f.alloca("<32 x ptr>", "rptr", 64))
     a_tmp, p_tmp = cg.resolve_tmp
     f.store("<32 x i64>", addr, a_tmp, 64)
-    r = f.call("i64", "ptxc_resolve", [("ptr", "%segs"), ("i32", cg.nsegs), ("ptr", a_tmp),
+    segs = write_segments(cg) if kind in (KIND_STORE, KIND_ATOMIC) and cg.plan.const_size else "%segs"
+    r = f.call("i64", "ptxc_resolve", [("ptr", segs), ("i32", cg.nsegs), ("ptr", a_tmp),
                                         ("i32", cg.emi), ("i64", str(nbytes)), ("ptr", p_tmp),
                                         ("i64", str(cg.plan.shift))])
     r = with_provenance(cg, r, addr)
+    if cg.memcheck and may_continue:        # the heap's blocks are bounded too
+        r = heap_bounds(cg, r, a_tmp, nbytes)
     em, emi = failed(cg, r, None, a_tmp, kind, where, nbytes, may_continue)
     if where == SPACES.index("generic") and may_continue:
         race_hook(cg, None, a_tmp, emi, kind, nbytes, generic=True)
     return f.load("<32 x ptr>", p_tmp, 64), em, emi
+
+
+def write_segments(cg) -> str:
+    """The write half of the segment table (runtime.Launch._segments: the
+    read-only segments, the .const variables, have size 0 there), computed
+    once in the entry block."""
+    if getattr(cg, "wsegs", None) is None:
+        f = cg.f
+        lines, f.lines = f.lines, cg.pro
+        off = f.val(f"mul i64 {f.cast('zext', 'i32', cg.nsegs, 'i64')}, {Lo.SEG_ENTRY_BYTES}")
+        cg.wsegs = f.val(f"getelementptr inbounds i8, ptr %segs, i64 {off}", "wsegs")
+        f.lines = lines
+    return cg.wsegs
 
 
 def failed(cg, r: str, addr, a_tmp, kind: int, where: int, nbytes: int, may_continue: bool):

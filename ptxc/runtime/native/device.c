@@ -92,18 +92,20 @@ EXPORT cudaError_t cudaDeviceGetSharedMemConfig(int *c) { if (c) *c = 1; return 
 EXPORT cudaError_t cudaProfilerStart(void) { return cudaSuccess; }
 EXPORT cudaError_t cudaProfilerStop(void) { return cudaSuccess; }
 
+#define LIMIT_STACK_SIZE 0         /* cudaLimitStackSize */
 #define LIMIT_MALLOC_HEAP_SIZE 2   /* cudaLimitMallocHeapSize */
 
 /* The heap's size goes to the server, which makes the heap when a kernel
    first calls malloc/free; after that it cannot change (cudaErrorInvalidValue,
-   as cudaDeviceSetLimit documents). */
-static cudaError_t set_heap_limit(size_t value)
+   as cudaDeviceSetLimit documents). The stack size goes to the server too:
+   every later launch gives each thread that much call stack (recursion). */
+static cudaError_t send_limit(int op, size_t value)
 {
     char req[8];
     put64(req, (uint64_t)value);
     struct reply r;
     LOCK();
-    shim_call(OP_SET_HEAP_LIMIT, req, 8, NULL, 0, &r);
+    shim_call(op, req, 8, NULL, 0, &r);
     UNLOCK();
     cudaError_t st = (cudaError_t)r.status;
     reply_free(&r);
@@ -114,8 +116,9 @@ EXPORT cudaError_t cudaDeviceSetLimit(int limit, size_t value)
 {
     if (limit < 0 || limit >= 8)
         return set_error(cudaErrorInvalidValue);
-    if (limit == LIMIT_MALLOC_HEAP_SIZE) {
-        cudaError_t st = set_heap_limit(value);
+    if (limit == LIMIT_MALLOC_HEAP_SIZE || limit == LIMIT_STACK_SIZE) {
+        cudaError_t st = send_limit(limit == LIMIT_STACK_SIZE ? OP_SET_STACK_LIMIT
+                                                              : OP_SET_HEAP_LIMIT, value);
         if (st != cudaSuccess)
             return set_error(st);
     }

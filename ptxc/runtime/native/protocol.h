@@ -47,6 +47,7 @@
 #define OP_API_ERROR 12       /* u32 cudaError_t, u32 0, u64 pointer, u64 bytes, call name: a memory call
                                  failed its argument checks (sent under ptxc check only) */
 #define OP_SET_HEAP_LIMIT 13 /* u64 bytes: cudaDeviceSetLimit(cudaLimitMallocHeapSize); reply: cudaError_t */
+#define OP_SET_STACK_LIMIT 14 /* u64 bytes: cudaDeviceSetLimit(cudaLimitStackSize); reply: cudaError_t */
 #define PTXC_CHECK_ENV "PTXC_CHECK_HOST"  /* "1": send OP_HOST_WRITE and OP_API_ERROR */
 #define OP_TEXTURE_CREATE 40  /* texture/surface description (runtime/textures.py) -> u64 handle */
 #define OP_TEXTURE_DESTROY 41 /* u64 handle */
