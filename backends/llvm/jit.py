@@ -23,6 +23,7 @@ import time
 from dataclasses import dataclass, field
 
 from ptxc.errors import PtxcError
+from ptxc.backends.llvm.guards import InvalidIR, invalid_ir_error
 
 ENV_LEVEL = os.environ.get("PTXC_OPT")      # force a level (0-3) for experiments
 BIG_LAUNCH = 1 << 16                        # threads from which O2 pays off (full mode)
@@ -296,7 +297,10 @@ def runtime():
         key = objcache.key([text, "run_ctas", str(level), cpu, features, str(b.llvm_version_info)])
         obj = next(iter(objcache.lookup([key])), None)
         if obj is None:
-            obj = _emit(text, level, "run_ctas")
+            try:
+                obj = _emit(text, level, "run_ctas")
+            except InvalidIR as e:
+                raise invalid_ir_error(e, [], "run_ctas") from None
             objcache.store(obj, [key])
         engine = b.create_mcjit_compiler(b.parse_assembly(""), new_target_machine(2))
         engine.add_object_file(ObjectFileRef.from_data(obj))
@@ -329,7 +333,10 @@ def _objects(unique: dict, level: int, names: str) -> tuple:
         from ptxc.backends.llvm.codegen import module_text_of
         for lvl, group in _levels(unique, missing, level).items():
             gens = [unique[n][0] for n in group]
-            obj = _emit(module_text_of([unique[n][1] for n in group], gens), lvl, names)
+            try:
+                obj = _emit(module_text_of([unique[n][1] for n in group], gens), lvl, names)
+            except InvalidIR as e:
+                raise invalid_ir_error(e, gens, names) from None
             objcache.store(obj, [keys[n] for n in group])
             objs.append(obj)
     return objs, len(missing)
@@ -362,18 +369,13 @@ def _levels(unique: dict, names: list, level: int) -> dict:
 
 
 def _emit(text: str, level: int, names: str) -> bytes:
-    """Object code of one LLVM module of kernels."""
+    """Object code of one LLVM module of kernels (InvalidIR when LLVM refuses it)."""
     b = llvm()
     try:
         mod = b.parse_assembly(text)
         mod.verify()
     except RuntimeError as e:          # a code generator bug, not bad input
-        path = os.path.join(os.environ.get("TMPDIR", "/tmp"), f"ptxc-{names.split(',')[0]}.ll")
-        with open(path, "w") as fh:
-            fh.write(text)
-        first = str(e).strip().splitlines()
-        raise PtxcError(f"internal error: invalid LLVM IR for kernel(s) {names} ({path}): "
-                        f"{first[-1] if first else e}")
+        raise InvalidIR(text, str(e)) from None
     if level > 0:
         _optimise(mod, level)
     return new_target_machine(level).emit_object(mod)
