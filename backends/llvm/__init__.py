@@ -8,8 +8,8 @@ lowering_guard (where each instruction's code starts, a failed lowering):
 ``run_warp``, one warp; values (masked register reads and writes), irtext
 (LLVM IR text), layout (state layouts, the address map, status codes),
 prelude_ir (what every kernel module carries), jit and pipeline
-(compiling, overlapped), guards (LLVM's errors placed in
-the PTX), objcache (compiled kernels on disk), runtime and
+(compiling, overlapped), guards (the GC paused while compiling, LLVM's
+errors placed in the PTX), objcache (compiled kernels on disk), runtime and
 runtime_ir (memory, the CTA thread pool, the native CTA loop),
 launch_wait, callbacks, reg_writes.
 

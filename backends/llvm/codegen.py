@@ -28,8 +28,9 @@ Design (docs/executor.md; DESIGN.md "The SIMT executor"):
 * Fault checks: in hybrid mode with the slice option ``faults=checked``
   (the default), every checked access outside the slice runs its bounds
   and alignment checks without the access (fault_check.py).
-* Each instruction's code starts in lowering_guard.py: a lowering that
-  fails becomes a run-time "not supported yet" at its instruction.
+* Each instruction's code starts in lowering_guard.py: a long straight run
+  is cut into LLVM blocks (compile time linear in kernel size), a lowering
+  that fails becomes a run-time "not supported yet" at its instruction.
 """
 from __future__ import annotations
 

@@ -1,6 +1,7 @@
-"""Guards around compiling kernels: what a code generator bug becomes for
-the user.
+"""Guards around compiling kernels: what keeps compile time linear in kernel
+size, and what a code generator bug becomes for the user.
 
+* ``gc_paused``: Python's cyclic GC is off while code is generated (jit.py).
 * ``invalid_ir_error``: LLVM refusing the generated IR (a code generator bug,
   for a kernel the verifier accepted) is reported at the PTX instruction
   whose code LLVM named, as a located "not supported yet" of that
@@ -11,10 +12,28 @@ the user.
 """
 from __future__ import annotations
 
+import gc
 import os
 import re
+from contextlib import contextmanager
 
 from ptxc.errors import PtxcError, nth_line
+
+
+@contextmanager
+def gc_paused():
+    """Python's cyclic GC off while code is generated: the plan and the code
+    generator make millions of small objects that all live until the end,
+    and the GC passes they trigger took time that grew faster than the
+    kernel (a plan of 64,000 instructions: 0.63 s with the GC, 0.11 s
+    without). The parser does the same (ptxc.frontend.parser)."""
+    paused = gc.isenabled()
+    gc.disable()
+    try:
+        yield
+    finally:
+        if paused:
+            gc.enable()
 
 
 class InvalidIR(Exception):

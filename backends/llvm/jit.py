@@ -23,7 +23,7 @@ import time
 from dataclasses import dataclass, field
 
 from ptxc.errors import PtxcError
-from ptxc.backends.llvm.guards import InvalidIR, invalid_ir_error
+from ptxc.backends.llvm.guards import InvalidIR, gc_paused, invalid_ir_error
 
 ENV_LEVEL = os.environ.get("PTXC_OPT")      # force a level (0-3) for experiments
 BIG_LAUNCH = 1 << 16                        # threads from which O2 pays off (full mode)
@@ -203,21 +203,22 @@ def _generate(module, kernels, mode: str, level: int, skip_errors: bool, memory:
     if "inject" in variants:
         from ptxc.backends.llvm.instruments.inject_ir import InjectCodegen as KernelCodegen   # noqa: N814
     out = []
-    for k in kernels:
-        try:
-            g = KernelCodegen(Plan(module, k), mode, name=PLACEHOLDER, memory_counters=memory)
-            g.memcheck = "memcheck" in variants
-            g.initcheck = "initcheck" in variants
-            g.value_profile = "value_profile" in variants
-            g.checks = tuple(v for v in ("racecheck", "synccheck") if v in variants)
-            g.generate_function()
-            text = g.function_text()
-        except PtxcError:
-            if not skip_errors:
-                raise
-            continue
-        g.name = f"run_warp_{_kernel_key(text, g, level)}"
-        out.append((k, g, text.replace(f"@{PLACEHOLDER}(", f"@{g.name}(", 1)))
+    with gc_paused():                 # guards.py: compile time linear in kernel size
+        for k in kernels:
+            try:
+                g = KernelCodegen(Plan(module, k), mode, name=PLACEHOLDER, memory_counters=memory)
+                g.memcheck = "memcheck" in variants
+                g.initcheck = "initcheck" in variants
+                g.value_profile = "value_profile" in variants
+                g.checks = tuple(v for v in ("racecheck", "synccheck") if v in variants)
+                g.generate_function()
+                text = g.function_text()
+            except PtxcError:
+                if not skip_errors:
+                    raise
+                continue
+            g.name = f"run_warp_{_kernel_key(text, g, level)}"
+            out.append((k, g, text.replace(f"@{PLACEHOLDER}(", f"@{g.name}(", 1)))
     return out
 
 

@@ -1,7 +1,14 @@
 """Where each instruction's code starts, and the guard around its lowering
 (a mixin of codegen.KernelCodegen).
 
-* ``start_instr`` remembers where each instruction's code starts.
+* ``start_instr`` cuts the LLVM block (an unconditional branch to a new
+  block that only it reaches) before an instruction once the block holds
+  more than BLOCK_LINES lines. LLVM's instruction selection (SelectionDAG,
+  which all of ptxc's vector code goes through, even at O0) takes time that
+  grows faster than the size of a block: LLVM took 11.8 s for 8,000
+  ``add.f16x2`` in one block and 31.5 s for 16,000; in blocks of at most
+  BLOCK_LINES lines 6.6 s and 13.1 s (bench/compile_scaling.py). The new
+  block is dominated by the old one, so no cached value is dropped.
 * ``lower`` runs a lowering (ops/). A form ptxc cannot run becomes a
   run-time "not supported yet" error at that instruction, raised only if it
   executes: whatever the lowering raised, a PtxcError naming what is missing
@@ -20,14 +27,21 @@ from bisect import bisect_right
 from ptxc.errors import PtxcError
 from ptxc.ir.printer import operand_text
 
+BLOCK_LINES = 400          # LLVM IR lines after which a straight run is cut into a new block
+
 
 class LoweringGuard:
     """Needs ``f`` (irtext.Fn), ``vcache``, the masks ``mv``, ``m``, ``em``,
     ``emi``, ``unsupported`` and the lists ``instr_at`` and ``instr_of``."""
 
     def start_instr(self, ins) -> None:
-        """Before the code of ``ins``: remember where it starts."""
-        self.instr_at.append(len(self.f.lines))
+        """Before the code of ``ins``: cut a long block; remember where it starts."""
+        f = self.f
+        if len(f.lines) - f.label_at > BLOCK_LINES:
+            split = f.fresh_label("split")
+            f.br(split)
+            f.label(split, dominated=True)
+        self.instr_at.append(len(f.lines))
         self.instr_of.append(ins)
 
     def lower(self, ins, fn, *args) -> None:
@@ -38,7 +52,7 @@ class LoweringGuard:
         dropped and the message names the instruction as written, never
         Python's text."""
         f = self.f
-        mark = (len(f.lines), f.cur_label, self.mv, self.m, self.em, self.emi)
+        mark = (len(f.lines), f.cur_label, f.label_at, self.mv, self.m, self.em, self.emi)
         try:
             fn(self, *args)
         except PtxcError as e:
@@ -58,7 +72,7 @@ class LoweringGuard:
     def _rewind(self, mark) -> None:
         """Drop what a failed lowering emitted; values cached since are forgotten."""
         f = self.f
-        n, f.cur_label, self.mv, self.m, self.em, self.emi = mark
+        n, f.cur_label, f.label_at, self.mv, self.m, self.em, self.emi = mark
         del f.lines[n:]
         self.vcache.clear()
 
