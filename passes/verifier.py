@@ -9,6 +9,9 @@ block; uses in blocks the entry does not reach are not checked. Use lists
 equal, as multisets, the instructions that read each value. Types, where
 simple: a guard or ``!p`` operand is a ``pred``, a guarded instruction has one
 prior value per result with the result's type, phi operands have the phi's type.
+ISA: every instruction's types, operand forms and operand types are ones the
+PTX ISA allows (ptxc.ir.isa_rules; the parser checks them too, this catches
+what a pass made).
 
 Each violation raises :class:`PtxcError` naming the function, the block and
 the PTX line.
@@ -19,6 +22,7 @@ from collections import Counter
 
 from ptxc.errors import PtxcError
 from ptxc.ir import Not, Result, values_in
+from ptxc.ir.isa_rules import CHECKED, check as isa_check
 
 
 def _fail(fn, block, ins, message: str):
@@ -207,6 +211,18 @@ def verify_function(fn) -> None:
     values, readers = _readers(fn)
     _Dominance(fn).run(values, readers)
     _check_uses(fn, values, readers)
+    _check_isa(fn)
+
+
+def _check_isa(fn) -> None:
+    """The PTX ISA's rules for each instruction (after the IR's own invariants)."""
+    skip = fn.attrs.get("vector_range_regs", ())
+    for b in fn.blocks:
+        for ins in b.instrs:
+            if ins.opcode in CHECKED:
+                found = isa_check(ins, skip)
+                if found is not None:
+                    _fail(fn, b, ins, found[0])
 
 
 def verify_module(module) -> None:

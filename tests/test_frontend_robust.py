@@ -182,8 +182,8 @@ def test_initializer_fast_path_equals_the_grammar():
     # A comment inside the braces sends the list through the full grammar
     # (the INITLIST token takes only numbers and blanks): both must agree.
     values = "1, 0x10, 010, -3, 0f3F800000, 2.5, 0b11, 255U"
-    fast = init_of(HEADER + f".global .f32 g[8] = {{{values}}};\n")
-    slow = init_of(HEADER + f".global .f32 g[8] = {{/* c */ {values}}};\n")
+    fast = init_of(HEADER + f".global .b32 g[8] = {{{values}}};\n")
+    slow = init_of(HEADER + f".global .b32 g[8] = {{/* c */ {values}}};\n")
     assert imms(fast[0][1]) == imms(slow[0][1]) == [
         ("1", 1, "int"), ("0x10", 16, "int"), ("010", 8, "int"), ("-3", -3, "int"),
         ("0f3F800000", 0x3F800000, "f32"), ("2.5", 2.5, "float"), ("0b11", 3, "int"),

@@ -3,11 +3,13 @@ the native state a launch runs on (docs/executor.md).
 
 The core: plan (a kernel's code segments, inlined calls, state slots),
 codegen with its mixins simt (SIMT control flow), frame (register slots
-in the warp state) and specials (special registers, symbol addresses):
+in the warp state), specials (special registers, symbol addresses) and
+lowering_guard (where each instruction's code starts, a failed lowering):
 ``run_warp``, one warp; values (masked register reads and writes), irtext
 (LLVM IR text), layout (state layouts, the address map, status codes),
 prelude_ir (what every kernel module carries), jit and pipeline
-(compiling, overlapped), objcache (compiled kernels on disk), runtime and
+(compiling, overlapped), guards (the GC paused while compiling, LLVM's
+errors placed in the PTX), objcache (compiled kernels on disk), runtime and
 runtime_ir (memory, the CTA thread pool, the native CTA loop),
 launch_wait, callbacks, reg_writes.
 

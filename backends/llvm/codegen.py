@@ -28,6 +28,9 @@ Design (docs/executor.md; DESIGN.md "The SIMT executor"):
 * Fault checks: in hybrid mode with the slice option ``faults=checked``
   (the default), every checked access outside the slice runs its bounds
   and alignment checks without the access (fault_check.py).
+* Each instruction's code starts in lowering_guard.py: a long straight run
+  is cut into LLVM blocks (compile time linear in kernel size), a lowering
+  that fails becomes a run-time "not supported yet" at its instruction.
 """
 from __future__ import annotations
 
@@ -43,6 +46,7 @@ from ptxc.backends.llvm.instruments.fault_check import check_only
 from ptxc.backends.llvm.instruments.mem_count import count_only
 from ptxc.backends.llvm.instruments.provenance_ir import keep_root
 from ptxc.backends.llvm.irtext import Fn, splat
+from ptxc.backends.llvm.lowering_guard import LoweringGuard
 from ptxc.backends.llvm.ops.mma import WHOLE_WARP_OPS
 from ptxc.backends.llvm.plan import Plan
 from ptxc.backends.llvm.simt import SimtMixin
@@ -91,7 +95,7 @@ def checks_faults(plan: Plan, mode: str) -> bool:
     return (kernel.attrs.get("slice_report") or {}).get("faults") == "checked"
 
 
-class KernelCodegen(SimtMixin, WarpFrame, SpecialRegs, Values):
+class KernelCodegen(SimtMixin, WarpFrame, SpecialRegs, Values, LoweringGuard):
     """Generates the LLVM IR text of one kernel's ``run_warp``."""
 
     def __init__(self, plan: Plan, mode: str, name: str = WARP_FN, memory_counters: int = 0):
@@ -135,6 +139,8 @@ class KernelCodegen(SimtMixin, WarpFrame, SpecialRegs, Values):
         self.inst = plan.root
         self.cur = None
         self.em = self.emi = None
+        self.instr_at: list[int] = []   # index in f.lines where each lowered instruction starts
+        self.instr_of: list = []        # ... and that instruction (instr_of_line)
 
     # ------------------------------------------------------------ driver
     def generate(self) -> str:
@@ -229,6 +235,7 @@ class KernelCodegen(SimtMixin, WarpFrame, SpecialRegs, Values):
 
     def instr(self, ins) -> None:
         self.cur = ins
+        self.start_instr(ins)           # lowering_guard.py
         if ins.guard is not None:
             self.em = self.guard_mask(ins)
             self.emi = self.f.cast("bitcast", "<32 x i1>", self.em, "i32")
@@ -292,16 +299,6 @@ class KernelCodegen(SimtMixin, WarpFrame, SpecialRegs, Values):
                      Lo.ERR_COOP_ABORT, "zeroinitializer")
         f.br(skip)
         f.label(skip)
-
-    def lower(self, ins, fn, *args) -> None:
-        """Run a lowering; a form ptxc cannot run becomes a run-time
-        'not supported yet' error at this instruction (only if executed)."""
-        try:
-            fn(self, *args)
-        except PtxcError as e:
-            self.unsupported(ins, f"{ins.full_opcode} ({e.message})")
-        except (KeyError, ValueError, IndexError, StopIteration, AttributeError) as e:
-            self.unsupported(ins, f"{ins.full_opcode} (operand form not handled: {type(e).__name__} {e})")
 
     def iid(self, ins=None) -> int:
         return self.plan.instr_id(self.inst, ins or self.cur)

@@ -46,6 +46,7 @@ class Fn:
         self.lines: list[str] = []
         self.n = 0
         self.cur_label = None
+        self.label_at = 0                # len(lines) where the current block started
         self.on_label = None
 
     def tmp(self, hint: str = "t") -> str:
@@ -70,6 +71,7 @@ class Fn:
         code just emitted), values cached by the code generator are dropped."""
         self.lines.append(f"{name}:")
         self.cur_label = name
+        self.label_at = len(self.lines)
         if not dominated and self.on_label is not None:
             self.on_label()
 

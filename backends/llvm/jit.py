@@ -23,6 +23,7 @@ import time
 from dataclasses import dataclass, field
 
 from ptxc.errors import PtxcError
+from ptxc.backends.llvm.guards import InvalidIR, gc_paused, invalid_ir_error
 
 ENV_LEVEL = os.environ.get("PTXC_OPT")      # force a level (0-3) for experiments
 BIG_LAUNCH = 1 << 16                        # threads from which O2 pays off (full mode)
@@ -203,21 +204,22 @@ def _generate(module, kernels, mode: str, level: int, skip_errors: bool, memory:
     if "inject" in variants:
         from ptxc.backends.llvm.instruments.inject_ir import InjectCodegen as KernelCodegen   # noqa: N814
     out = []
-    for k in kernels:
-        try:
-            g = KernelCodegen(Plan(module, k), mode, name=PLACEHOLDER, memory_counters=memory)
-            g.memcheck = "memcheck" in variants
-            g.initcheck = "initcheck" in variants
-            g.value_profile = "value_profile" in variants
-            g.checks = tuple(v for v in ("racecheck", "synccheck") if v in variants)
-            g.generate_function()
-            text = g.function_text()
-        except PtxcError:
-            if not skip_errors:
-                raise
-            continue
-        g.name = f"run_warp_{_kernel_key(text, g, level)}"
-        out.append((k, g, text.replace(f"@{PLACEHOLDER}(", f"@{g.name}(", 1)))
+    with gc_paused():                 # guards.py: compile time linear in kernel size
+        for k in kernels:
+            try:
+                g = KernelCodegen(Plan(module, k), mode, name=PLACEHOLDER, memory_counters=memory)
+                g.memcheck = "memcheck" in variants
+                g.initcheck = "initcheck" in variants
+                g.value_profile = "value_profile" in variants
+                g.checks = tuple(v for v in ("racecheck", "synccheck") if v in variants)
+                g.generate_function()
+                text = g.function_text()
+            except PtxcError:
+                if not skip_errors:
+                    raise
+                continue
+            g.name = f"run_warp_{_kernel_key(text, g, level)}"
+            out.append((k, g, text.replace(f"@{PLACEHOLDER}(", f"@{g.name}(", 1)))
     return out
 
 
@@ -299,7 +301,10 @@ def runtime():
         key = objcache.key([text, "run_ctas", str(level), cpu, features, str(b.llvm_version_info)])
         obj = next(iter(objcache.lookup([key])), None)
         if obj is None:
-            obj = _emit(text, level, "run_ctas")
+            try:
+                obj = _emit(text, level, "run_ctas")
+            except InvalidIR as e:
+                raise invalid_ir_error(e, [], "run_ctas") from None
             objcache.store(obj, [key])
         engine = b.create_mcjit_compiler(b.parse_assembly(""), new_target_machine(2))
         engine.add_object_file(ObjectFileRef.from_data(obj))
@@ -332,7 +337,10 @@ def _objects(unique: dict, level: int, names: str) -> tuple:
         from ptxc.backends.llvm.codegen import module_text_of
         for lvl, group in _levels(unique, missing, level).items():
             gens = [unique[n][0] for n in group]
-            obj = _emit(module_text_of([unique[n][1] for n in group], gens), lvl, names)
+            try:
+                obj = _emit(module_text_of([unique[n][1] for n in group], gens), lvl, names)
+            except InvalidIR as e:
+                raise invalid_ir_error(e, gens, names) from None
             objcache.store(obj, [keys[n] for n in group])
             objs.append(obj)
     return objs, len(missing)
@@ -365,18 +373,13 @@ def _levels(unique: dict, names: list, level: int) -> dict:
 
 
 def _emit(text: str, level: int, names: str) -> bytes:
-    """Object code of one LLVM module of kernels."""
+    """Object code of one LLVM module of kernels (InvalidIR when LLVM refuses it)."""
     b = llvm()
     try:
         mod = b.parse_assembly(text)
         mod.verify()
     except RuntimeError as e:          # a code generator bug, not bad input
-        path = os.path.join(os.environ.get("TMPDIR", "/tmp"), f"ptxc-{names.split(',')[0]}.ll")
-        with open(path, "w") as fh:
-            fh.write(text)
-        first = str(e).strip().splitlines()
-        raise PtxcError(f"internal error: invalid LLVM IR for kernel(s) {names} ({path}): "
-                        f"{first[-1] if first else e}")
+        raise InvalidIR(text, str(e)) from None
     if level > 0:
         _optimise(mod, level)
     return new_target_machine(level).emit_object(mod)

@@ -38,7 +38,7 @@ from ptxc.errors import PtxcError
 from ptxc.ir.types import TYPE_SIZES
 
 from ptxc.backends.llvm.layout import (EXIT_PC, SEG_CONST, SEG_GLOBALS, SEG_LOCAL, SEG_PARAM,
-                                       SEG_SHARED)
+                                       SEG_SHARED, seg_shift)
 
 CC_REG = "%cc"
 # external functions with a built-in meaning: vprintf records a printf,
@@ -155,8 +155,9 @@ class Plan:
         self._scope_vars: dict[int, dict] = {}
         self.param_layout = self._layout_params(kernel)
         self.param_size = align_up(max([o + v.size for v, o in self.param_layout.values()] + [0]), 8)
-        self.const_layout, self.const_size = module_space_layout(module, "const")
-        self.global_layout, self.global_size = module_space_layout(module, "global")
+        segment = 1 << seg_shift(module)
+        self.const_layout, self.const_size = module_space_layout(module, "const", segment)
+        self.global_layout, self.global_size = module_space_layout(module, "global", segment)
         self.shared_layout: dict[tuple, int] = {}
         self.shared_static = 0
         self.local_size = 0
@@ -430,16 +431,18 @@ class ModuleLayout:
 
 
 def module_layout(module) -> ModuleLayout:
-    from ptxc.backends.llvm.layout import seg_shift
-    consts, const_size = module_space_layout(module, "const")
-    globals_, global_size = module_space_layout(module, "global")
-    return ModuleLayout(module, seg_shift(module), consts, const_size, globals_, global_size)
+    shift = seg_shift(module)
+    consts, const_size = module_space_layout(module, "const", 1 << shift)
+    globals_, global_size = module_space_layout(module, "global", 1 << shift)
+    return ModuleLayout(module, shift, consts, const_size, globals_, global_size)
 
 
-def module_space_layout(module, space: str):
+def module_space_layout(module, space: str, most: int | None = None):
     """({name: offset}, size) of the module-level variables of ``space``
     ('const' or 'global'): the same for every kernel of the module, so module
-    memory can outlive one launch (ptxc.backends.llvm.runtime.ModuleMemory)."""
+    memory can outlive one launch (ptxc.backends.llvm.runtime.ModuleMemory).
+    Variables past ``most`` bytes (one segment: 16 MiB in a 32-bit module;
+    the parser refuses more than 4 GiB) are refused at the variable."""
     out, off = {}, 0
     for v in module.globals:
         if v.space != space:
@@ -447,6 +450,11 @@ def module_space_layout(module, space: str):
         off = align_up(off, max(var_align(v), 8 if v.size >= 8 else 1))
         out[v.name] = off
         off += max(v.size, 1)
+        if most is not None and off + 16 > most:
+            raise PtxcError(f"not supported yet: variable '{v.name}' brings the module's "
+                            f".{space} variables past {most >> 20} MiB, one segment of ptxc's "
+                            f"memory in a module of .address_size {32 if most < 1 << 32 else 64}",
+                            v.loc)
     return out, align_up(off, 16)
 
 

@@ -15,6 +15,7 @@ import numpy as np
 
 from ptxc import ir
 from ptxc.errors import PtxcError
+from ptxc.ir.printer import operand_text
 from ptxc.ir.types import TYPE_SIZES
 
 from ptxc.backends.llvm.irtext import splat, vt
@@ -117,7 +118,8 @@ class Values:
             if slot is None:
                 return self.const_vec(0, t)
             return self.adjust(self.load_slot(slot), "b%d" % slot.bits if slot.bits > 1 else "pred", t)
-        raise PtxcError(f"unsupported operand {op!r} at line {self.cur.loc.line}", self.cur.loc)
+        raise PtxcError(f"operand {operand_text(op, lambda v: v.reg or v.name)[:40]} of this kind",
+                        self.cur.loc)
 
     def adjust(self, v: str, have: str, want: str) -> str:
         """Reinterpret/resize a vector of PTX type ``have`` as type ``want``."""

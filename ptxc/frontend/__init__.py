@@ -8,7 +8,9 @@
     builder           a module: directives, declarations, functions
     function_builder  one function body: scopes, instructions, basic blocks
     scopes            registers before SSA (Var), lexical scopes, special registers
-    opcode_words      an opcode word: known opcode, modifiers, operand counts
+    opcode_words      an opcode word: known opcode, modifiers, operand counts, ISA rules
+    decl_rules        what the ISA allows a declaration: ranges, initializers, sizes
+    debug_directives  .loc, .file and .section checked as ptxas checks them
     ssa               SSA construction with phis (Braun et al. 2013)
     entry_scan        the .entry functions of PTX text, without parsing it
     input_hint        a one-line hint for input that is not PTX (CUDA source, ELF, cubin)

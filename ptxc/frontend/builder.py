@@ -11,6 +11,8 @@ from __future__ import annotations
 
 from ptxc import ir
 from ptxc.errors import PtxcError, SrcLoc, nth_line
+from ptxc.frontend import debug_directives as dbg
+from ptxc.frontend.decl_rules import SizeTotals, check_size, check_variable
 from ptxc.frontend.function_builder import FunctionBuilder, declare
 from ptxc.frontend.scopes import Scope
 
@@ -36,6 +38,10 @@ class Builder:
         self.module = ir.Module(filename)
         self.module.source = text
         self.module_scope = Scope(None)     # module-level .reg (PTX 1.x) live here
+        self.vector_range_regs: set = set()  # registers of vector ranges (`.reg .v2 .b16 x<4>`)
+        self.sizes = SizeTotals()           # bytes of .const and .global so far (decl_rules)
+        self.local_total = 0                # bytes of .local in the function being built
+        self.file_lines: dict = {}          # .file index -> its line
 
     # ------------------------------------------------------------ errors
     def error(self, msg: str, line: int, col: int = 1) -> PtxcError:
@@ -43,6 +49,28 @@ class Builder:
 
     def loc(self, line: int, col: int = 1) -> SrcLoc:
         return SrcLoc(self.filename, line, col)
+
+    def check_directive(self, check, text: str, line: int) -> None:
+        """Raise the located error of a debugging directive that ``check``
+        (ptxc.frontend.debug_directives) finds malformed."""
+        found = check(text)
+        if found is None:
+            return
+        message, dline, col = found
+        if dline == 0:                      # the directive's column on its first line
+            src = nth_line(self.text, line) or ""
+            col += max(src.find(text.split("\n", 1)[0]), 0)
+        raise self.error(message, line + dline, col)
+
+    def file_directive(self, text: str, line: int) -> None:
+        """A ``.file`` line: well formed, and its index not used before."""
+        self.check_directive(dbg.check_file, text, line)
+        index = dbg.file_index(text)
+        if index in self.file_lines:
+            raise self.error(f"duplicate .file index {index} (first on line "
+                             f"{self.file_lines[index]}; PTX ISA 11.5: .file)", line,
+                             max((nth_line(self.text, line) or "").find(".file"), 0) + 1)
+        self.file_lines[index] = line
 
     # ------------------------------------------------------------ module
     def build(self, items: list) -> ir.Module:
@@ -56,16 +84,19 @@ class Builder:
             elif kind == "address_size":
                 m.address_size = item[1]
             elif kind == "file":
+                self.file_directive(item[1], item[2])
                 m.files.append(item[1])
                 m.items.append(("file", item[1]))
             elif kind == "pragma":
                 m.items.append(("pragma", item[1]))
             elif kind == "loc":
+                self.check_directive(dbg.check_loc, item[1], item[2])
                 continue
             elif kind == "section":             # DWARF data: kept verbatim, not interpreted
+                self.check_directive(dbg.check_section, item[1], item[2])
                 m.items.append(("section", item[1]))
             elif kind == "decl" and self.split_attrs(item[1], item[3])[0] == "reg":
-                declare(self, item, self.module_scope)
+                declare(self, item, self.module_scope, self.vector_range_regs)
                 m.items.append(("reg", self.module_scope.regs[-1]))
             elif kind == "decl":
                 for var in self.variables(item):
@@ -117,9 +148,16 @@ class Builder:
             if d[0] == "range":
                 raise self.error("register range outside a function body", d[1].line, d[1].col)
             _, name, dims, init = d
-            out.append(ir.Variable(space, name.text, type_ or "b8", align, dims,
-                                   init[1] if init else None, linkage, vec, other,
-                                   self.loc(name.line, name.col)))
+            var = ir.Variable(space, name.text, type_ or "b8", align, dims,
+                              init[1] if init else None, linkage, vec, other,
+                              self.loc(name.line, name.col))
+            check_variable(self, var)
+            if space == "local":
+                self.local_total += var.size
+                check_size(self, var, self.local_total)
+            else:
+                self.sizes.add(self, var)
+            out.append(var)
         return out
 
     # ---------------------------------------------------------- functions
@@ -133,6 +171,7 @@ class Builder:
         fn.rets = [self.param(p) for p in rets] if rets is not None else []
         fn.attrs["has_rets"] = rets is not None
         fn.directives = [(kw, dims3(nums) if kw in DIM_DIRECTIVES else nums) for kw, nums in perfs]
+        self.local_total = 0
         if body is None:
             fn.is_decl = True
             return fn

@@ -12,7 +12,9 @@ from typing import TYPE_CHECKING
 
 from ptxc import ir
 from ptxc.errors import SrcLoc
-from ptxc.frontend.opcode_words import check_arity, known_opcode
+from ptxc.frontend.debug_directives import check_loc
+from ptxc.frontend.decl_rules import check_range
+from ptxc.frontend.opcode_words import check_arity, check_guard, check_isa, known_opcode
 from ptxc.frontend.scopes import SPECIAL_REGS, Scope, Var
 from ptxc.frontend.syntax import Name
 
@@ -38,6 +40,7 @@ class FunctionBuilder:
         self.dbg = None                     # the .loc run in effect (tuple of texts)
         self.pending_dbg: list[str] = []    # .loc lines since the last instruction
         self.where = (1, 1)                 # (line, col) of the instruction being built
+        self.vector_range_regs = builder.vector_range_regs   # `.reg .v2 .b16 x<4>`: not type checked
 
     # ------------------------------------------------------------- walk
     def build(self, body) -> None:
@@ -48,6 +51,8 @@ class FunctionBuilder:
                 self.reg_param(p, root, is_input=p in self.fn.params)
         self.walk(body, root)
         self.fn.scope = root
+        if self.vector_range_regs:
+            self.fn.attrs["vector_range_regs"] = self.vector_range_regs
         self.fn.attrs["btargets"] = {k: [n.text for n in v[0]] for k, v in self.btargets.items()}
         self.trailing_keys = list(self.pending_keys)
         self.fn.attrs["trailing_labels"] = list(self.pending_labels)
@@ -80,6 +85,7 @@ class FunctionBuilder:
             elif kind == "label":
                 self.define_label(st[1], scope)
             elif kind == "loc":
+                self.b.check_directive(check_loc, st[1], st[2])
                 self.pending_dbg.append(st[1])
             elif kind == "pragma":
                 self.pending_pragmas.append(", ".join(st[1]))
@@ -89,7 +95,7 @@ class FunctionBuilder:
                 self.named_directive(st, scope)
 
     def declare(self, st, scope: Scope) -> None:
-        declare(self.b, st, scope)
+        declare(self.b, st, scope, self.vector_range_regs)
 
     def define_label(self, name: Name, scope: Scope) -> None:
         key = (scope, name.text)
@@ -146,9 +152,11 @@ class FunctionBuilder:
                                    "an indirect branch is brx.idx)", line, col)
         else:
             ins.srcs = self.srcs(srcs, scope)
+        check_isa(self.b, ins, text, operands, self.vector_range_regs, line, col)
         if guard is not None:
             ins.guard = self.reg(guard[0], scope)
             ins.guard_neg = guard[1]
+            check_guard(self.b, guard[0], ins.guard, self.vector_range_regs)
         ins.scope = scope
         if self.pending_dbg:                  # every .loc line, in order (inlined_at chains)
             self.dbg = tuple(self.pending_dbg)
@@ -360,8 +368,10 @@ class FunctionBuilder:
                 s.preds.append(blk)
 
 
-def declare(b: Builder, st, scope: Scope) -> None:
-    """Add a body declaration (.reg, .local, .shared, .param ...) to ``scope``."""
+def declare(b: Builder, st, scope: Scope, vector_range_regs: set | None = None) -> None:
+    """Add a body declaration (.reg, .local, .shared, .param ...) to ``scope``
+    (``vector_range_regs`` collects the registers of vector ranges: ptxc
+    types them as their element, so the ISA rules do not check them)."""
     _, attrs, decls, line = st
     space, type_, align, vec, linkage, other = b.split_attrs(attrs, line)
     if space == "reg":
@@ -374,7 +384,8 @@ def declare(b: Builder, st, scope: Scope) -> None:
                 names.append(d[1].text)
             elif d[0] == "range":
                 prefix, count = d[1].text, d[2]
-                scope.ranges[prefix] = (count, type_ or "b32", {})
+                check_range(b, d)
+                scope.ranges[prefix] = (count, type_ or "b32", vector_range_regs if vec else None)
                 names.append((prefix, count))
             else:
                 scope.singles[d[1].text] = Var(d[1].text, type_ or "b32")

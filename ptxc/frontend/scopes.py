@@ -45,7 +45,9 @@ class Scope(ir.Scope):
         super().__init__(parent)
         self.vectors: dict[str, list[Var]] = {}
         self.singles: dict[str, Var] = {}
-        self.ranges: dict[str, tuple[int, str, dict]] = {}   # prefix -> (count, type, cache)
+        # prefix -> (count, type, the set that collects its registers when it
+        # is a range of vector registers, else None)
+        self.ranges: dict[str, tuple[int, str, set | None]] = {}
 
     def find(self, name: str) -> Var | None:
         s = self
@@ -83,4 +85,6 @@ class Scope(ir.Scope):
         if entry is None or int(name[i:]) >= entry[0]:
             return None
         v = self.singles[name] = Var(name, entry[1])   # memoised: next lookups are direct
+        if entry[2] is not None:
+            entry[2].add(name)
         return v

@@ -5,6 +5,7 @@ what every layer above needs to read, print and transform them.
     values        values (SSA definitions) and the other operands
     types         PTX scalar types: sizes, kinds, an instruction's type
     opcodes       the opcode table: operand roles, effects, FLOP classes
+    isa_rules     the PTX ISA's rules per instruction: types, operand types and forms
     printer       the textual IR (docs/ir.md), deterministic for FileCheck
     decl_text     declarations as PTX text (shared by the printer and the PTX emitter)
     passmanager   what a pass and an analysis are, and the analysis cache

@@ -223,8 +223,10 @@ ARITY: dict = {
     **{op: (2, 3) for op in ("ld", "st", "ldu")},   # + optional cache-policy operand
     "cvt": (2, 3, 4),                                 # cvt.rn.f16x2.f32 d, a, b
     "sqrt": (2,), "rcp": (2,),
-    "bfi": (5,), "prmt": (3, 4), "shf": (4,), "bra": (1,), "ret": (0,), "exit": (0,),
+    "bfi": (5,), "prmt": (4,), "shf": (4,), "bra": (1,), "ret": (0,), "exit": (0,),
     "trap": (0,), "setp": _setp_arity, "set": _set_arity,
     "min": (3, 4), "max": (3, 4),   # three-input forms min.s32 d, a, b, c (sm_90)
     "add": (3,), "mul": _mul_arity,
+    "szext": (3,), "bmsk": (3,), "fns": (4,), "dp4a": (4,), "dp2a": (4,), "testp": (2,),
+    "lop3": (5, 6),                 # lop3.b32 d, a, b, c, lut; lop3.or.b32 d|p, a, b, c, lut, q
 }

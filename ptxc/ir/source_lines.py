@@ -33,7 +33,9 @@ _FILE = re.compile(r'\.file\s+(\d+)\s+"((?:[^"\\]|\\.)*)"')
 _LOC = re.compile(r"\.loc\s+(\d+)\s+(\d+)\s+(\d+)")
 _FUNCTION = re.compile(r"function_name\s+([\w$.]+)")
 _INLINED_AT = re.compile(r"inlined_at\s+(\d+)\s+(\d+)\s+(\d+)")
-_LABEL = re.compile(r"([\w$.]+):\s*((?:\.b8\s+[\d,\s]+)+)")
+_LABEL = re.compile(r"([\w$.]+):\s*((?:\.b8\s+-?(?:0[xX][0-9a-fA-F]+|[0-9]+)"
+                    r"(?:\s*,\s*-?(?:0[xX][0-9a-fA-F]+|[0-9]+))*\s*)+)")
+_BYTE = re.compile(r"-?(?:0[xX][0-9a-fA-F]+|[0-9]+)")
 MAX_CHAIN = 64                      # a cycle in inlined_at (malformed input) stops here
 
 
@@ -54,9 +56,18 @@ def debug_strings(module) -> dict:
         if not (isinstance(item, tuple) and item[0] == "section" and ".debug_str" in item[1]):
             continue
         for label, data in _LABEL.findall(item[1]):
-            raw = bytes(int(x) for x in re.findall(r"\d+", data.replace(".b8", "")))
+            # a byte as ptxas takes it: -128..255, hexadecimal too (the parser
+            # refuses others: ptxc.frontend.debug_directives); kept to 8 bits
+            raw = bytes(_byte(x) for x in _BYTE.findall(data.replace(".b8", "")))
             out[label] = raw.split(b"\0", 1)[0].decode("utf-8", "replace")
     return out
+
+
+def _byte(text: str) -> int:
+    neg = text.startswith("-")
+    body = text.lstrip("-")
+    value = int(body, 16) if body[:2] in ("0x", "0X") else int(body)
+    return (-value if neg else value) & 0xFF
 
 
 class SourceMap:

@@ -206,10 +206,7 @@ def parse_arg_strings(fn, items) -> dict:
 
 def parse_value(fn, text: str):
     if text.startswith("@"):
-        try:
-            return np.load(text[1:], allow_pickle=False)
-        except (OSError, ValueError) as e:
-            raise arg_error(fn, f"cannot read '{text[1:]}': {e}")
+        return load_npy(fn, text[1:])
     parts = text.split(":")
     if len(parts) >= 3 and parts[0] in GENERATORS:
         return generate(fn, parts)
@@ -221,6 +218,32 @@ def parse_value(fn, text: str):
         return float(text)
     except ValueError:
         raise arg_error(fn, f"cannot understand argument value '{text}' (see docs/launch.md)")
+
+
+def load_npy(fn, path: str):
+    """The array in the NumPy .npy file ``path`` (``--arg N=@file.npy``):
+    anything else (an empty file, a .npz, text, pickled objects, a file too
+    large for this host) is a one-line error at the kernel."""
+    def error(why: str) -> PtxcError:
+        return PtxcError(f"{'kernel ' + fn.name + ': ' if fn else ''}cannot read '{path}': {why}",
+                         fn.loc if fn else None)
+    try:
+        with open(path, "rb") as fh:
+            magic = fh.read(6)
+            fh.seek(0)
+            if magic != b"\x93NUMPY":
+                raise error(("an empty file" if not magic else "not a NumPy .npy file")
+                            + " (write it with numpy.save)")
+            value = np.load(fh, allow_pickle=False)
+    except OSError as e:
+        raise error(e.strerror or str(e)) from None
+    except (ValueError, EOFError, MemoryError) as e:
+        why = "too large for this host's memory" if isinstance(e, MemoryError) else \
+            (str(e).splitlines() or ["malformed"])[0][:120]
+        raise error(f"not a valid .npy file ({why})") from None
+    if not isinstance(value, np.ndarray) or value.dtype.hasobject:
+        raise error("not an array of numbers")
+    return value
 
 
 def generate(fn, parts):

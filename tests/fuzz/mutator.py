@@ -8,9 +8,20 @@ line duplicated or deleted, or a byte inserted. The contract checked is the
 one the README promises: every outcome is success or a :class:`PtxcError`
 that names a location, never another exception.
 
+Two more mutations aim at the ISA rules (ptxc.ir.isa_rules): a type word of
+an opcode replaced by another type (``and.b32`` -> ``and.f32``), and a
+register replaced by a register of another class of the same file.
+
+``launch_outcome`` adds the run: every small kernel of a module that parses
+is launched (one CTA of 32 threads, zero-filled buffers, a short step
+budget); the contract then also forbids Python's own text in a message
+(``KeyError``, ``<ptxc.ir...>``, a traceback), which only a bug puts there.
+tests/test_fuzz_corpus.py runs both over the shared corpus with a fixed seed.
+
 Run standalone for a longer campaign: ``python tests/fuzz/mutator.py N [seed
-[folder]]`` prints one input per class that breaks the contract (``folder``:
-mutate the small PTX files under it instead, e.g. a corpus).
+[folder]] [--launch]`` prints one input per class that breaks the contract
+(``folder``: mutate the small PTX files under it instead, e.g. a corpus;
+``--launch``: launch the small kernels too).
 """
 from __future__ import annotations
 
@@ -47,13 +58,41 @@ def seed_files() -> list[str]:
     return out
 
 
-def mutate(text: str, rng: random.Random) -> str:
-    """``text`` with one to three random mutations."""
-    for _ in range(rng.randint(1, 3)):
+TYPES = ["pred", "b8", "b16", "b32", "b64", "b128", "u8", "u16", "u32", "u64", "s8", "s16",
+         "s32", "s64", "f16", "f16x2", "bf16", "f32", "f64", "s16x2", "f32x2", "tf32"]
+_TYPED = re.compile(r"\b[a-z][a-z0-9]*(?:\.[\w:]+)*\.(" + "|".join(TYPES) + r")\b")
+_REG = re.compile(r"%[a-z]+[0-9]+")
+
+
+def retype(text: str, rng: random.Random) -> str:
+    """One type word of one instruction replaced by another type."""
+    spans = [m.span(1) for m in _TYPED.finditer(text)]
+    if not spans:
+        return text
+    a, b = rng.choice(spans)
+    return text[:a] + rng.choice(TYPES) + text[b:]
+
+
+def reregister(text: str, rng: random.Random) -> str:
+    """One register operand replaced by a register of the file (maybe of another class)."""
+    found = list(_REG.finditer(text))
+    if len(found) < 2:
+        return text
+    m, other = rng.choice(found), rng.choice(found)
+    return text[:m.start()] + other.group(0) + text[m.end():]
+
+
+def mutate(text: str, rng: random.Random, most: int = 3) -> str:
+    """``text`` with one to ``most`` random mutations."""
+    for _ in range(rng.randint(1, most)):
         spans = [m.span() for m in _TOKEN.finditer(text)]
         a, b = rng.choice(spans)
-        kind = rng.randrange(6)
-        if kind <= 2:
+        kind = rng.randrange(8)
+        if kind == 6:
+            text = retype(text, rng)
+        elif kind == 7:
+            text = reregister(text, rng)
+        elif kind <= 2:
             text = text[:a] + rng.choice(HOSTILE) + text[b:]
         elif kind == 3:
             text = text[:a] + text[b:]
@@ -78,6 +117,8 @@ def outcome(text: str, name: str = "fuzz.ptx") -> str | None:
     except ptxc.PtxcError as err:
         if err.loc is None or err.loc.line < 1 or err.loc.col < 1:
             return f"unlocated error: {err.headline()[:200]}"
+        if python_text(err.render()) is not None:
+            return f"Python text {python_text(err.render())!r} in: {err.headline()[:200]}"
         if len(err.render()) > 2000:
             return f"error message of {len(err.render())} characters"
         return None
@@ -86,27 +127,94 @@ def outcome(text: str, name: str = "fuzz.ptx") -> str | None:
     return None
 
 
-def campaign(count: int, seed: int = 0, files: list[str] | None = None):
-    """Yield (index, source file, mutated text, problem) for each broken input."""
+# Python's own text in a message: only a bug in ptxc puts it there.
+PYTHON_TEXT = re.compile(r"<ptxc\.|object at 0x|Traceback|\b(?:KeyError|IndexError|AttributeError|"
+                         r"TypeError|ValueError|StopIteration|ZeroDivisionError|AssertionError|"
+                         r"RecursionError|OverflowError|UnboundLocalError|NameError)\b")
+LAUNCH_MAX_INSTRS = 400        # kernels launched by launch_outcome: at most this many instructions
+LAUNCH_STEPS = 2000            # block executions per warp
+
+
+def python_text(message: str) -> str | None:
+    """The Python text in an error message, or None."""
+    m = PYTHON_TEXT.search(message)
+    return m.group(0) if m else None
+
+
+def launch_args(fn) -> list:
+    """Arguments for one launch of ``fn``: zeroed 4 KiB buffers for the
+    pointer parameters (64-bit, or .ptr), 4 for the others."""
+    import numpy as np
+    args = []
+    for p in fn.params:
+        if p.type in ("u64", "b64", "s64") or ".ptr" in " ".join(p.attrs):
+            args.append(np.zeros(1024, np.uint32))
+        else:
+            args.append(4)
+    return args
+
+
+def launch_outcome(text: str, name: str = "fuzz.ptx") -> str | None:
+    """outcome(), then a short launch of each small kernel of the module:
+    None, or a description of the broken contract."""
+    import ptxc
+    problem = outcome(text, name)
+    if problem is not None:
+        return problem
+    try:
+        module = ptxc.parse(text, name)
+    except ptxc.PtxcError:
+        return None
+    for fn in module.kernels:
+        if sum(len(b.instrs) for b in fn.blocks) > LAUNCH_MAX_INSTRS:
+            continue
+        for mode in ("full", "hybrid"):
+            try:
+                ptxc.launch(module, fn, (1, 1, 1), (32, 1, 1), launch_args(fn), mode=mode,
+                            max_steps=LAUNCH_STEPS, threads=1)
+            except ptxc.PtxcError as err:
+                found = python_text(err.render())
+                if found is not None:
+                    return f"Python text {found!r} in: {err.headline()[:200]}"
+            except Exception as err:  # noqa: BLE001 - the contract under test
+                return f"{type(err).__name__} in launch ({mode}): {str(err)[:200]}"
+    return None
+
+
+def campaign(count: int, seed: int = 0, files: list[str] | None = None, launch: bool = False,
+             deadline: float | None = None, stats: dict | None = None):
+    """Yield (index, source file, mutated text, problem) for each broken input
+    (``launch``: launch_outcome; ``deadline``: a time.monotonic() to stop at;
+    ``stats["inputs"]`` counts the inputs tried)."""
+    import time
     rng = random.Random(seed)
     seeds = [(p, open(p, encoding="utf-8", errors="replace").read()) for p in files or seed_files()]
+    check = launch_outcome if launch else outcome
     for i in range(count):
+        if deadline is not None and time.monotonic() > deadline:
+            return
+        if stats is not None:
+            stats["inputs"] = i + 1
         path, text = rng.choice(seeds)
-        bad = mutate(text, rng)
-        problem = outcome(bad)
+        bad = mutate(text, rng, 1 if launch else 3)      # one mutation: more of them run
+        problem = check(bad)
         if problem is not None:
             yield i, path, bad, problem
 
 
+def small_files(folder: str, most: int = 30000) -> list[str]:
+    """The PTX files under ``folder`` of at most ``most`` bytes, sorted."""
+    return sorted(os.path.join(d, f) for d, _, fs in os.walk(folder) for f in fs
+                  if f.endswith(".ptx") and os.path.getsize(os.path.join(d, f)) <= most)
+
+
 if __name__ == "__main__":
-    n = int(sys.argv[1]) if len(sys.argv) > 1 else 1000
-    s = int(sys.argv[2]) if len(sys.argv) > 2 else 0
-    extra = None
-    if len(sys.argv) > 3:                       # a folder of other PTX to mutate (small files)
-        extra = [os.path.join(d, f) for d, _, fs in os.walk(sys.argv[3]) for f in sorted(fs)
-                 if f.endswith(".ptx") and os.path.getsize(os.path.join(d, f)) < 30000]
+    argv = [a for a in sys.argv[1:] if a != "--launch"]
+    n = int(argv[0]) if len(argv) > 0 else 1000
+    s = int(argv[1]) if len(argv) > 1 else 0
+    extra = small_files(argv[2]) if len(argv) > 2 else None   # a folder of other PTX to mutate
     seen = {}
-    for i, path, bad, problem in campaign(n, s, extra):
+    for i, path, bad, problem in campaign(n, s, extra, launch="--launch" in sys.argv):
         key = re.sub(r"\d+", "N", problem)[:80]
         seen.setdefault(key, (i, path, problem))
     for key, (i, path, problem) in seen.items():
