@@ -19,7 +19,7 @@ import import_graph as G
 # Bottom to top (docs/architecture.md, "Layers"). A module's layer is the
 # one of its longest listed prefix; "ptxc" alone is the package facade.
 LAYERS = [
-    ("ir", ("ptxc.errors", "ptxc.version", "ptxc.ir")),
+    ("ir", ("ptxc.errors", "ptxc.version", "ptxc.interrupts", "ptxc.ir")),
     ("frontend", ("ptxc.frontend",)),
     ("passes", ("ptxc.passes",)),
     ("backends", ("ptxc.backends",)),

@@ -22,6 +22,7 @@ import os
 import sys
 import threading
 import time
+from contextlib import contextmanager
 
 DELAY = 2.0          # seconds before the first progress line
 EVERY = 1.0          # seconds between updates
@@ -30,8 +31,9 @@ POLL = 0.2           # seconds between checks of the workers
 
 def run_threads(loop, n: int, state: dict, total: int, label: str) -> None:
     """Run ``loop(k)`` for k < n in daemon threads; ``state["done"]`` counts
-    finished CTAs (of ``total``). On KeyboardInterrupt set ``state["stop"]``
-    to -1 (the loops take no more work) and re-raise."""
+    finished CTAs (of ``total``). On KeyboardInterrupt (or an exception of
+    the ``watching`` check) set ``state["stop"]`` to -1 (the loops take no
+    more work) and re-raise."""
     threads = [threading.Thread(target=loop, args=(k,), daemon=True) for k in range(n)]
     for t in threads:
         t.start()
@@ -41,11 +43,34 @@ def run_threads(loop, n: int, state: dict, total: int, label: str) -> None:
             while t.is_alive():
                 t.join(POLL)
                 progress.update(state.get("done", 0))
-    except KeyboardInterrupt:
+                poll_watch()
+    except BaseException:
         state["stop"] = -1
         raise
     finally:
         progress.close()
+
+
+_watch = threading.local()
+
+
+@contextmanager
+def watching(check):
+    """While the block runs, launches waited for in this thread call
+    ``check()`` every POLL seconds (module doc)."""
+    old = getattr(_watch, "check", None)
+    _watch.check = check
+    try:
+        yield
+    finally:
+        _watch.check = old
+
+
+def poll_watch() -> None:
+    """Call the check of the enclosing ``watching`` (if any)."""
+    check = getattr(_watch, "check", None)
+    if check is not None:
+        check()
 
 
 def wanted(stream) -> bool:

@@ -6,7 +6,9 @@ process, in ``--jobs`` processes or on a Dask cluster), prints the parser
 warnings of every module in input order, the report in the chosen format,
 writes the SQLite report, and ends with exit status 1 (a last line on
 stderr says why) when a module or a kernel failed, or when an option names
-a kernel that no module has.
+a kernel that no module has. Ctrl-C or SIGTERM stops the batch: the modules
+that finished are reported, the others marked as not profiled, and ptxc
+exits with status 130 (ptxc/profile/batch.py).
 """
 from __future__ import annotations
 
@@ -17,25 +19,35 @@ import click
 from ptxc.errors import PtxcError
 
 
+EXIT_INTERRUPTED = 130     # Ctrl-C or SIGTERM, as `ptxc run` (docs/profile.md)
+
+
 def profile_batch_command(files, options: dict, fmt: str, jobs, dask, report_path,
                           timings: bool) -> None:
-    from ptxc.profile.batch import Progress, default_jobs, module_files, run_batch
-    from ptxc.profile.batch_render import render
+    from ptxc.profile.batch import Interrupted, Progress, default_jobs, module_files, run_batch
+    from ptxc.profile.batch_render import interrupt_text, render
     paths = module_files(files)
     jobs = jobs or default_jobs()
     options = {**options, "threads": options.get("threads") or worker_threads(jobs, dask, paths)}
     progress = Progress(len(paths))
+    interrupted = None
     try:
         results = run_batch(paths, options, jobs, dask, timings, progress)
+    except Interrupted as e:      # the modules that finished are reported
+        interrupted, results = e.signal, e.results
     finally:
         progress.clear()
     for r in results:
         for w in r["warnings"]:
             click.echo(w, err=True)
-    sys.stdout.write(render(results, fmt, options["mode"], timings))
+    sys.stdout.write(render(results, fmt, options["mode"], timings, interrupted))
     sys.stdout.flush()
     if report_path:
-        write_results(report_path, results, options["mode"], timings)
+        write_results(report_path, results, options["mode"], timings, interrupted)
+    if interrupted:
+        click.echo(f"ptxc: {interrupt_text(results, interrupted)}; the profiled ones are "
+                   f"reported", err=True)
+        sys.exit(EXIT_INTERRUPTED)
     check(results, options)
 
 
@@ -50,13 +62,15 @@ def worker_threads(jobs: int, dask, paths) -> int | None:
     return None if running <= 1 else max(1, default_jobs() // running)
 
 
-def write_results(path: str, results, mode: str, timings: bool) -> None:
+def write_results(path: str, results, mode: str, timings: bool,
+                  interrupted: str | None = None) -> None:
     import sqlite3
 
     from ptxc.profile.batch_render import grand_total
     from ptxc.profile.sqlite_report import report_meta, write_sqlite
     try:
-        write_sqlite(path, results, report_meta(results, mode, grand_total(results)), timings)
+        write_sqlite(path, results, report_meta(results, mode, grand_total(results), interrupted),
+                     timings)
     except OSError as e:
         raise PtxcError(f"cannot write the report '{path}': {e.strerror or e}") from None
     except sqlite3.Error as e:

@@ -19,6 +19,16 @@ by one in a fresh process, so the one that crashes is the one blamed.
 Results come back in input order whatever order the workers finish in, and,
 unless ``timings`` is asked for, hold nothing that depends on time: the
 batch output is the same bytes for every ``--jobs`` and for Dask.
+
+Ctrl-C (SIGINT) or SIGTERM stops a batch promptly (in this process or in
+worker processes; not on Dask): the worker processes are terminated, and
+``run_batch`` raises :class:`Interrupted` with the results so far, a
+result marked ``interrupted`` (``interrupted_result``) for each module not
+finished. Workers never act on a terminal's Ctrl-C themselves (they start
+with SIGINT blocked), and they end when ptxc dies, even of SIGKILL
+(ptxc/interrupts.py, die_with_parent), so none is left behind and the
+multiprocessing resource tracker, which ends with the last of them,
+removes their semaphores from /dev/shm.
 """
 from __future__ import annotations
 
@@ -28,6 +38,7 @@ import time
 from pathlib import Path
 
 from ptxc.errors import PtxcError
+from ptxc.interrupts import interrupt_flag, signal_name, sigint_blocked, sigterm_interrupts
 from ptxc.report.status_line import StatusLine
 
 # profile_module keywords that name kernels: in a batch each module gets the
@@ -146,65 +157,148 @@ def error_result(path: str, message: str) -> dict:
             "json": None, "csv": [], "text": [], "names": [], "warnings": []}
 
 
+def interrupted_result(path: str, signal: str, running: bool) -> dict:
+    """A module not profiled because the batch was interrupted (``running``:
+    its worker had it when the signal came). Like an error result (no
+    rows), but not a failure: ``interrupted`` is set."""
+    when = "while it ran" if running else "before it started"
+    return {**error_result(path, f"not profiled: interrupted ({signal}) {when}"),
+            "interrupted": "running" if running else "not started"}
+
+
+class Interrupted(Exception):
+    """Ctrl-C or SIGTERM stopped the batch: ``signal`` ('SIGINT' or
+    'SIGTERM') and ``results``, every module's (interrupted_result for
+    those not finished), in input order."""
+
+    def __init__(self, signal: str, results: list):
+        super().__init__(f"interrupted ({signal})")
+        self.signal, self.results = signal, results
+
+
 # ----------------------------------------------------------- executors
 def run_batch(paths: list[str], options: dict, jobs: int = 1, dask: str | None = None,
               timings: bool = False, progress=None, worker=profile_file) -> list[dict]:
-    """``worker(path, options, timings)`` for every path; the results in input order."""
+    """``worker(path, options, timings)`` for every path; the results in input
+    order. Raises Interrupted on Ctrl-C or SIGTERM (not on Dask)."""
     progress = progress or (lambda: None)
     if dask:
         from ptxc.profile.dask_cluster import run_dask
         return run_dask(paths, options, dask, timings, progress, worker, error_result)
     if jobs <= 1 or len(paths) <= 1:
-        out = []
-        for p in paths:
-            out.append(worker(p, options, timings))
-            progress()
-        return out
+        return run_serial(paths, options, timings, progress, worker)
     return run_pool(paths, options, jobs, timings, progress, worker)
+
+
+def run_serial(paths, options, timings: bool, progress, worker) -> list[dict]:
+    """The modules one after the other in this process. Ctrl-C and SIGTERM
+    stop the launch running (launch_wait) and raise Interrupted."""
+    out: list = [None] * len(paths)
+    i = 0
+    with sigterm_interrupts():
+        try:
+            for i, p in enumerate(paths):
+                out[i] = worker(p, options, timings)
+                progress()
+        except KeyboardInterrupt as e:
+            name = signal_name(e)
+            raise Interrupted(name, _finish(paths, out, name, {i})) from None
+    return out
+
+
+def _finish(paths, results: list, signal: str, running) -> list:
+    """``results`` with an interrupted_result for each module not finished."""
+    return [r if r is not None else interrupted_result(paths[i], signal, i in running)
+            for i, r in enumerate(results)]
 
 
 def run_pool(paths, options, jobs: int, timings: bool, progress, worker) -> list[dict]:
     """Run the modules in ``jobs`` spawned processes, at most ``jobs`` in flight
     so that the modules a broken pool takes down are known: those are re-run
-    one at a time in a fresh process each."""
+    one at a time in a fresh process each. Ctrl-C and SIGTERM only set a
+    flag (interrupt_flag) that the waits below poll: the workers are then
+    terminated and Interrupted is raised (a second signal ends ptxc at once;
+    its workers die with it)."""
     from collections import deque
     results: list = [None] * len(paths)
     todo = deque(range(len(paths)))
-    while todo:
-        suspects = _pool_round(paths, options, min(jobs, len(todo)), timings, progress, worker,
-                               todo, results)
-        for i in suspects:
-            results[i] = _run_alone(paths[i], options, timings, worker)
-            progress()
+    running: set = set()
+    with interrupt_flag() as flag:
+        while todo and not flag.signal:
+            suspects = _pool_round(paths, options, min(jobs, len(todo)), timings, progress,
+                                   worker, todo, results, flag, running)
+            for i in suspects:
+                if flag.signal:
+                    break
+                running.add(i)
+                got = _run_alone(paths[i], options, timings, worker, flag)
+                if got is None:
+                    break
+                running.discard(i)
+                results[i] = got
+                progress()
+    if flag.signal:
+        raise Interrupted(flag.signal, _finish(paths, results, flag.signal, running))
     return results
+
+
+POLL = 0.1              # seconds between looks at the interrupt flag while workers run
 
 
 def _pool(jobs: int):
     import multiprocessing
     from concurrent.futures import ProcessPoolExecutor
     return ProcessPoolExecutor(jobs, mp_context=multiprocessing.get_context("spawn"),
-                               initializer=_no_launch_progress)
+                               initializer=_worker_start, initargs=(os.getpid(),))
 
 
-def _no_launch_progress() -> None:
-    """Worker processes draw no per-launch progress line (backends/llvm/launch_wait.py):
-    several would overwrite each other on the terminal they share."""
+def _worker_start(parent: int) -> None:
+    """A worker process starts: it ends when ptxc (``parent``) dies, even of
+    SIGKILL (ptxc/interrupts.py), and draws no per-launch progress line
+    (backends/llvm/launch_wait.py): several would overwrite each other on
+    the terminal they share."""
+    from ptxc.interrupts import die_with_parent
+    die_with_parent(parent)
     os.environ["PTXC_PROGRESS"] = "0"
 
 
-def _pool_round(paths, options, jobs, timings, progress, worker, todo, results) -> list[int]:
-    """Run ``todo`` until it is empty or the pool breaks; the indices that
-    were in flight when it broke."""
+def _submit(pool, *args):
+    """pool.submit, with SIGINT blocked while it may spawn a worker
+    (interrupts.sigint_blocked: the worker starts with SIGINT blocked)."""
+    with sigint_blocked():
+        return pool.submit(*args)
+
+
+def _stop_pool(pool) -> None:
+    """Terminate the pool's workers (SIGTERM, then SIGKILL after a second)
+    and shut it down."""
+    procs = list((getattr(pool, "_processes", None) or {}).values())
+    for p in procs:
+        if p.is_alive():
+            p.terminate()
+    for p in procs:
+        p.join(1.0)
+        if p.is_alive():
+            p.kill()
+            p.join()
+    pool.shutdown(wait=True, cancel_futures=True)
+
+
+def _pool_round(paths, options, jobs, timings, progress, worker, todo, results, flag,
+                running_set) -> list[int]:
+    """Run ``todo`` until it is empty, the pool breaks or ``flag`` rises; the
+    indices that were in flight when it broke (none after an interrupt:
+    ``running_set`` holds those in flight then)."""
     from concurrent.futures import FIRST_COMPLETED, wait
     from concurrent.futures.process import BrokenProcessPool
     pool = _pool(jobs)
     running: dict = {}
     try:
         while todo or running:
-            while todo and len(running) < jobs:
+            while todo and len(running) < jobs and not flag.signal:
                 i = todo.popleft()
-                running[pool.submit(worker, paths[i], options, timings)] = i
-            done, _ = wait(running, return_when=FIRST_COMPLETED)
+                running[_submit(pool, worker, paths[i], options, timings)] = i
+            done, _ = wait(running, timeout=POLL, return_when=FIRST_COMPLETED)
             broken = []
             for f in done:
                 i = running.pop(f)
@@ -214,22 +308,39 @@ def _pool_round(paths, options, jobs, timings, progress, worker, todo, results) 
                     broken.append(i)
                     continue
                 progress()
+            if flag.signal:           # (a worker killed by the same signal broke the pool)
+                running_set.update(broken + list(running.values()))
+                return []
             if broken:
                 return sorted(broken + list(running.values()))
         return []
     finally:
-        pool.shutdown(wait=True, cancel_futures=True)
+        if flag.signal:
+            _stop_pool(pool)
+        else:
+            pool.shutdown(wait=True, cancel_futures=True)
 
 
-def _run_alone(path, options, timings, worker) -> dict:
+def _run_alone(path, options, timings, worker, flag) -> dict | None:
+    """One module in a fresh worker process (its crash blames it); None when
+    ``flag`` rose meanwhile."""
+    from concurrent.futures import wait
     from concurrent.futures.process import BrokenProcessPool
     pool = _pool(1)
     try:
-        return pool.submit(worker, path, options, timings).result()
-    except BrokenProcessPool:
-        return error_result(path, CRASH_MESSAGE)
+        future = _submit(pool, worker, path, options, timings)
+        while not wait([future], timeout=POLL).done:
+            if flag.signal:
+                return None
+        try:
+            return future.result()
+        except BrokenProcessPool:
+            return None if flag.signal else error_result(path, CRASH_MESSAGE)
     finally:
-        pool.shutdown(wait=True, cancel_futures=True)
+        if flag.signal:
+            _stop_pool(pool)
+        else:
+            pool.shutdown(wait=True, cancel_futures=True)
 
 
 CRASH_MESSAGE = ("the worker process died while profiling this module (a crash in ptxc; "

@@ -7,7 +7,10 @@ module that failed, and a grand total over the modules: the METRICS.md
 counters summed, ``branch_efficiency`` and ``warp_execution_efficiency``
 recomputed from the sums (as ``ModuleProfile.total`` does for one module).
 The rows are the workers' plain data (``profile_batch.module_result``), so
-the output depends only on the results, in input order.
+the output depends only on the results, in input order. A batch stopped by
+Ctrl-C or SIGTERM (``interrupted``: the signal's name) reports the modules
+that finished; each of the others is marked as not profiled
+(``batch.interrupted_result``), and the text says so after its first line.
 """
 from __future__ import annotations
 
@@ -17,10 +20,26 @@ import json
 
 GRAND = "(grand total)"
 MODULE_FAILED = "(module failed)"
+MODULE_INTERRUPTED = "(not profiled: interrupted)"
 
 
 def ok(results) -> list[dict]:
     return [r for r in results if r["error"] is None]
+
+
+def stopped(results) -> list[dict]:
+    """The modules an interrupt kept from being profiled (batch.interrupted_result)."""
+    return [r for r in results if r.get("interrupted")]
+
+
+def interrupt_text(results, signal: str) -> str:
+    """'interrupted (SIGINT): 2 of 5 modules profiled; 3 not profiled (2 were
+    running)'."""
+    left = stopped(results)
+    running = sum(r["interrupted"] == "running" for r in left)
+    return (f"interrupted ({signal}): {len(results) - len(left)} of {len(results)} modules "
+            f"profiled; {len(left)} not profiled"
+            + (f" ({running} {'was' if running == 1 else 'were'} running)" if running else ""))
 
 
 # ------------------------------------------------------------ totals
@@ -33,7 +52,10 @@ def grand_total(results) -> dict:
            for k in TOTALS + ("threads", "kernels_run", "kernels", "per_cta_rows",
                               "zero_filled_rows")}
     out["modules"] = len(results)
-    out["modules_failed"] = len(results) - len(totals)
+    left = len(stopped(results))
+    out["modules_failed"] = len(results) - len(totals) - left
+    if left:
+        out["modules_interrupted"] = left
     add_efficiencies(out)
     return out
 
@@ -45,16 +67,19 @@ def kernel_rows(results, status: str) -> list[tuple]:
 
 
 # -------------------------------------------------------------- text
-def render_text(results, mode: str, timings: bool = False) -> str:
+def render_text(results, mode: str, timings: bool = False, interrupted: str | None = None) -> str:
     from ptxc.profile.module_profile import FAILED, SKIPPED
     from ptxc.profile.module_render import TEXT_HEADER
     header = [h for h in TEXT_HEADER if timings or h != "ms"]
     g = grand_total(results)
     lines = [f"profile {len(results)} modules: {g['kernels']} kernels, {mode} runs"]
+    if interrupted:
+        lines.append(interrupt_text(results, interrupted) + "; the profiled ones are reported")
     rows = [["file"] + header]
     for r in results:
         if r["error"] is not None:
-            rows.append([r["file"], MODULE_FAILED] + [""] * (len(header) - 1))
+            label = MODULE_INTERRUPTED if r.get("interrupted") else MODULE_FAILED
+            rows.append([r["file"], label] + [""] * (len(header) - 1))
         rows += [[r["file"]] + cells for cells in r["text"]]
     rows.append(grand_text_row(g, header, results))
     lines += table(rows)
@@ -63,10 +88,14 @@ def render_text(results, mode: str, timings: bool = False) -> str:
         if items:
             lines.append(f"{title} ({len(items)}):")
             lines += [f"  {f}: {k}: {why}" for f, k, why in items]
-    failed = [r for r in results if r["error"] is not None]
+    failed = [r for r in results if r["error"] is not None and not r.get("interrupted")]
     if failed:
         lines.append(f"module errors ({len(failed)}):")
         lines += [f"  {_where(r['file'], r['error'])}" for r in failed]
+    left = stopped(results)
+    if left:
+        lines.append(f"not profiled, interrupted ({len(left)}):")
+        lines += [f"  {r['file']}: {r['interrupted']}" for r in left]
     return "\n".join(lines) + "\n"
 
 
@@ -75,6 +104,8 @@ def grand_text_row(g: dict, header: list, results) -> list[str]:
     (as a module's ``total (R of K ran)``), then the summed counters under
     their headers."""
     failed = f", {g['modules_failed']} failed" if g["modules_failed"] else ""
+    if g.get("modules_interrupted"):
+        failed += f", {g['modules_interrupted']} not profiled"
     from ptxc.profile.module_render import total_status
     cells = {"kernel": f"{g['modules']} modules{failed}; {total_status(g)}",
              "inst_executed": str(g["inst_executed"]),
@@ -115,7 +146,7 @@ NOT_SUMMED = {"file", "ptx_version", "target", "address_size", "kernel", "grid",
               "branch_efficiency"}
 
 
-def render_csv(results, mode: str, timings: bool = False) -> str:
+def render_csv(results, mode: str, timings: bool = False, interrupted: str | None = None) -> str:
     from ptxc.profile.module_render import TOTAL_NAME
     cols = csv_columns(timings)
     buf = io.StringIO()
@@ -123,7 +154,8 @@ def render_csv(results, mode: str, timings: bool = False) -> str:
     w.writerow(cols)
     for r in results:
         if r["error"] is not None:
-            w.writerow([{"file": r["file"], "status": "error", "note": r["error"]}.get(c, "")
+            status = "interrupted" if r.get("interrupted") else "error"
+            w.writerow([{"file": r["file"], "status": status, "note": r["error"]}.get(c, "")
                         for c in cols])
         for row in r["csv"]:
             w.writerow([row.get(c, "") for c in cols])
@@ -137,7 +169,9 @@ def grand_csv_row(totals: list[dict], g: dict, cols) -> dict:
     """The module total rows summed column by column; the ratios recomputed."""
     from ptxc.profile.module_render import total_status
     out = {"kernel": GRAND, "status": total_status(g),
-           "note": f"{g['modules']} modules, {g['modules_failed']} failed"}
+           "note": f"{g['modules']} modules, {g['modules_failed']} failed"
+                   + (f", {g['modules_interrupted']} not profiled (interrupted)"
+                      if g.get("modules_interrupted") else "")}
     for c in cols:
         vals = [_number(t.get(c, "")) for t in totals]
         vals = [v for v in vals if v is not None]
@@ -165,16 +199,23 @@ def _number(text: str):
 
 
 # -------------------------------------------------------------- json
-def to_dict(results, mode: str) -> dict:
-    modules = [r["json"] if r["error"] is None else {"file": r["file"], "error": r["error"]}
+def to_dict(results, mode: str, interrupted: str | None = None) -> dict:
+    modules = [r["json"] if r["error"] is None else
+               {"file": r["file"], "error": r["error"],
+                **({"interrupted": r["interrupted"]} if r.get("interrupted") else {})}
                for r in results]
-    return {"mode": mode, "modules": modules, "total": grand_total(results)}
+    out = {"mode": mode, "modules": modules, "total": grand_total(results)}
+    if interrupted:
+        out["interrupted"] = interrupted
+    return out
 
 
-def render_json(results, mode: str, timings: bool = False) -> str:
-    return json.dumps(to_dict(results, mode), indent=2) + "\n"
+def render_json(results, mode: str, timings: bool = False, interrupted: str | None = None) -> str:
+    return json.dumps(to_dict(results, mode, interrupted), indent=2) + "\n"
 
 
-def render(results, fmt: str, mode: str, timings: bool = False) -> str:
-    return {"text": render_text, "csv": render_csv, "json": render_json}[fmt](results, mode,
-                                                                             timings)
+def render(results, fmt: str, mode: str, timings: bool = False,
+           interrupted: str | None = None) -> str:
+    """The batch report in ``fmt``; ``interrupted``: the signal that stopped it."""
+    return {"text": render_text, "csv": render_csv, "json": render_json}[fmt](
+        results, mode, timings, interrupted)

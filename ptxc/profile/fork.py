@@ -7,7 +7,8 @@ rows' results (status, reason, Profile, seconds) through a pipe.
 The rows are the same as those of a serial run, in the same order (each
 kernel's launch is compiled and run from the same IR, its counters do not
 depend on the other kernels); a child that fails or dies leaves its kernels
-to the parent, which runs them itself. Used only where fork is safe and
+to the parent, which runs them itself, and a child ends when its parent dies
+(also of SIGKILL: ptxc/interrupts.py, die_with_parent). Used only where fork is safe and
 cheap (Linux, a CLI process: ptxc/cli/main.py passes ``jobs``), and only when every
 process gets at least MIN_KERNELS kernels: a fork costs a few ms plus
 the pages the child writes.
@@ -86,11 +87,14 @@ def fork_child(work):
     read, write = os.pipe()
     sys.stdout.flush()
     sys.stderr.flush()
+    parent = os.getpid()
     pid = os.fork()
     if pid == 0:                        # the child: never returns
         os.close(read)
         code = 1
         try:
+            from ptxc.interrupts import die_with_parent
+            die_with_parent(parent)     # no child outlives a killed ptxc
             got = work()
             if got is not None:
                 data = pickle.dumps(got, protocol=pickle.HIGHEST_PROTOCOL)

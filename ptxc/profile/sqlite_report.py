@@ -2,7 +2,8 @@
 
 Tables, in the style of ``ptxc run --report`` (ptxc/runtime/report.py,
 docs/runtime.md): ``meta`` (key, value), ``modules`` (one row per input
-module, in input order, with its totals or its error), ``kernels`` (one row
+module, in input order, with its totals or its error; status ``interrupted``
+for one that Ctrl-C or SIGTERM kept from being profiled), ``kernels`` (one row
 per kernel of every module, with its launch, status and counters) and
 ``branches`` (one row per kernel and conditional branch: SASSI's numbers,
 docs/launch.md). The counter columns come from ``ptxc.launcher.profile.TOTALS``
@@ -50,8 +51,9 @@ BRANCH_TEMPLATE = {"kernel_id": 0, "module_id": 0, "kernel": "", "function": "",
 # --------------------------------------------------------------- rows
 def module_row(i: int, r: dict, timings: bool) -> dict:
     row = {"id": i, "file": r["file"]}
-    if r["error"] is not None:
-        return {**row, "status": "error", "error": r["error"]}
+    if r["error"] is not None:     # a failed module, or one an interrupt left unprofiled
+        return {**row, "status": "interrupted" if r.get("interrupted") else "error",
+                "error": r["error"]}
     d = r["json"]
     t = d["total"]
     statuses = [k["status"] for k in d["kernels"]]
@@ -120,11 +122,17 @@ def write_sqlite(path: str, results, meta: dict, timings: bool = False) -> None:
         db.close()
 
 
-def report_meta(results, mode: str, grand: dict) -> dict:
-    """The ``meta`` table: what was profiled and how much of it ran."""
+def report_meta(results, mode: str, grand: dict, interrupted: str | None = None) -> dict:
+    """The ``meta`` table: what was profiled and how much of it ran (and,
+    when Ctrl-C or SIGTERM stopped the batch, ``interrupted``: the signal,
+    ``modules_interrupted``: the modules not profiled)."""
     from ptxc.version import __version__
-    return {"ptxc_version": __version__, "mode": mode, "modules": grand["modules"],
+    meta = {"ptxc_version": __version__, "mode": mode, "modules": grand["modules"],
             "modules_failed": grand["modules_failed"], "kernels": grand["kernels"],
             "kernels_run": grand["kernels_run"],
             "kernels_failed": sum(k["status"] == "error" for r in results
                                   if r["error"] is None for k in r["json"]["kernels"])}
+    if interrupted:
+        meta.update(interrupted=interrupted,
+                    modules_interrupted=grand.get("modules_interrupted", 0))
+    return meta

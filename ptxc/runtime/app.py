@@ -12,21 +12,19 @@ from __future__ import annotations
 
 import os
 import shutil
-import signal
 import socket
 import struct
 import subprocess
 import sys
-import threading
 import time
-from contextlib import contextmanager
 from dataclasses import dataclass
 
 from ptxc.errors import PtxcError
+from ptxc.interrupts import signal_name, sigterm_interrupts
 from ptxc.report.status_line import StatusLine
 
 from . import elfinfo, shim, workdir
-from .protocol import CHECK_ENV, EXIT_UNSUPPORTED, FD_ENV, ST_FATAL, Channel
+from .protocol import APP_ENV, CHECK_ENV, EXIT_UNSUPPORTED, FD_ENV, ST_FATAL, Channel
 from .server import Options, Session
 
 EXIT_STOPPED_BY_PTXC = 1
@@ -41,29 +39,6 @@ class Result:
     meta: dict
     interrupted: str | None = None    # 'SIGINT' or 'SIGTERM' when the run was interrupted
     program: str = ""                 # the executable's path
-
-
-class Terminated(KeyboardInterrupt):
-    """SIGTERM during a run: handled as Ctrl-C is (SIGINT raises
-    KeyboardInterrupt), so that a launch stops at once (launch_wait)."""
-
-
-@contextmanager
-def sigterm_interrupts():
-    """SIGTERM raises Terminated while the application runs (main thread only:
-    Python runs signal handlers there)."""
-    if threading.current_thread() is not threading.main_thread():
-        yield
-        return
-
-    def handler(signum, frame):
-        raise Terminated()
-
-    old = signal.signal(signal.SIGTERM, handler)
-    try:
-        yield
-    finally:
-        signal.signal(signal.SIGTERM, old)
 
 
 def stop_application(channel: Channel, proc: subprocess.Popen) -> None:
@@ -136,21 +111,27 @@ class Progress(StatusLine):
         self.clear()
 
 
+@sigterm_interrupts()
 def run_app(argv: list[str], options: Options, err=None) -> Result:
-    """Run the application ``argv`` under ptxc (see the module doc)."""
+    """Run the application ``argv`` under ptxc (see the module doc). SIGTERM
+    raises Terminated (a KeyboardInterrupt) all along, as Ctrl-C does, so the
+    work directory is removed and the application is not left behind also
+    when it comes before the application runs, or a second time while ptxc
+    stops the application."""
     err = err or sys.stderr
     program = find_program(argv[0])
     check_linkage(program)
-    work = workdir.make()              # removes those a killed ptxc left behind
     progress = Progress(err)
     parent, child = socket.socketpair(socket.AF_UNIX, socket.SOCK_STREAM)
-    try:
+    work = workdir.make()              # removes those a killed ptxc left behind
+    try:                               # (nothing between that could take a signal)
         env = dict(os.environ)
         info = elfinfo.read(program)
         libdir = shim.library_dir(work, shim.needed_majors(info.needed) if info else ())
         env["LD_LIBRARY_PATH"] = libdir + (":" + env["LD_LIBRARY_PATH"]
                                            if env.get("LD_LIBRARY_PATH") else "")
         env[FD_ENV] = str(child.fileno())
+        env.pop(APP_ENV, None)      # (the shim sets it for the programs the application starts)
         if options.checks:          # ptxc check: the shim reports host writes and API errors
             env[CHECK_ENV] = "1"
         t0 = time.perf_counter()
@@ -158,22 +139,26 @@ def run_app(argv: list[str], options: Options, err=None) -> Result:
             proc = subprocess.Popen([program] + list(argv[1:]), env=env, pass_fds=(child.fileno(),))
         except OSError as e:
             raise PtxcError(f"cannot run '{argv[0]}': {e.strerror}")
-        child.close()
-        session = Session(options, Channel(parent), progress=progress)
-        interrupted = None
         try:
-            with sigterm_interrupts():
-                try:
-                    session.serve()
-                except KeyboardInterrupt as e:     # Ctrl-C, SIGTERM: keep what finished
-                    interrupted = "SIGTERM" if isinstance(e, Terminated) else "SIGINT"
-            if interrupted:                        # (a second SIGTERM now ends ptxc)
+            child.close()
+            session = Session(options, Channel(parent), progress=progress, app=proc)
+            interrupted = None
+            try:
+                session.serve()
+            except KeyboardInterrupt as e:         # Ctrl-C, SIGTERM: keep what finished
+                interrupted = signal_name(e)
+            if interrupted:                        # (a second Ctrl-C or SIGTERM ends ptxc)
                 progress.clear()
                 stop_application(session.channel, proc)
+        except BaseException:                      # never leave the application behind
+            if proc.poll() is None:
+                proc.kill()
+                proc.wait()
+            raise
         finally:
             progress.clear()
             parent.close()
-            app_status = proc.wait()
+        app_status = proc.wait()
         if session.stopped:
             err.write(session.stopped.rstrip("\n") + "\n")
         elapsed = time.perf_counter() - t0
@@ -189,7 +174,8 @@ def run_app(argv: list[str], options: Options, err=None) -> Result:
             "bank_bytes": options.bank_bytes if options.memory_counters else None,
             "value_profile": options.value_profile,
             "interrupted": interrupted,
-            "interrupted_kernel": session.current[1] if interrupted and session.current else None}
+            "interrupted_kernel": session.current[1] if interrupted and session.current else None,
+            "abandoned_kernel": session.abandoned[1] if session.abandoned else None}
     if interrupted:
         from .report import interrupt_text
         err.write(f"ptxc: {interrupt_text(meta)}; the application was stopped\n")
@@ -205,16 +191,30 @@ def run_app(argv: list[str], options: Options, err=None) -> Result:
 def explain(session: Session, app_status: int, err) -> None:
     """Say what went wrong when the application did not end normally or
     never reached ptxc."""
-    if app_status < 0:
-        import signal
-        try:
-            name = signal.Signals(-app_status).name
-        except ValueError:
-            name = f"signal {-app_status}"
-        err.write(f"ptxc: the application was killed by {name}\n")
+    if session.abandoned:             # it died while a launch ran (server.AppDied)
+        number, kernel = session.abandoned
+        from ptxc.report.kernel_names import demangle
+        done = len(session.launches)
+        err.write(f"ptxc: the application {death(app_status)} during launch {number} "
+                  f"(kernel {demangle([kernel])[kernel]}), which ptxc abandoned and does not count; "
+                  f"{done or 'no'} earlier launch{'' if done == 1 else 'es'} completed\n")
+    elif app_status < 0:
+        err.write(f"ptxc: the application {death(app_status)}\n")
     if session.unsupported:
         err.write(f"ptxc: the application stopped at {session.unsupported}, a CUDA runtime call "
                   f"ptxc does not support (exit status {EXIT_UNSUPPORTED})\n")
     elif not session.connected:
         err.write("ptxc: warning: the application made no call to the CUDA runtime "
                   "(libcudart.so.13); build CUDA applications with `nvcc -cudart shared`\n")
+
+
+def death(app_status: int) -> str:
+    """'was killed by SIGSEGV' (signal N: a negative status) or 'exited with status S'."""
+    if app_status >= 0:
+        return f"exited with status {app_status}"
+    import signal
+    try:
+        name = signal.Signals(-app_status).name
+    except ValueError:
+        name = f"signal {-app_status}"
+    return f"was killed by {name}"

@@ -16,6 +16,7 @@ if TYPE_CHECKING:       # imported where used: `ptxc profile` reads GPU_FIELDS o
 
 PROTOCOL_VERSION = 2
 FD_ENV = "PTXC_RUNTIME_FD"
+APP_ENV = "PTXC_RUNTIME_APP"     # the served application's pid, for the programs it starts
 ST_FATAL = -1
 
 EXIT_UNSUPPORTED = 86
@@ -102,6 +103,16 @@ class Channel:
         payload = self._read(length) if length else b""
         self.owed = True
         return op, payload
+
+    def peer_closed(self) -> bool:
+        """Has the application's end of the socket closed (without blocking)?"""
+        import socket
+        try:
+            return self.sock.recv(1, socket.MSG_PEEK | socket.MSG_DONTWAIT) == b""
+        except (BlockingIOError, InterruptedError):
+            return False
+        except OSError:
+            return True
 
     def reply(self, status: int = 0, payload: bytes = b"", fds=()) -> None:
         head = _REPLY.pack(status, len(payload), len(fds), 0)

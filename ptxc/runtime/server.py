@@ -10,7 +10,11 @@ that output buffers are those of a full run. A PtxcError during a launch
 the run: ptxc prints it and the shim exits the application; a failed device
 assertion or a trap (any device fault with ``--on-error=cuda``) is a CUDA
 error instead (faults.py). A launch reply carries the launch's device
-printf output (faults.launch_reply).
+printf output (faults.launch_reply). When the application dies while a
+launch runs (a host thread crashed, it was killed), the launch is abandoned
+within a fraction of a second (launch_wait.watching: its CTA workers take no
+more work, as on Ctrl-C) and the session ends (``abandoned`` says which
+launch it was; app.explain reports the death).
 """
 from __future__ import annotations
 
@@ -28,6 +32,11 @@ from .modules import Registry
 HYBRID_SLICE = {"criteria": "effects"}
 # kernel, grid, block, flags, shared bytes, stream, graph launch (0: none), then the params
 LAUNCH = struct.Struct("<I3I3IIQQQ")
+
+
+class AppDied(P.Closed):
+    """The application died (or closed its end of the socket) while a launch
+    ran: the launch is abandoned and the session ends."""
 
 
 @dataclass
@@ -87,6 +96,8 @@ class Session:
     api_errors: list = field(default_factory=list)   # ptxc check: failed memory calls (checks.py)
     shadow: object = None             # ptxc check --tool initcheck: written bytes (checks.py)
     current: tuple | None = None      # (launch number, kernel) of the launch running now
+    app: object = None                # the application's process (subprocess.Popen), if known
+    abandoned: tuple | None = None    # (launch number, kernel) running when the application died
 
     def __post_init__(self):
         self.registry = Registry(self.devmem, self.options.gpu.sm, self.options.ptx,
@@ -104,23 +115,40 @@ class Session:
 
     # -------------------------------------------------------------- loop
     def serve(self) -> None:
-        """Answer requests until the application closes the connection."""
+        """Answer requests until the application closes the connection (or
+        dies while a launch runs: AppDied)."""
+        from ptxc.backends.llvm.launch_wait import watching
         try:
-            while True:
-                op, payload = self.channel.request()
-                if op != P.OP_REMAP:
-                    self._close_pending()
-                handler = self.handlers.get(op)
-                if handler is None:
-                    raise PtxcError(f"internal error: unknown request {op} from the shim")
-                try:
-                    handler(payload)
-                except PtxcError as e:
-                    self.stop(e)
+            with watching(self.check_app):
+                self._serve()
         except (P.Closed, ConnectionResetError, BrokenPipeError):
             pass
         finally:
             self._close_pending()
+
+    def _serve(self) -> None:
+        while True:
+            op, payload = self.channel.request()
+            if op != P.OP_REMAP:
+                self._close_pending()
+            handler = self.handlers.get(op)
+            if handler is None:
+                raise PtxcError(f"internal error: unknown request {op} from the shim")
+            try:
+                handler(payload)
+            except PtxcError as e:
+                self.stop(e)
+
+    def check_app(self) -> None:
+        """Called while a launch runs (every launch_wait.POLL seconds): raise
+        AppDied when the application's process has ended or its end of the
+        socket is closed (no one is left to reply to)."""
+        if self.app is None:
+            return
+        if self.app.poll() is None and not self.channel.peer_closed():
+            return
+        self.abandoned = self.current
+        raise AppDied()
 
     def stop(self, err: PtxcError) -> None:
         """Stop the run: the shim exits the application with EXIT_STOPPED,

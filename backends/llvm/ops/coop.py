@@ -28,6 +28,7 @@ import ctypes
 import threading
 
 from ptxc.backends.llvm import callbacks
+from ptxc.backends.llvm.launch_wait import POLL, poll_watch
 
 MAX_YIELDS = 5_000_000          # idle hand-overs (see above) before the launch stops
 
@@ -132,7 +133,9 @@ def run_cooperative(launch, workers) -> None:
             for t in threads:
                 t.start()
             for t in threads:
-                t.join()
+                while t.is_alive():            # Ctrl-C, launch_wait.watching stop the wait
+                    t.join(POLL)
+                    poll_watch()
         finally:
             _active = None
     launch.coop_abort = baton.abort

@@ -349,6 +349,7 @@ cudaError_t capture_event_wait(cudaStream_t s, cudaEvent_t e, unsigned flags)
 /* -------------------------------------------------------- capture calls */
 EXPORT cudaError_t cudaStreamBeginCapture(cudaStream_t s, int mode)
 {
+    CHILD_GUARD();
     if (is_legacy(s))
         return set_error(cudaErrorStreamCaptureUnsupported);
     if (!stream_valid(s))
@@ -403,6 +404,7 @@ static int all_joined(struct capture *cap, struct member *origin)
 
 EXPORT cudaError_t cudaStreamEndCapture(cudaStream_t s, cudaGraph_t *out)
 {
+    CHILD_GUARD();
     if (!out)
         return set_error(cudaErrorInvalidValue);
     LOCK();
@@ -434,6 +436,7 @@ EXPORT cudaError_t cudaStreamEndCapture(cudaStream_t s, cudaGraph_t *out)
 
 EXPORT cudaError_t cudaStreamIsCapturing(cudaStream_t s, int *status)
 {
+    CHILD_GUARD();
     if (!status)
         return set_error(cudaErrorInvalidValue);
     LOCK();
@@ -451,6 +454,7 @@ EXPORT cudaError_t cudaStreamGetCaptureInfo(cudaStream_t s, int *status, unsigne
                                             cudaGraph_t *graph, const cudaGraphNode_t **deps,
                                             const void **edge_data, size_t *ndeps)
 {
+    CHILD_GUARD();
     if (!status || (edge_data && !deps))
         return set_error(cudaErrorInvalidValue);
     cudaError_t st = cudaStreamIsCapturing(s, status);
@@ -477,6 +481,7 @@ EXPORT cudaError_t cudaStreamUpdateCaptureDependencies(cudaStream_t s, cudaGraph
                                                        const void *edge_data, size_t n,
                                                        unsigned flags)
 {
+    CHILD_GUARD();
     (void)edge_data;
     if (flags > 1 || (n && !deps))
         return set_error(cudaErrorInvalidValue);
@@ -500,6 +505,7 @@ static __thread int thread_mode = cudaStreamCaptureModeGlobal;
 
 EXPORT cudaError_t cudaThreadExchangeStreamCaptureMode(int *mode)
 {
+    CHILD_GUARD();
     if (!mode || *mode < cudaStreamCaptureModeGlobal || *mode > cudaStreamCaptureModeRelaxed)
         return set_error(cudaErrorInvalidValue);
     int old = thread_mode;

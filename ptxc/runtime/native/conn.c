@@ -6,6 +6,13 @@
  * ptxc stops the run, the shim calls exit(): stdio buffers of the application
  * are flushed and its atexit handlers run (the CUDA calls they make return
  * cudaErrorCudartUnloading without talking to ptxc).
+ *
+ * One process is served: the one that loaded the shim. A child it forks
+ * gets no CUDA (shim.h, CHILD_GUARD; docs/runtime.md, "fork and exec"): its
+ * copy of the connection is closed at the fork, so that the parent's end
+ * closes when the parent exits and the child never writes into the
+ * parent's conversation. A program the application starts (exec) finds no
+ * connection and exits with a message that says why.
  */
 #define _GNU_SOURCE
 #include <errno.h>
@@ -28,6 +35,8 @@ __attribute__((used)) static const char source_tag[] = PTXC_SOURCE_TAG;
 
 static int conn_fd = -1;
 static int dead;                 /* set once the run is over */
+static pid_t owner;              /* the process that loaded the shim (the one served) */
+volatile int shim_child;         /* this is a forked child of it (CHILD_GUARD) */
 static uint64_t gpu[GPU_COUNT];
 static char gpu_name_buf[256];
 
@@ -37,6 +46,31 @@ uint32_t get32(const char *p) { uint32_t v; memcpy(&v, p, 4); return v; }
 uint64_t get64(const char *p) { uint64_t v; memcpy(&v, p, 8); return v; }
 
 int shim_dead(void) { return dead; }
+
+/* pthread_atfork's child handler: in the child only this thread runs; the
+ * lock may be held by a thread of the parent that does not exist here, so
+ * nothing here takes it */
+static void at_fork_child(void)
+{
+    shim_child = 1;
+    if (conn_fd >= 0)
+        close(conn_fd);
+}
+
+__attribute__((constructor)) static void shim_init(void)
+{
+    owner = getpid();
+    pthread_atfork(NULL, NULL, at_fork_child);
+}
+
+/* not the process that loaded the shim (a child made without fork(), whose
+ * atfork handlers did not run): never talk to ptxc from there */
+static int foreign(void)
+{
+    if (!shim_child && owner && getpid() != owner)
+        shim_child = 1;
+    return shim_child;
+}
 
 static void lost(void) __attribute__((noreturn));
 static void lost(void)
@@ -122,6 +156,11 @@ static void recv_header(char *hdr, struct reply *r)
 
 void shim_call(uint32_t op, const void *a, size_t alen, const void *b, size_t blen, struct reply *r)
 {
+    if (foreign()) {             /* a forked child: no ptxc here (and no lock: see above) */
+        memset(r, 0, sizeof *r);
+        r->status = cudaErrorInitializationError;
+        return;
+    }
     LOCK();
     if (dead) {                  /* after the end of the run (atexit handlers) */
         memset(r, 0, sizeof *r);
@@ -177,16 +216,28 @@ void shim_connect(void)
     }
     const char *s = getenv(PTXC_FD_ENV);
     if (!s || !*s) {
-        fprintf(stderr, "ptxc: this libcudart.so.13 is ptxc's CUDA runtime: run the application "
-                        "with `ptxc run -- APP ARGS...`\n");
+        const char *app = getenv(PTXC_APP_ENV);
+        if (app && *app)
+            fprintf(stderr, "ptxc: error: this program (pid %d) was started by the application "
+                            "that `ptxc run` serves (pid %s) and uses the CUDA runtime too; ptxc "
+                            "serves the CUDA calls of one process per run (docs/runtime.md, "
+                            "\"fork and exec\")\n", (int)getpid(), app);
+        else
+            fprintf(stderr, "ptxc: this libcudart.so.13 is ptxc's CUDA runtime: run the "
+                            "application with `ptxc run -- APP ARGS...`\n");
+        fflush(NULL);
         dead = 1;
         UNLOCK();
         exit(PTXC_EXIT_NO_PTXC);
     }
     conn_fd = atoi(s);
-    /* programs this one starts must not talk to ptxc on its connection */
+    /* programs this one starts must not talk to ptxc on its connection; a
+       CUDA program among them says why it cannot (above) */
     fcntl(conn_fd, F_SETFD, FD_CLOEXEC);
     unsetenv(PTXC_FD_ENV);
+    char pid[16];
+    snprintf(pid, sizeof pid, "%d", (int)getpid());
+    setenv(PTXC_APP_ENV, pid, 1);
     char req[8];
     put32(req, PTXC_PROTOCOL_VERSION);
     put32(req + 4, (uint32_t)getpid());
@@ -216,6 +267,11 @@ const char *gpu_name(void)
 
 void shim_unsupported(const char *name)
 {
+    if (foreign()) {             /* a forked child: say so without ptxc */
+        fflush(NULL);
+        fprintf(stderr, "ptxc: unsupported CUDA runtime call: %s\n", name);
+        exit(PTXC_EXIT_UNSUPPORTED);
+    }
     LOCK();
     fflush(NULL);
     fprintf(stderr, "ptxc: unsupported CUDA runtime call: %s\n", name);

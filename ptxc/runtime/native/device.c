@@ -17,6 +17,7 @@ static cudaError_t check_device(int dev) { return dev == 0 ? cudaSuccess : cudaE
 
 EXPORT cudaError_t cudaGetDeviceCount(int *n)
 {
+    CHILD_GUARD();
     if (!n)
         return set_error(cudaErrorInvalidValue);
     *n = 1;
@@ -25,40 +26,51 @@ EXPORT cudaError_t cudaGetDeviceCount(int *n)
 
 EXPORT cudaError_t cudaGetDevice(int *dev)
 {
+    CHILD_GUARD();
     if (!dev)
         return set_error(cudaErrorInvalidValue);
     *dev = 0;
     return cudaSuccess;
 }
 
-EXPORT cudaError_t cudaSetDevice(int dev) { return set_error(check_device(dev)); }
+EXPORT cudaError_t cudaSetDevice(int dev) { CHILD_GUARD(); return set_error(check_device(dev)); }
 EXPORT cudaError_t cudaInitDevice(int dev, unsigned a, unsigned b)
 {
+    CHILD_GUARD();
     (void)a; (void)b;
     return set_error(check_device(dev));
 }
 EXPORT cudaError_t cudaChooseDevice(int *dev, const void *prop)
 {
+    CHILD_GUARD();
     (void)prop;
     return cudaGetDevice(dev);
 }
 EXPORT cudaError_t cudaSetValidDevices(int *devs, int n)
 {
+    CHILD_GUARD();
     for (int i = 0; devs && i < n; i++)
         if (devs[i] != 0)
             return set_error(cudaErrorInvalidDevice);
     return cudaSuccess;
 }
 
-EXPORT cudaError_t cudaSetDeviceFlags(unsigned flags) { device_flags = (int)flags; return cudaSuccess; }
+EXPORT cudaError_t cudaSetDeviceFlags(unsigned flags)
+{
+    CHILD_GUARD();
+    device_flags = (int)flags;
+    return cudaSuccess;
+}
 EXPORT cudaError_t cudaGetDeviceFlags(unsigned *flags)
 {
+    CHILD_GUARD();
     if (!flags)
         return set_error(cudaErrorInvalidValue);
     *flags = (unsigned)device_flags;
     return cudaSuccess;
 }
 
+/* constants: they work in a forked child too (no CHILD_GUARD) */
 EXPORT cudaError_t cudaDriverGetVersion(int *v)
 {
     if (!v)
@@ -81,16 +93,34 @@ EXPORT cudaError_t cudaRuntimeGetVersion(int *v)
 /* launches run to completion: there is never anything to wait for */
 EXPORT cudaError_t cudaDeviceSynchronize(void)
 {
+    CHILD_GUARD();
     cudaError_t c = capture_sync(NULL, 1);
     return set_error(c ? c : device_sync());     /* device_sync: devout.c */
 }
-EXPORT cudaError_t cudaDeviceReset(void) { device_reset(); return cudaSuccess; }
-EXPORT cudaError_t cudaDeviceSetCacheConfig(int c) { (void)c; return cudaSuccess; }
-EXPORT cudaError_t cudaDeviceGetCacheConfig(int *c) { if (c) *c = 0; return cudaSuccess; }
-EXPORT cudaError_t cudaDeviceSetSharedMemConfig(int c) { (void)c; return cudaSuccess; }
-EXPORT cudaError_t cudaDeviceGetSharedMemConfig(int *c) { if (c) *c = 1; return cudaSuccess; }
-EXPORT cudaError_t cudaProfilerStart(void) { return cudaSuccess; }
-EXPORT cudaError_t cudaProfilerStop(void) { return cudaSuccess; }
+EXPORT cudaError_t cudaDeviceReset(void) { CHILD_GUARD(); device_reset(); return cudaSuccess; }
+EXPORT cudaError_t cudaDeviceSetCacheConfig(int c) { CHILD_GUARD(); (void)c; return cudaSuccess; }
+EXPORT cudaError_t cudaDeviceGetCacheConfig(int *c)
+{
+    CHILD_GUARD();
+    if (c)
+        *c = 0;
+    return cudaSuccess;
+}
+EXPORT cudaError_t cudaDeviceSetSharedMemConfig(int c)
+{
+    CHILD_GUARD();
+    (void)c;
+    return cudaSuccess;
+}
+EXPORT cudaError_t cudaDeviceGetSharedMemConfig(int *c)
+{
+    CHILD_GUARD();
+    if (c)
+        *c = 1;
+    return cudaSuccess;
+}
+EXPORT cudaError_t cudaProfilerStart(void) { CHILD_GUARD(); return cudaSuccess; }
+EXPORT cudaError_t cudaProfilerStop(void) { CHILD_GUARD(); return cudaSuccess; }
 
 #define LIMIT_STACK_SIZE 0         /* cudaLimitStackSize */
 #define LIMIT_MALLOC_HEAP_SIZE 2   /* cudaLimitMallocHeapSize */
@@ -114,6 +144,7 @@ static cudaError_t send_limit(int op, size_t value)
 
 EXPORT cudaError_t cudaDeviceSetLimit(int limit, size_t value)
 {
+    CHILD_GUARD();
     if (limit < 0 || limit >= 8)
         return set_error(cudaErrorInvalidValue);
     if (limit == LIMIT_MALLOC_HEAP_SIZE || limit == LIMIT_STACK_SIZE) {
@@ -127,6 +158,7 @@ EXPORT cudaError_t cudaDeviceSetLimit(int limit, size_t value)
 }
 EXPORT cudaError_t cudaDeviceGetLimit(size_t *value, int limit)
 {
+    CHILD_GUARD();
     if (!value || limit < 0 || limit >= 8)
         return set_error(cudaErrorInvalidValue);
     *value = limits[limit];
@@ -134,6 +166,7 @@ EXPORT cudaError_t cudaDeviceGetLimit(size_t *value, int limit)
 }
 EXPORT cudaError_t cudaDeviceGetStreamPriorityRange(int *least, int *greatest)
 {
+    CHILD_GUARD();
     if (least)
         *least = 0;
     if (greatest)
@@ -142,6 +175,7 @@ EXPORT cudaError_t cudaDeviceGetStreamPriorityRange(int *least, int *greatest)
 }
 EXPORT cudaError_t cudaDeviceCanAccessPeer(int *can, int dev, int peer)
 {
+    CHILD_GUARD();
     (void)dev; (void)peer;
     if (!can)
         return set_error(cudaErrorInvalidValue);
@@ -151,6 +185,7 @@ EXPORT cudaError_t cudaDeviceCanAccessPeer(int *can, int dev, int peer)
 
 EXPORT cudaError_t cudaGetDeviceProperties(struct cudaDeviceProp *p, int dev)
 {
+    CHILD_GUARD();
     if (!p)
         return set_error(cudaErrorInvalidValue);
     if (dev != 0)
@@ -206,6 +241,7 @@ EXPORT cudaError_t cudaGetDeviceProperties(struct cudaDeviceProp *p, int dev)
 
 EXPORT cudaError_t cudaDeviceGetAttribute(int *value, int attr, int dev)
 {
+    CHILD_GUARD();
     if (!value)
         return set_error(cudaErrorInvalidValue);
     if (dev != 0)

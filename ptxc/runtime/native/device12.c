@@ -123,6 +123,7 @@ EXPORT cudaError_t cudaDeviceReset(void);
 
 EXPORT cudaError_t cudaGetDeviceProperties_v2(struct cudaDeviceProp12 *q, int dev)
 {
+    CHILD_GUARD();
     if (!q)
         return set_error(cudaErrorInvalidValue);
     struct cudaDeviceProp p;
@@ -172,5 +173,5 @@ EXPORT cudaError_t cudaGetDeviceProperties_v2(struct cudaDeviceProp12 *q, int de
     return cudaSuccess;
 }
 
-EXPORT cudaError_t cudaThreadSynchronize(void) { return cudaDeviceSynchronize(); }
-EXPORT cudaError_t cudaThreadExit(void) { return cudaDeviceReset(); }
+EXPORT cudaError_t cudaThreadSynchronize(void) { CHILD_GUARD(); return cudaDeviceSynchronize(); }
+EXPORT cudaError_t cudaThreadExit(void) { CHILD_GUARD(); return cudaDeviceReset(); }

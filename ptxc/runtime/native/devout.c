@@ -104,6 +104,6 @@ void device_reset(void)
 
 __attribute__((destructor)) static void flush_at_exit(void)
 {
-    if (out.n || err.n)
+    if ((out.n || err.n) && !shim_child)   /* a forked child's copy is the parent's to write */
         device_flush();
 }

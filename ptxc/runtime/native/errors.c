@@ -16,14 +16,23 @@ cudaError_t set_error(cudaError_t e)
     return e;
 }
 
+/* in a forked child (shim.h, CHILD_GUARD): every call fails with this, and
+ * cudaGetLastError keeps returning it */
+cudaError_t child_error(void)
+{
+    last_error = cudaErrorInitializationError;
+    return cudaErrorInitializationError;
+}
+
 EXPORT cudaError_t cudaGetLastError(void)
 {
+    CHILD_GUARD();
     cudaError_t e = last_error;
     last_error = device_sticky();
     return e;
 }
 
-EXPORT cudaError_t cudaPeekAtLastError(void) { return last_error; }
+EXPORT cudaError_t cudaPeekAtLastError(void) { CHILD_GUARD(); return last_error; }
 
 static const struct { int code; const char *name; } names[] = {
 #include "cuda_error_names.inc"

@@ -15,6 +15,7 @@
 /* ---------------------------------------------------- graph functions */
 EXPORT cudaError_t cudaGraphCreate(cudaGraph_t *g, unsigned flags)
 {
+    CHILD_GUARD();
     if (!g || flags)
         return set_error(cudaErrorInvalidValue);
     LOCK();
@@ -25,6 +26,7 @@ EXPORT cudaError_t cudaGraphCreate(cudaGraph_t *g, unsigned flags)
 
 EXPORT cudaError_t cudaGraphDestroy(cudaGraph_t g)
 {
+    CHILD_GUARD();
     LOCK();
     cudaError_t st = graph_ok(g) ? cudaSuccess : cudaErrorInvalidValue;
     if (!st)
@@ -35,6 +37,7 @@ EXPORT cudaError_t cudaGraphDestroy(cudaGraph_t g)
 
 EXPORT cudaError_t cudaGraphClone(cudaGraph_t *out, cudaGraph_t g)
 {
+    CHILD_GUARD();
     LOCK();
     cudaError_t st = !out || !graph_ok(g) ? cudaErrorInvalidValue : graph_clone(g, out);
     UNLOCK();
@@ -44,6 +47,7 @@ EXPORT cudaError_t cudaGraphClone(cudaGraph_t *out, cudaGraph_t g)
 EXPORT cudaError_t cudaGraphNodeFindInClone(cudaGraphNode_t *out, cudaGraphNode_t orig,
                                             cudaGraph_t clone)
 {
+    CHILD_GUARD();
     LOCK();
     cudaError_t st = cudaErrorInvalidValue;
     if (out && graph_ok(clone))
@@ -81,6 +85,7 @@ EXPORT cudaError_t cudaGraphAddKernelNode(cudaGraphNode_t *out, cudaGraph_t g,
                                           const cudaGraphNode_t *deps, size_t ndeps,
                                           const struct cudaKernelNodeParams *p)
 {
+    CHILD_GUARD();
     ADD_NODE(cudaGraphNodeTypeKernel, node_set_kernel(n_, p));
 }
 
@@ -88,6 +93,7 @@ EXPORT cudaError_t cudaGraphAddMemcpyNode(cudaGraphNode_t *out, cudaGraph_t g,
                                           const cudaGraphNode_t *deps, size_t ndeps,
                                           const struct cudaMemcpy3DParms *p)
 {
+    CHILD_GUARD();
     ADD_NODE(cudaGraphNodeTypeMemcpy, node_set_copy(n_, p));
 }
 
@@ -95,6 +101,7 @@ EXPORT cudaError_t cudaGraphAddMemcpyNode1D(cudaGraphNode_t *out, cudaGraph_t g,
                                             const cudaGraphNode_t *deps, size_t ndeps, void *dst,
                                             const void *src, size_t count, int kind)
 {
+    CHILD_GUARD();
     ADD_NODE(cudaGraphNodeTypeMemcpy, node_set_copy1d(n_, dst, src, count, kind));
 }
 
@@ -102,6 +109,7 @@ EXPORT cudaError_t cudaGraphAddMemsetNode(cudaGraphNode_t *out, cudaGraph_t g,
                                           const cudaGraphNode_t *deps, size_t ndeps,
                                           const struct cudaMemsetParams *p)
 {
+    CHILD_GUARD();
     ADD_NODE(cudaGraphNodeTypeMemset, node_set_memset(n_, p));
 }
 
@@ -109,12 +117,14 @@ EXPORT cudaError_t cudaGraphAddHostNode(cudaGraphNode_t *out, cudaGraph_t g,
                                         const cudaGraphNode_t *deps, size_t ndeps,
                                         const struct cudaHostNodeParams *p)
 {
+    CHILD_GUARD();
     ADD_NODE(cudaGraphNodeTypeHost, set_host_params(n_, p));
 }
 
 EXPORT cudaError_t cudaGraphAddEmptyNode(cudaGraphNode_t *out, cudaGraph_t g,
                                          const cudaGraphNode_t *deps, size_t ndeps)
 {
+    CHILD_GUARD();
     ADD_NODE(cudaGraphNodeTypeEmpty, cudaSuccess);
 }
 
@@ -127,11 +137,13 @@ EXPORT cudaError_t cudaGraphAddChildGraphNode(cudaGraphNode_t *out, cudaGraph_t 
                                               const cudaGraphNode_t *deps, size_t ndeps,
                                               cudaGraph_t child)
 {
+    CHILD_GUARD();
     ADD_NODE(cudaGraphNodeTypeGraph, set_child(n_, child));
 }
 
 EXPORT cudaError_t cudaGraphChildGraphNodeGetGraph(cudaGraphNode_t n, cudaGraph_t *out)
 {
+    CHILD_GUARD();
     if (!node_ok(n) || n->type != cudaGraphNodeTypeGraph || !out)
         return set_error(cudaErrorInvalidValue);
     *out = n->child;
@@ -143,6 +155,7 @@ EXPORT cudaError_t cudaGraphAddDependencies(cudaGraph_t g, const cudaGraphNode_t
                                             const cudaGraphNode_t *to, const void *edge_data,
                                             size_t n)
 {
+    CHILD_GUARD();
     (void)edge_data;
     if (!graph_ok(g) || (n && (!from || !to)))
         return set_error(cudaErrorInvalidValue);
@@ -158,6 +171,7 @@ EXPORT cudaError_t cudaGraphRemoveDependencies(cudaGraph_t g, const cudaGraphNod
                                                const cudaGraphNode_t *to, const void *edge_data,
                                                size_t n)
 {
+    CHILD_GUARD();
     (void)edge_data;
     if (!graph_ok(g) || (n && (!from || !to)))
         return set_error(cudaErrorInvalidValue);
@@ -197,6 +211,7 @@ static cudaError_t give_list(cudaGraphNode_t *out, size_t *count, cudaGraphNode_
 
 EXPORT cudaError_t cudaGraphGetNodes(cudaGraph_t g, cudaGraphNode_t *nodes, size_t *count)
 {
+    CHILD_GUARD();
     if (!graph_ok(g))
         return set_error(cudaErrorInvalidValue);
     LOCK();
@@ -207,6 +222,7 @@ EXPORT cudaError_t cudaGraphGetNodes(cudaGraph_t g, cudaGraphNode_t *nodes, size
 
 EXPORT cudaError_t cudaGraphGetRootNodes(cudaGraph_t g, cudaGraphNode_t *nodes, size_t *count)
 {
+    CHILD_GUARD();
     if (!graph_ok(g))
         return set_error(cudaErrorInvalidValue);
     LOCK();
@@ -224,6 +240,7 @@ EXPORT cudaError_t cudaGraphGetRootNodes(cudaGraph_t g, cudaGraphNode_t *nodes, 
 EXPORT cudaError_t cudaGraphNodeGetDependencies(cudaGraphNode_t n, cudaGraphNode_t *deps,
                                                 void *edge_data, size_t *count)
 {
+    CHILD_GUARD();
     if (!node_ok(n) || edge_data)
         return set_error(cudaErrorInvalidValue);
     LOCK();
@@ -235,6 +252,7 @@ EXPORT cudaError_t cudaGraphNodeGetDependencies(cudaGraphNode_t n, cudaGraphNode
 EXPORT cudaError_t cudaGraphNodeGetDependentNodes(cudaGraphNode_t n, cudaGraphNode_t *nodes,
                                                   void *edge_data, size_t *count)
 {
+    CHILD_GUARD();
     if (!node_ok(n) || edge_data)
         return set_error(cudaErrorInvalidValue);
     LOCK();
@@ -254,6 +272,7 @@ EXPORT cudaError_t cudaGraphNodeGetDependentNodes(cudaGraphNode_t n, cudaGraphNo
 EXPORT cudaError_t cudaGraphGetEdges(cudaGraph_t g, cudaGraphNode_t *from, cudaGraphNode_t *to,
                                      void *edge_data, size_t *count)
 {
+    CHILD_GUARD();
     if (!graph_ok(g) || !count || edge_data || (!from != !to))
         return set_error(cudaErrorInvalidValue);
     LOCK();
@@ -275,6 +294,7 @@ EXPORT cudaError_t cudaGraphGetEdges(cudaGraph_t g, cudaGraphNode_t *from, cudaG
 
 EXPORT cudaError_t cudaGraphNodeGetType(cudaGraphNode_t n, int *type)
 {
+    CHILD_GUARD();
     if (!node_ok(n) || !type)
         return set_error(cudaErrorInvalidValue);
     *type = n->type;
@@ -283,6 +303,7 @@ EXPORT cudaError_t cudaGraphNodeGetType(cudaGraphNode_t n, int *type)
 
 EXPORT cudaError_t cudaGraphDestroyNode(cudaGraphNode_t n)
 {
+    CHILD_GUARD();
     if (!node_ok(n))
         return set_error(cudaErrorInvalidValue);
     LOCK();
@@ -307,6 +328,7 @@ EXPORT cudaError_t cudaGraphDestroyNode(cudaGraphNode_t n)
 
 EXPORT cudaError_t cudaGraphKernelNodeGetParams(cudaGraphNode_t n, struct cudaKernelNodeParams *p)
 {
+    CHILD_GUARD();
     if (!NODE_OF(n, cudaGraphNodeTypeKernel) || !p)
         return set_error(cudaErrorInvalidValue);
     *p = n->kernel;
@@ -316,6 +338,7 @@ EXPORT cudaError_t cudaGraphKernelNodeGetParams(cudaGraphNode_t n, struct cudaKe
 EXPORT cudaError_t cudaGraphKernelNodeSetParams(cudaGraphNode_t n,
                                                 const struct cudaKernelNodeParams *p)
 {
+    CHILD_GUARD();
     if (!NODE_OF(n, cudaGraphNodeTypeKernel))
         return set_error(cudaErrorInvalidValue);
     LOCK();
@@ -326,6 +349,7 @@ EXPORT cudaError_t cudaGraphKernelNodeSetParams(cudaGraphNode_t n,
 
 EXPORT cudaError_t cudaGraphMemcpyNodeGetParams(cudaGraphNode_t n, struct cudaMemcpy3DParms *p)
 {
+    CHILD_GUARD();
     if (!NODE_OF(n, cudaGraphNodeTypeMemcpy) || !p)
         return set_error(cudaErrorInvalidValue);
     *p = n->copy;
@@ -334,6 +358,7 @@ EXPORT cudaError_t cudaGraphMemcpyNodeGetParams(cudaGraphNode_t n, struct cudaMe
 
 EXPORT cudaError_t cudaGraphMemcpyNodeSetParams(cudaGraphNode_t n, const struct cudaMemcpy3DParms *p)
 {
+    CHILD_GUARD();
     if (!NODE_OF(n, cudaGraphNodeTypeMemcpy))
         return set_error(cudaErrorInvalidValue);
     return set_error(node_set_copy(n, p));
@@ -342,6 +367,7 @@ EXPORT cudaError_t cudaGraphMemcpyNodeSetParams(cudaGraphNode_t n, const struct 
 EXPORT cudaError_t cudaGraphMemcpyNodeSetParams1D(cudaGraphNode_t n, void *dst, const void *src,
                                                   size_t count, int kind)
 {
+    CHILD_GUARD();
     if (!NODE_OF(n, cudaGraphNodeTypeMemcpy))
         return set_error(cudaErrorInvalidValue);
     return set_error(node_set_copy1d(n, dst, src, count, kind));
@@ -349,6 +375,7 @@ EXPORT cudaError_t cudaGraphMemcpyNodeSetParams1D(cudaGraphNode_t n, void *dst, 
 
 EXPORT cudaError_t cudaGraphMemsetNodeGetParams(cudaGraphNode_t n, struct cudaMemsetParams *p)
 {
+    CHILD_GUARD();
     if (!NODE_OF(n, cudaGraphNodeTypeMemset) || !p)
         return set_error(cudaErrorInvalidValue);
     *p = n->set;
@@ -357,6 +384,7 @@ EXPORT cudaError_t cudaGraphMemsetNodeGetParams(cudaGraphNode_t n, struct cudaMe
 
 EXPORT cudaError_t cudaGraphMemsetNodeSetParams(cudaGraphNode_t n, const struct cudaMemsetParams *p)
 {
+    CHILD_GUARD();
     if (!NODE_OF(n, cudaGraphNodeTypeMemset))
         return set_error(cudaErrorInvalidValue);
     return set_error(node_set_memset(n, p));
@@ -364,6 +392,7 @@ EXPORT cudaError_t cudaGraphMemsetNodeSetParams(cudaGraphNode_t n, const struct 
 
 EXPORT cudaError_t cudaGraphHostNodeGetParams(cudaGraphNode_t n, struct cudaHostNodeParams *p)
 {
+    CHILD_GUARD();
     if (!NODE_OF(n, cudaGraphNodeTypeHost) || !p)
         return set_error(cudaErrorInvalidValue);
     *p = n->host;
@@ -372,6 +401,7 @@ EXPORT cudaError_t cudaGraphHostNodeGetParams(cudaGraphNode_t n, struct cudaHost
 
 EXPORT cudaError_t cudaGraphHostNodeSetParams(cudaGraphNode_t n, const struct cudaHostNodeParams *p)
 {
+    CHILD_GUARD();
     if (!NODE_OF(n, cudaGraphNodeTypeHost))
         return set_error(cudaErrorInvalidValue);
     return set_error(set_host_params(n, p));

@@ -45,6 +45,7 @@ static cudaError_t instantiate(cudaGraphExec_t *out, cudaGraph_t g, unsigned lon
 EXPORT cudaError_t cudaGraphInstantiate(cudaGraphExec_t *out, cudaGraph_t g,
                                         unsigned long long flags)
 {
+    CHILD_GUARD();
     LOCK();
     cudaError_t st = instantiate(out, g, flags);
     UNLOCK();
@@ -54,11 +55,13 @@ EXPORT cudaError_t cudaGraphInstantiate(cudaGraphExec_t *out, cudaGraph_t g,
 EXPORT cudaError_t cudaGraphInstantiateWithFlags(cudaGraphExec_t *out, cudaGraph_t g,
                                                  unsigned long long flags)
 {
+    CHILD_GUARD();
     return cudaGraphInstantiate(out, g, flags);
 }
 
 EXPORT cudaError_t cudaGraphExecGetFlags(cudaGraphExec_t e, unsigned long long *flags)
 {
+    CHILD_GUARD();
     if (!exec_ok(e) || !flags)
         return set_error(cudaErrorInvalidValue);
     *flags = e->flags;
@@ -67,6 +70,7 @@ EXPORT cudaError_t cudaGraphExecGetFlags(cudaGraphExec_t e, unsigned long long *
 
 EXPORT cudaError_t cudaGraphExecDestroy(cudaGraphExec_t e)
 {
+    CHILD_GUARD();
     if (!exec_ok(e))
         return set_error(cudaErrorInvalidValue);
     LOCK();
@@ -93,6 +97,7 @@ static cudaError_t launch_graph(cudaGraph_t g, cudaStream_t s)
 
 EXPORT cudaError_t cudaGraphLaunch(cudaGraphExec_t e, cudaStream_t s)
 {
+    CHILD_GUARD();
     if (!exec_ok(e))
         return set_error(cudaErrorInvalidValue);
     if (!stream_valid(s))
@@ -107,6 +112,7 @@ EXPORT cudaError_t cudaGraphLaunch(cudaGraphExec_t e, cudaStream_t s)
 /* nothing to upload: the graph runs in the shim */
 EXPORT cudaError_t cudaGraphUpload(cudaGraphExec_t e, cudaStream_t s)
 {
+    CHILD_GUARD();
     if (!exec_ok(e))
         return set_error(cudaErrorInvalidValue);
     return stream_valid(s) ? cudaSuccess : set_error(cudaErrorInvalidResourceHandle);
@@ -126,6 +132,7 @@ static cudaGraphNode_t exec_node(cudaGraphExec_t e, cudaGraphNode_t n, int type)
 EXPORT cudaError_t cudaGraphExecKernelNodeSetParams(cudaGraphExec_t e, cudaGraphNode_t n,
                                                     const struct cudaKernelNodeParams *p)
 {
+    CHILD_GUARD();
     LOCK();
     cudaGraphNode_t m = exec_node(e, n, cudaGraphNodeTypeKernel);
     cudaError_t st = m ? node_set_kernel(m, p) : cudaErrorInvalidValue;
@@ -136,6 +143,7 @@ EXPORT cudaError_t cudaGraphExecKernelNodeSetParams(cudaGraphExec_t e, cudaGraph
 EXPORT cudaError_t cudaGraphExecMemcpyNodeSetParams(cudaGraphExec_t e, cudaGraphNode_t n,
                                                     const struct cudaMemcpy3DParms *p)
 {
+    CHILD_GUARD();
     LOCK();
     cudaGraphNode_t m = exec_node(e, n, cudaGraphNodeTypeMemcpy);
     cudaError_t st = m ? node_set_copy(m, p) : cudaErrorInvalidValue;
@@ -147,6 +155,7 @@ EXPORT cudaError_t cudaGraphExecMemcpyNodeSetParams1D(cudaGraphExec_t e, cudaGra
                                                       void *dst, const void *src, size_t count,
                                                       int kind)
 {
+    CHILD_GUARD();
     LOCK();
     cudaGraphNode_t m = exec_node(e, n, cudaGraphNodeTypeMemcpy);
     cudaError_t st = m ? node_set_copy1d(m, dst, src, count, kind) : cudaErrorInvalidValue;
@@ -157,6 +166,7 @@ EXPORT cudaError_t cudaGraphExecMemcpyNodeSetParams1D(cudaGraphExec_t e, cudaGra
 EXPORT cudaError_t cudaGraphExecMemsetNodeSetParams(cudaGraphExec_t e, cudaGraphNode_t n,
                                                     const struct cudaMemsetParams *p)
 {
+    CHILD_GUARD();
     LOCK();
     cudaGraphNode_t m = exec_node(e, n, cudaGraphNodeTypeMemset);
     cudaError_t st = m ? node_set_memset(m, p) : cudaErrorInvalidValue;
@@ -167,6 +177,7 @@ EXPORT cudaError_t cudaGraphExecMemsetNodeSetParams(cudaGraphExec_t e, cudaGraph
 EXPORT cudaError_t cudaGraphExecHostNodeSetParams(cudaGraphExec_t e, cudaGraphNode_t n,
                                                   const struct cudaHostNodeParams *p)
 {
+    CHILD_GUARD();
     LOCK();
     cudaGraphNode_t m = exec_node(e, n, cudaGraphNodeTypeHost);
     cudaError_t st = m ? set_host_params(m, p) : cudaErrorInvalidValue;
@@ -193,6 +204,7 @@ static int update_mismatch(cudaGraph_t eg, cudaGraph_t g, size_t i)
 EXPORT cudaError_t cudaGraphExecUpdate(cudaGraphExec_t e, cudaGraph_t g,
                                        struct cudaGraphExecUpdateResultInfo_st *info)
 {
+    CHILD_GUARD();
     if (!exec_ok(e) || !graph_ok(g))
         return set_error(cudaErrorInvalidValue);
     LOCK();

@@ -142,6 +142,10 @@ static int try_map(uint32_t s, uint64_t size, int fd)
         munmap(got, len);
         return 0;
     }
+    /* a forked child does not get ptxc's memory: on a GPU device memory is
+       not the child's either, and a child writing this shared mapping would
+       change the parent's data (docs/runtime.md, "fork and exec") */
+    madvise(got, len, MADV_DONTFORK);
     struct seg *g = seg_at(s);
     if (!g) {
         munmap(got, len);
@@ -297,34 +301,45 @@ static cudaError_t release(void *p, int host)
 
 EXPORT cudaError_t cudaMalloc(void **p, size_t size)
 {
+    CHILD_GUARD();
     return set_error(alloc(p, size, KIND_DEVICE, 0, "cudaMalloc"));
 }
 EXPORT cudaError_t cudaMallocManaged(void **p, size_t size, unsigned flags)
 {
+    CHILD_GUARD();
     return set_error(alloc(p, size, KIND_MANAGED, flags, "cudaMallocManaged"));
 }
 EXPORT cudaError_t cudaMallocHost(void **p, size_t size)
 {
+    CHILD_GUARD();
     return set_error(alloc(p, size, KIND_HOST, 0, "cudaMallocHost"));
 }
 EXPORT cudaError_t cudaHostAlloc(void **p, size_t size, unsigned flags)
 {
+    CHILD_GUARD();
     return set_error(alloc(p, size, KIND_HOST, flags, "cudaHostAlloc"));
 }
 EXPORT cudaError_t cudaMallocAsync(void **p, size_t size, cudaStream_t s)
 {
+    CHILD_GUARD();
     int c = capture_state(s);     /* no memory-allocation nodes: refused in a capture */
     if (c)
         return set_error(c < 0 ? capture_refuse(s) : c);
     return set_error(alloc(p, size, KIND_DEVICE, 0, "cudaMallocAsync"));
 }
-EXPORT cudaError_t cudaFree(void *p) { return set_error(api_check("cudaFree", release(p, 0), p, 0)); }
+EXPORT cudaError_t cudaFree(void *p)
+{
+    CHILD_GUARD();
+    return set_error(api_check("cudaFree", release(p, 0), p, 0));
+}
 EXPORT cudaError_t cudaFreeHost(void *p)
 {
+    CHILD_GUARD();
     return set_error(api_check("cudaFreeHost", release(p, 1), p, 0));
 }
 EXPORT cudaError_t cudaFreeAsync(void *p, cudaStream_t s)
 {
+    CHILD_GUARD();
     int c = capture_state(s);
     if (c)
         return set_error(c < 0 ? capture_refuse(s) : c);
@@ -335,6 +350,7 @@ static size_t pitch_of(size_t width) { return (width + 511) / 512 * 512; }
 
 EXPORT cudaError_t cudaMallocPitch(void **p, size_t *pitch, size_t width, size_t height)
 {
+    CHILD_GUARD();
     if (!pitch)
         return set_error(cudaErrorInvalidValue);
     *pitch = pitch_of(width);
@@ -343,6 +359,7 @@ EXPORT cudaError_t cudaMallocPitch(void **p, size_t *pitch, size_t width, size_t
 
 EXPORT cudaError_t cudaMalloc3D(struct cudaPitchedPtr *pp, struct cudaExtent e)
 {
+    CHILD_GUARD();
     if (!pp)
         return set_error(cudaErrorInvalidValue);
     size_t pitch = pitch_of(e.width);
@@ -406,6 +423,7 @@ cudaError_t shim_copy(void *dst, const void *src, size_t n, int kind)
 
 EXPORT cudaError_t cudaMemcpy(void *dst, const void *src, size_t n, int kind)
 {
+    CHILD_GUARD();
     int c = capture_state(NULL);  /* the legacy stream: an error while a capture is on */
     if (c > 0)
         return set_error(c);
@@ -414,6 +432,7 @@ EXPORT cudaError_t cudaMemcpy(void *dst, const void *src, size_t n, int kind)
 }
 EXPORT cudaError_t cudaMemcpyAsync(void *dst, const void *src, size_t n, int kind, cudaStream_t s)
 {
+    CHILD_GUARD();
     int c = capture_state(s);     /* a capturing stream records a memcpy node (capture.c) */
     if (c)
         return set_error(c < 0 ? capture_copy(s, dst, n, src, n, n, 1, kind) : c);
@@ -442,6 +461,7 @@ static cudaError_t copy2d(void *dst, size_t dpitch, const void *src, size_t spit
 EXPORT cudaError_t cudaMemcpy2D(void *dst, size_t dpitch, const void *src, size_t spitch,
                                 size_t width, size_t height, int kind)
 {
+    CHILD_GUARD();
     int c = capture_state(NULL);
     if (c > 0)
         return set_error(c);
@@ -452,6 +472,7 @@ EXPORT cudaError_t cudaMemcpy2D(void *dst, size_t dpitch, const void *src, size_
 EXPORT cudaError_t cudaMemcpy2DAsync(void *dst, size_t dpitch, const void *src, size_t spitch,
                                      size_t width, size_t height, int kind, cudaStream_t s)
 {
+    CHILD_GUARD();
     int c = capture_state(s);
     if (c)
         return set_error(c < 0 ? capture_copy(s, dst, dpitch, src, spitch, width, height, kind) : c);
@@ -480,6 +501,7 @@ static cudaError_t set2d(void *p, size_t pitch, int value, size_t width, size_t 
 
 EXPORT cudaError_t cudaMemset(void *p, int value, size_t n)
 {
+    CHILD_GUARD();
     int c = capture_state(NULL);
     if (c > 0)
         return set_error(c);
@@ -487,6 +509,7 @@ EXPORT cudaError_t cudaMemset(void *p, int value, size_t n)
 }
 EXPORT cudaError_t cudaMemsetAsync(void *p, int value, size_t n, cudaStream_t s)
 {
+    CHILD_GUARD();
     int c = capture_state(s);     /* a capturing stream records a memset node */
     if (c)
         return set_error(c < 0 ? capture_memset(s, p, n, value, n, 1) : c);
@@ -494,6 +517,7 @@ EXPORT cudaError_t cudaMemsetAsync(void *p, int value, size_t n, cudaStream_t s)
 }
 EXPORT cudaError_t cudaMemset2D(void *p, size_t pitch, int value, size_t width, size_t height)
 {
+    CHILD_GUARD();
     int c = capture_state(NULL);
     if (c > 0)
         return set_error(c);
@@ -502,6 +526,7 @@ EXPORT cudaError_t cudaMemset2D(void *p, size_t pitch, int value, size_t width, 
 EXPORT cudaError_t cudaMemset2DAsync(void *p, size_t pitch, int value, size_t width, size_t height,
                                      cudaStream_t s)
 {
+    CHILD_GUARD();
     int c = capture_state(s);
     if (c)
         return set_error(c < 0 ? capture_memset(s, p, pitch, value, width, height) : c);
@@ -509,6 +534,7 @@ EXPORT cudaError_t cudaMemset2DAsync(void *p, size_t pitch, int value, size_t wi
 }
 EXPORT cudaError_t cudaMemset3D(struct cudaPitchedPtr pp, int value, struct cudaExtent e)
 {
+    CHILD_GUARD();
     cudaError_t st = cudaSuccess;
     for (size_t z = 0; z < e.depth && !st; z++)
         st = set2d((char *)pp.ptr + z * pp.pitch * pp.ysize, pp.pitch, value, e.width, e.height);
@@ -517,6 +543,7 @@ EXPORT cudaError_t cudaMemset3D(struct cudaPitchedPtr pp, int value, struct cuda
 EXPORT cudaError_t cudaMemset3DAsync(struct cudaPitchedPtr pp, int value, struct cudaExtent e,
                                      cudaStream_t s)
 {
+    CHILD_GUARD();
     int c = capture_state(s);
     if (c)
         return set_error(c < 0 ? capture_refuse(s) : c);
@@ -526,6 +553,7 @@ EXPORT cudaError_t cudaMemset3DAsync(struct cudaPitchedPtr pp, int value, struct
 /* ------------------------------------------------------- information */
 EXPORT cudaError_t cudaMemGetInfo(size_t *free_bytes, size_t *total)
 {
+    CHILD_GUARD();
     uint64_t t = gpu_info()[GPU_TOTAL_MEM];
     LOCK();
     uint64_t used = device_bytes < t ? device_bytes : t;
@@ -539,6 +567,7 @@ EXPORT cudaError_t cudaMemGetInfo(size_t *free_bytes, size_t *total)
 
 EXPORT cudaError_t cudaPointerGetAttributes(struct cudaPointerAttributes *a, const void *p)
 {
+    CHILD_GUARD();
     if (!a)
         return set_error(cudaErrorInvalidValue);
     memset(a, 0, sizeof *a);
@@ -560,6 +589,7 @@ EXPORT cudaError_t cudaPointerGetAttributes(struct cudaPointerAttributes *a, con
 
 EXPORT cudaError_t cudaHostGetDevicePointer(void **d, void *h, unsigned flags)
 {
+    CHILD_GUARD();
     (void)flags;
     LOCK();
     struct seg *g = live_seg(h);
@@ -573,6 +603,7 @@ EXPORT cudaError_t cudaHostGetDevicePointer(void **d, void *h, unsigned flags)
 
 EXPORT cudaError_t cudaHostGetFlags(unsigned *flags, void *h)
 {
+    CHILD_GUARD();
     LOCK();
     struct seg *g = live_seg(h);
     int ok = flags && g && g->kind == KIND_HOST;
@@ -583,9 +614,9 @@ EXPORT cudaError_t cudaHostGetFlags(unsigned *flags, void *h)
 }
 
 /* managed memory is host memory here: hints and prefetches have nothing to do */
-EXPORT cudaError_t cudaMemPrefetchAsync(void) { return cudaSuccess; }
-EXPORT cudaError_t cudaMemAdvise(void) { return cudaSuccess; }
-EXPORT cudaError_t cudaStreamAttachMemAsync(void) { return cudaSuccess; }
+EXPORT cudaError_t cudaMemPrefetchAsync(void) { CHILD_GUARD(); return cudaSuccess; }
+EXPORT cudaError_t cudaMemAdvise(void) { CHILD_GUARD(); return cudaSuccess; }
+EXPORT cudaError_t cudaStreamAttachMemAsync(void) { CHILD_GUARD(); return cudaSuccess; }
 
 ALIAS(cudaMemcpy_ptds, cudaMemcpy);
 ALIAS(cudaMemcpyAsync_ptsz, cudaMemcpyAsync);
@@ -607,6 +638,7 @@ ALIAS(cudaStreamAttachMemAsync_ptsz, cudaStreamAttachMemAsync);
  * kernels: cudaHostGetDevicePointer on it fails. */
 EXPORT cudaError_t cudaHostRegister(void *p, size_t size, unsigned flags)
 {
+    CHILD_GUARD();
     (void)flags;
     if (!p || !size)
         return set_error(cudaErrorInvalidValue);
@@ -614,5 +646,6 @@ EXPORT cudaError_t cudaHostRegister(void *p, size_t size, unsigned flags)
 }
 EXPORT cudaError_t cudaHostUnregister(void *p)
 {
+    CHILD_GUARD();
     return p ? cudaSuccess : set_error(cudaErrorInvalidValue);
 }

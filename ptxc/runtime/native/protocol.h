@@ -18,6 +18,9 @@
 
 #define PTXC_PROTOCOL_VERSION 2
 #define PTXC_FD_ENV "PTXC_RUNTIME_FD"
+/* set by the shim (to its pid) when it connects, so that a CUDA program the
+ * application starts can say why it cannot be served */
+#define PTXC_APP_ENV "PTXC_RUNTIME_APP"
 
 #define PTXC_ST_FATAL (-1)
 

@@ -62,6 +62,8 @@ static void *grow(void *p, size_t *cap, size_t n, size_t elem)
 EXPORT void **__cudaRegisterFatBinary(void *wrapper)
 {
     struct module *m = calloc(1, sizeof *m);
+    if (shim_child)              /* a library loaded in a forked child: no kernels */
+        return (void **)m;
     const uint32_t *w = wrapper;
     const char *data = NULL;
     uint64_t size = 0;
@@ -90,6 +92,8 @@ EXPORT void __cudaRegisterFunction(void **handle, const char *host_fun, char *de
 {
     (void)device_fun; (void)thread_limit; (void)tid; (void)bid; (void)bdim; (void)gdim; (void)wsize;
     struct module *m = (struct module *)handle;
+    if (shim_child)
+        return;
     LOCK();
     kernels = grow(kernels, &cap_kernels, nkernels, sizeof *kernels);
     struct kernel *k = &kernels[nkernels++];
@@ -109,6 +113,8 @@ EXPORT void __cudaRegisterFunction(void **handle, const char *host_fun, char *de
 static void add_var(void **handle, const void *host_var, void **managed_ptr, const char *name,
                     size_t size)
 {
+    if (shim_child)
+        return;
     LOCK();
     vars = grow(vars, &cap_vars, nvars, sizeof *vars);
     struct var *v = &vars[nvars++];
@@ -168,6 +174,8 @@ static cudaError_t resolve_var(struct var *v)
 
 EXPORT void __cudaRegisterFatBinaryEnd(void **handle)
 {
+    if (shim_child)
+        return;
     LOCK();
     for (size_t i = 0; i < nvars; i++) {
         struct var *v = &vars[i];
@@ -237,12 +245,14 @@ static cudaError_t from_symbol(void *dst, const void *symbol, size_t n, size_t o
 EXPORT cudaError_t cudaMemcpyToSymbol(const void *symbol, const void *src, size_t n, size_t offset,
                                       int kind)
 {
+    CHILD_GUARD();
     cudaError_t e = device_sync();      /* blocking (devout.c) */
     return set_error(e ? e : to_symbol(symbol, src, n, offset, kind));
 }
 EXPORT cudaError_t cudaMemcpyToSymbolAsync(const void *symbol, const void *src, size_t n,
                                            size_t offset, int kind, cudaStream_t s)
 {
+    CHILD_GUARD();
     int c = capture_state(s);     /* not recorded by stream capture: refused there */
     if (c)
         return set_error(c < 0 ? capture_refuse(s) : c);
@@ -251,12 +261,14 @@ EXPORT cudaError_t cudaMemcpyToSymbolAsync(const void *symbol, const void *src, 
 EXPORT cudaError_t cudaMemcpyFromSymbol(void *dst, const void *symbol, size_t n, size_t offset,
                                         int kind)
 {
+    CHILD_GUARD();
     cudaError_t e = device_sync();      /* blocking (devout.c) */
     return set_error(e ? e : from_symbol(dst, symbol, n, offset, kind));
 }
 EXPORT cudaError_t cudaMemcpyFromSymbolAsync(void *dst, const void *symbol, size_t n,
                                              size_t offset, int kind, cudaStream_t s)
 {
+    CHILD_GUARD();
     int c = capture_state(s);     /* not recorded by stream capture: refused there */
     if (c)
         return set_error(c < 0 ? capture_refuse(s) : c);
@@ -265,6 +277,7 @@ EXPORT cudaError_t cudaMemcpyFromSymbolAsync(void *dst, const void *symbol, size
 
 EXPORT cudaError_t cudaGetSymbolAddress(void **p, const void *symbol)
 {
+    CHILD_GUARD();
     if (!p)
         return set_error(cudaErrorInvalidValue);
     LOCK();
@@ -278,6 +291,7 @@ EXPORT cudaError_t cudaGetSymbolAddress(void **p, const void *symbol)
 
 EXPORT cudaError_t cudaGetSymbolSize(size_t *size, const void *symbol)
 {
+    CHILD_GUARD();
     if (!size)
         return set_error(cudaErrorInvalidValue);
     LOCK();
@@ -416,6 +430,7 @@ cudaError_t kernel_param_layout(const void *func, uint32_t *nparams, uint32_t *n
 
 EXPORT cudaError_t __cudaGetKernel(cudaKernel_t *out, const void *host_fun)
 {
+    CHILD_GUARD();
     LOCK();
     struct kernel *k = find_kernel(host_fun);
     UNLOCK();
@@ -428,18 +443,21 @@ EXPORT cudaError_t __cudaGetKernel(cudaKernel_t *out, const void *host_fun)
 EXPORT cudaError_t __cudaLaunchKernel(cudaKernel_t k, dim3 grid, dim3 block, void **args,
                                       size_t shared, cudaStream_t stream)
 {
+    CHILD_GUARD();
     return set_error(launch((struct kernel *)k, grid, block, args, shared, stream));
 }
 
 EXPORT cudaError_t __cudaLaunchKernel_ptsz(cudaKernel_t k, dim3 grid, dim3 block, void **args,
                                            size_t shared, cudaStream_t stream)
 {
+    CHILD_GUARD();
     return set_error(launch((struct kernel *)k, grid, block, args, shared, stream));
 }
 
 EXPORT cudaError_t cudaLaunchKernel(const void *func, dim3 grid, dim3 block, void **args,
                                     size_t shared, cudaStream_t stream)
 {
+    CHILD_GUARD();
     LOCK();
     struct kernel *k = find_kernel(func);
     UNLOCK();
@@ -449,6 +467,7 @@ EXPORT cudaError_t cudaLaunchKernel(const void *func, dim3 grid, dim3 block, voi
 EXPORT cudaError_t cudaLaunchKernel_ptsz(const void *func, dim3 grid, dim3 block, void **args,
                                          size_t shared, cudaStream_t stream)
 {
+    CHILD_GUARD();
     return cudaLaunchKernel(func, grid, block, args, shared, stream);
 }
 
@@ -458,6 +477,7 @@ EXPORT cudaError_t cudaLaunchKernel_ptsz(const void *func, dim3 grid, dim3 block
 EXPORT cudaError_t cudaLaunchCooperativeKernel(const void *func, dim3 grid, dim3 block,
                                                void **args, size_t shared, cudaStream_t stream)
 {
+    CHILD_GUARD();
     int per_sm = 0;
     uint64_t threads = (uint64_t)block.x * block.y * block.z;
     cudaError_t st = threads && threads <= 0x7fffffff
@@ -479,6 +499,7 @@ EXPORT cudaError_t cudaLaunchCooperativeKernel_ptsz(const void *func, dim3 grid,
                                                     void **args, size_t shared,
                                                     cudaStream_t stream)
 {
+    CHILD_GUARD();
     return cudaLaunchCooperativeKernel(func, grid, block, args, shared, stream);
 }
 
@@ -489,6 +510,8 @@ static __thread int config_depth;
 
 EXPORT unsigned __cudaPushCallConfiguration(dim3 grid, dim3 block, size_t shared, cudaStream_t s)
 {
+    if (shim_child)              /* <<<...>>> in a forked child: the launch is skipped */
+        return child_error();
     if (config_depth >= 16)
         return 1;
     config_stack[config_depth++] = (struct config){ grid, block, shared, s };
@@ -497,6 +520,7 @@ EXPORT unsigned __cudaPushCallConfiguration(dim3 grid, dim3 block, size_t shared
 
 EXPORT cudaError_t __cudaPopCallConfiguration(dim3 *grid, dim3 *block, size_t *shared, void *stream)
 {
+    CHILD_GUARD();
     if (config_depth <= 0)
         return set_error(cudaErrorMissingConfiguration);
     struct config c = config_stack[--config_depth];
@@ -510,6 +534,7 @@ EXPORT cudaError_t __cudaPopCallConfiguration(dim3 *grid, dim3 *block, size_t *s
 /* --------------------------------------------------- kernel attributes */
 EXPORT cudaError_t cudaFuncGetAttributes(struct cudaFuncAttributes *a, const void *func)
 {
+    CHILD_GUARD();
     LOCK();
     struct kernel *k = find_kernel(func);
     cudaError_t st = !a ? cudaErrorInvalidValue : !k ? cudaErrorInvalidDeviceFunction
@@ -533,6 +558,7 @@ EXPORT cudaError_t cudaFuncGetAttributes(struct cudaFuncAttributes *a, const voi
 
 EXPORT cudaError_t cudaFuncGetName(const char **name, const void *func)
 {
+    CHILD_GUARD();
     LOCK();
     struct kernel *k = find_kernel(func);
     UNLOCK();
@@ -552,16 +578,19 @@ static cudaError_t known_func(const void *func)
 
 EXPORT cudaError_t cudaFuncSetAttribute(const void *func, int attr, int value)
 {
+    CHILD_GUARD();
     (void)attr; (void)value;
     return known_func(func);
 }
 EXPORT cudaError_t cudaFuncSetCacheConfig(const void *func, int config)
 {
+    CHILD_GUARD();
     (void)config;
     return known_func(func);
 }
 EXPORT cudaError_t cudaFuncSetSharedMemConfig(const void *func, int config)
 {
+    CHILD_GUARD();
     (void)config;
     return known_func(func);
 }
@@ -608,6 +637,7 @@ static uint64_t occupancy_blocks(const uint64_t *g, uint64_t block_size, uint64_
 EXPORT cudaError_t cudaOccupancyMaxActiveBlocksPerMultiprocessorWithFlags(
     int *blocks, const void *func, int block_size, size_t dyn_shared, unsigned flags)
 {
+    CHILD_GUARD();
     (void)flags;
     LOCK();
     struct kernel *k = find_kernel(func);
@@ -624,6 +654,7 @@ EXPORT cudaError_t cudaOccupancyMaxActiveBlocksPerMultiprocessorWithFlags(
 EXPORT cudaError_t cudaOccupancyMaxActiveBlocksPerMultiprocessor(int *blocks, const void *func,
                                                                  int block_size, size_t dyn_shared)
 {
+    CHILD_GUARD();
     return cudaOccupancyMaxActiveBlocksPerMultiprocessorWithFlags(blocks, func, block_size,
                                                                   dyn_shared, 0);
 }

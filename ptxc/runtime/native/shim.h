@@ -239,6 +239,16 @@ extern pthread_mutex_t shim_lock;   /* recursive: every API function holds it */
 
 void shim_connect(void);
 int shim_dead(void);
+
+/* A forked child of the application (docs/runtime.md, "fork and exec"): CUDA
+ * is not usable there, as on a GPU, whose context a child does not get. Every
+ * API function starts with CHILD_GUARD(): in a child it returns
+ * cudaErrorInitializationError (also cudaGetLastError's from then on) before
+ * it takes the lock (another thread of the parent may have held it at the
+ * fork) or touches the parent's connection and tables. */
+extern volatile int shim_child;            /* set in a forked child (conn.c) */
+cudaError_t child_error(void);             /* errors.c: records and returns the error */
+#define CHILD_GUARD() do { if (shim_child) return child_error(); } while (0)
 void shim_call(uint32_t op, const void *a, size_t alen, const void *b, size_t blen, struct reply *r);
 void reply_free(struct reply *r);
 void shim_fatal(int status) __attribute__((noreturn));

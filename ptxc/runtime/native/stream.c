@@ -32,6 +32,7 @@ static int bad_event(cudaEvent_t e) { return !e || e->magic != EVENT_MAGIC; }
 
 EXPORT cudaError_t cudaStreamCreateWithPriority(cudaStream_t *s, unsigned flags, int priority)
 {
+    CHILD_GUARD();
     if (!s)
         return set_error(cudaErrorInvalidValue);
     struct CUstream_st *t = calloc(1, sizeof *t);
@@ -48,12 +49,18 @@ EXPORT cudaError_t cudaStreamCreateWithPriority(cudaStream_t *s, unsigned flags,
 }
 EXPORT cudaError_t cudaStreamCreateWithFlags(cudaStream_t *s, unsigned flags)
 {
+    CHILD_GUARD();
     return cudaStreamCreateWithPriority(s, flags, 0);
 }
-EXPORT cudaError_t cudaStreamCreate(cudaStream_t *s) { return cudaStreamCreateWithPriority(s, 0, 0); }
+EXPORT cudaError_t cudaStreamCreate(cudaStream_t *s)
+{
+    CHILD_GUARD();
+    return cudaStreamCreateWithPriority(s, 0, 0);
+}
 
 EXPORT cudaError_t cudaStreamDestroy(cudaStream_t s)
 {
+    CHILD_GUARD();
     if ((uintptr_t)s <= 2)
         return cudaSuccess;
     if (bad_stream(s))
@@ -72,15 +79,21 @@ static cudaError_t stream_ok(cudaStream_t s)
 /* synchronising with a capturing stream is an error that ends its capture */
 EXPORT cudaError_t cudaStreamSynchronize(cudaStream_t s)
 {
+    CHILD_GUARD();
     cudaError_t c = bad_stream(s) ? cudaSuccess : capture_sync(s, 0);
     if (c)
         return set_error(c);
     cudaError_t e = device_sync();      /* devout.c: device output, device faults */
     return e ? set_error(e) : stream_ok(s);
 }
-EXPORT cudaError_t cudaStreamQuery(cudaStream_t s) { return cudaStreamSynchronize(s); }
+EXPORT cudaError_t cudaStreamQuery(cudaStream_t s)
+{
+    CHILD_GUARD();
+    return cudaStreamSynchronize(s);
+}
 EXPORT cudaError_t cudaStreamWaitEvent(cudaStream_t s, cudaEvent_t e, unsigned flags)
 {
+    CHILD_GUARD();
     if (bad_event(e) || bad_stream(s))
         return set_error(cudaErrorInvalidResourceHandle);
     return set_error(capture_event_wait(s, e, flags));   /* joins a capture (capture.c) */
@@ -89,6 +102,7 @@ unsigned stream_flags(cudaStream_t s) { return (uintptr_t)s <= 2 || bad_stream(s
 int stream_valid(cudaStream_t s) { return !bad_stream(s); }
 EXPORT cudaError_t cudaStreamGetFlags(cudaStream_t s, unsigned *flags)
 {
+    CHILD_GUARD();
     if (bad_stream(s) || !flags)
         return set_error(cudaErrorInvalidValue);
     *flags = (uintptr_t)s <= 2 ? 0 : s->flags;
@@ -96,6 +110,7 @@ EXPORT cudaError_t cudaStreamGetFlags(cudaStream_t s, unsigned *flags)
 }
 EXPORT cudaError_t cudaStreamGetPriority(cudaStream_t s, int *priority)
 {
+    CHILD_GUARD();
     if (bad_stream(s) || !priority)
         return set_error(cudaErrorInvalidValue);
     *priority = (uintptr_t)s <= 2 ? 0 : s->priority;
@@ -103,6 +118,7 @@ EXPORT cudaError_t cudaStreamGetPriority(cudaStream_t s, int *priority)
 }
 EXPORT cudaError_t cudaStreamGetId(cudaStream_t s, unsigned long long *id)
 {
+    CHILD_GUARD();
     if (bad_stream(s) || !id)
         return set_error(cudaErrorInvalidValue);
     *id = stream_id(s);
@@ -114,6 +130,7 @@ typedef void (*host_fn)(void *);
 
 EXPORT cudaError_t cudaStreamAddCallback(cudaStream_t s, stream_callback cb, void *data, unsigned flags)
 {
+    CHILD_GUARD();
     (void)flags;
     if (bad_stream(s) || !cb)
         return set_error(cudaErrorInvalidValue);
@@ -126,6 +143,7 @@ EXPORT cudaError_t cudaStreamAddCallback(cudaStream_t s, stream_callback cb, voi
 }
 EXPORT cudaError_t cudaLaunchHostFunc(cudaStream_t s, host_fn fn, void *data)
 {
+    CHILD_GUARD();
     if (bad_stream(s) || !fn)
         return set_error(cudaErrorInvalidValue);
     int c = capture_state(s);     /* a capturing stream records a host node */
@@ -145,6 +163,7 @@ static double now(void)
 
 EXPORT cudaError_t cudaEventCreateWithFlags(cudaEvent_t *e, unsigned flags)
 {
+    CHILD_GUARD();
     if (!e)
         return set_error(cudaErrorInvalidValue);
     struct CUevent_st *t = calloc(1, sizeof *t);
@@ -155,10 +174,15 @@ EXPORT cudaError_t cudaEventCreateWithFlags(cudaEvent_t *e, unsigned flags)
     *e = t;
     return cudaSuccess;
 }
-EXPORT cudaError_t cudaEventCreate(cudaEvent_t *e) { return cudaEventCreateWithFlags(e, 0); }
+EXPORT cudaError_t cudaEventCreate(cudaEvent_t *e)
+{
+    CHILD_GUARD();
+    return cudaEventCreateWithFlags(e, 0);
+}
 
 EXPORT cudaError_t cudaEventDestroy(cudaEvent_t e)
 {
+    CHILD_GUARD();
     if (bad_event(e))
         return set_error(cudaErrorInvalidResourceHandle);
     capture_forget(e);
@@ -169,6 +193,7 @@ EXPORT cudaError_t cudaEventDestroy(cudaEvent_t e)
 
 EXPORT cudaError_t cudaEventRecordWithFlags(cudaEvent_t e, cudaStream_t s, unsigned flags)
 {
+    CHILD_GUARD();
     (void)flags;
     if (bad_event(e) || bad_stream(s))
         return set_error(cudaErrorInvalidResourceHandle);
@@ -179,20 +204,27 @@ EXPORT cudaError_t cudaEventRecordWithFlags(cudaEvent_t e, cudaStream_t s, unsig
     e->recorded = 1;
     return cudaSuccess;
 }
-EXPORT cudaError_t cudaEventRecord(cudaEvent_t e, cudaStream_t s) { return cudaEventRecordWithFlags(e, s, 0); }
+EXPORT cudaError_t cudaEventRecord(cudaEvent_t e, cudaStream_t s)
+{
+    CHILD_GUARD();
+    return cudaEventRecordWithFlags(e, s, 0);
+}
 
 EXPORT cudaError_t cudaEventSynchronize(cudaEvent_t e)
 {
+    CHILD_GUARD();
     cudaError_t d = device_sync();      /* devout.c */
     return set_error(d ? d : bad_event(e) ? cudaErrorInvalidResourceHandle : cudaSuccess);
 }
 EXPORT cudaError_t cudaEventQuery(cudaEvent_t e)
 {
+    CHILD_GUARD();
     return set_error(bad_event(e) ? cudaErrorInvalidResourceHandle : cudaSuccess);
 }
 
 EXPORT cudaError_t cudaEventElapsedTime(float *ms, cudaEvent_t a, cudaEvent_t b)
 {
+    CHILD_GUARD();
     if (!ms)
         return set_error(cudaErrorInvalidValue);
     if (bad_event(a) || bad_event(b))

@@ -92,6 +92,7 @@ static void default_value(cudaStream_t s, int id, attr_value *v)
 
 EXPORT cudaError_t cudaStreamSetAttribute(cudaStream_t s, int id, const attr_value *value)
 {
+    CHILD_GUARD();
     if (!stream_valid(s))
         return set_error(cudaErrorInvalidResourceHandle);
     if (!value || !stream_attribute(id) || !value_ok(id, value))
@@ -108,6 +109,7 @@ EXPORT cudaError_t cudaStreamSetAttribute(cudaStream_t s, int id, const attr_val
 
 EXPORT cudaError_t cudaStreamGetAttribute(cudaStream_t s, int id, attr_value *out)
 {
+    CHILD_GUARD();
     if (!stream_valid(s))
         return set_error(cudaErrorInvalidResourceHandle);
     if (!out || !stream_attribute(id))
@@ -124,6 +126,7 @@ EXPORT cudaError_t cudaStreamGetAttribute(cudaStream_t s, int id, attr_value *ou
 
 EXPORT cudaError_t cudaStreamCopyAttributes(cudaStream_t dst, cudaStream_t src)
 {
+    CHILD_GUARD();
     if (!stream_valid(dst) || !stream_valid(src))
         return set_error(cudaErrorInvalidResourceHandle);
     LOCK();
@@ -141,7 +144,7 @@ EXPORT cudaError_t cudaStreamCopyAttributes(cudaStream_t dst, cudaStream_t src)
 }
 
 /* there are no persisting L2 lines to demote */
-EXPORT cudaError_t cudaCtxResetPersistingL2Cache(void) { return cudaSuccess; }
+EXPORT cudaError_t cudaCtxResetPersistingL2Cache(void) { CHILD_GUARD(); return cudaSuccess; }
 
 ALIAS(cudaStreamSetAttribute_ptsz, cudaStreamSetAttribute);
 ALIAS(cudaStreamGetAttribute_ptsz, cudaStreamGetAttribute);

@@ -89,17 +89,20 @@ static cudaError_t make_array(cudaArray_t *out, const struct cudaChannelFormatDe
 EXPORT cudaError_t cudaMallocArray(cudaArray_t *a, const struct cudaChannelFormatDesc *desc,
                                    size_t width, size_t height, unsigned flags)
 {
+    CHILD_GUARD();
     return set_error(make_array(a, desc, width, height, 0, flags));
 }
 
 EXPORT cudaError_t cudaMalloc3DArray(cudaArray_t *a, const struct cudaChannelFormatDesc *desc,
                                      struct cudaExtent e, unsigned flags)
 {
+    CHILD_GUARD();
     return set_error(make_array(a, desc, e.width, e.height, e.depth, flags));
 }
 
 EXPORT cudaError_t cudaFreeArray(cudaArray_t a)
 {
+    CHILD_GUARD();
     if (!a)
         return cudaSuccess;
     if (!valid_array(a))
@@ -113,6 +116,7 @@ EXPORT cudaError_t cudaFreeArray(cudaArray_t a)
 EXPORT cudaError_t cudaArrayGetInfo(struct cudaChannelFormatDesc *desc, struct cudaExtent *e,
                                     unsigned *flags, cudaArray_t a)
 {
+    CHILD_GUARD();
     if (!valid_array(a))
         return set_error(cudaErrorInvalidValue);
     if (desc)
@@ -126,6 +130,7 @@ EXPORT cudaError_t cudaArrayGetInfo(struct cudaChannelFormatDesc *desc, struct c
 
 EXPORT cudaError_t cudaGetChannelDesc(struct cudaChannelFormatDesc *desc, cudaArray_t a)
 {
+    CHILD_GUARD();
     if (!valid_array(a) || !desc)
         return set_error(cudaErrorInvalidValue);
     *desc = a->desc;
@@ -147,6 +152,7 @@ EXPORT cudaError_t cudaMemcpy2DToArray(cudaArray_t dst, size_t wOffset, size_t h
                                        const void *src, size_t spitch, size_t width,
                                        size_t height, int kind)
 {
+    CHILD_GUARD();
     char *p = array_at(dst, wOffset, hOffset, width, height);
     if (!p)
         return set_error(cudaErrorInvalidValue);
@@ -157,6 +163,7 @@ EXPORT cudaError_t cudaMemcpy2DToArrayAsync(cudaArray_t dst, size_t wOffset, siz
                                             const void *src, size_t spitch, size_t width,
                                             size_t height, int kind, cudaStream_t s)
 {
+    CHILD_GUARD();
     (void)s;
     return cudaMemcpy2DToArray(dst, wOffset, hOffset, src, spitch, width, height, kind);
 }
@@ -165,6 +172,7 @@ EXPORT cudaError_t cudaMemcpy2DFromArray(void *dst, size_t dpitch, cudaArray_t s
                                          size_t wOffset, size_t hOffset, size_t width,
                                          size_t height, int kind)
 {
+    CHILD_GUARD();
     char *p = array_at(src, wOffset, hOffset, width, height);
     if (!p)
         return set_error(cudaErrorInvalidValue);
@@ -176,6 +184,7 @@ EXPORT cudaError_t cudaMemcpy2DFromArrayAsync(void *dst, size_t dpitch, cudaArra
                                               size_t wOffset, size_t hOffset, size_t width,
                                               size_t height, int kind, cudaStream_t s)
 {
+    CHILD_GUARD();
     (void)s;
     return cudaMemcpy2DFromArray(dst, dpitch, src, wOffset, hOffset, width, height, kind);
 }
@@ -200,12 +209,14 @@ static cudaError_t linear_copy(cudaArray_t a, size_t wOffset, size_t hOffset, vo
 EXPORT cudaError_t cudaMemcpyToArray(cudaArray_t dst, size_t wOffset, size_t hOffset,
                                      const void *src, size_t count, int kind)
 {
+    CHILD_GUARD();
     return set_error(linear_copy(dst, wOffset, hOffset, (void *)src, count, 1, kind));
 }
 
 EXPORT cudaError_t cudaMemcpyFromArray(void *dst, cudaArray_t src, size_t wOffset,
                                        size_t hOffset, size_t count, int kind)
 {
+    CHILD_GUARD();
     return set_error(linear_copy(src, wOffset, hOffset, dst, count, 0, kind));
 }
 
@@ -346,6 +357,7 @@ static cudaError_t destroy(unsigned long long h)
 EXPORT cudaError_t cudaCreateTextureObject(cudaTextureObject_t *t, const struct cudaResourceDesc *r,
                                            const struct cudaTextureDesc *td, const void *view)
 {
+    CHILD_GUARD();
     if (view) {
         shim_unsupported("cudaCreateTextureObject with a resource view");
     }
@@ -354,14 +366,24 @@ EXPORT cudaError_t cudaCreateTextureObject(cudaTextureObject_t *t, const struct 
 
 EXPORT cudaError_t cudaCreateSurfaceObject(cudaSurfaceObject_t *s, const struct cudaResourceDesc *r)
 {
+    CHILD_GUARD();
     return set_error(create(s, 1, r, NULL));
 }
 
-EXPORT cudaError_t cudaDestroyTextureObject(cudaTextureObject_t t) { return set_error(destroy(t)); }
-EXPORT cudaError_t cudaDestroySurfaceObject(cudaSurfaceObject_t s) { return set_error(destroy(s)); }
+EXPORT cudaError_t cudaDestroyTextureObject(cudaTextureObject_t t)
+{
+    CHILD_GUARD();
+    return set_error(destroy(t));
+}
+EXPORT cudaError_t cudaDestroySurfaceObject(cudaSurfaceObject_t s)
+{
+    CHILD_GUARD();
+    return set_error(destroy(s));
+}
 
 EXPORT cudaError_t cudaGetTextureObjectResourceDesc(struct cudaResourceDesc *r, cudaTextureObject_t t)
 {
+    CHILD_GUARD();
     LOCK();
     struct object *o = find(t);
     if (o && r)
@@ -372,11 +394,13 @@ EXPORT cudaError_t cudaGetTextureObjectResourceDesc(struct cudaResourceDesc *r, 
 
 EXPORT cudaError_t cudaGetSurfaceObjectResourceDesc(struct cudaResourceDesc *r, cudaSurfaceObject_t s)
 {
+    CHILD_GUARD();
     return cudaGetTextureObjectResourceDesc(r, s);
 }
 
 EXPORT cudaError_t cudaGetTextureObjectTextureDesc(struct cudaTextureDesc *td, cudaTextureObject_t t)
 {
+    CHILD_GUARD();
     LOCK();
     struct object *o = find(t);
     if (o && td)
