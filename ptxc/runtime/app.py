@@ -22,7 +22,7 @@ from ptxc.errors import PtxcError
 from ptxc.report.status_line import StatusLine
 
 from . import elfinfo, shim, workdir
-from .protocol import CHECK_ENV, EXIT_UNSUPPORTED, FD_ENV, Channel
+from .protocol import CHECK_ENV, CLOCK_ENV, EXIT_UNSUPPORTED, FD_ENV, Channel
 from .server import Options, Session
 
 EXIT_STOPPED_BY_PTXC = 1
@@ -95,6 +95,7 @@ def run_app(argv: list[str], options: Options, err=None) -> Result:
         env[FD_ENV] = str(child.fileno())
         if options.checks:          # ptxc check: the shim reports host writes and API errors
             env[CHECK_ENV] = "1"
+        env[CLOCK_ENV] = options.clock   # what the shim's events record (native/stream.c)
         t0 = time.perf_counter()
         try:
             proc = subprocess.Popen([program] + list(argv[1:]), env=env, pass_fds=(child.fileno(),))
@@ -121,7 +122,8 @@ def run_app(argv: list[str], options: Options, err=None) -> Result:
             "launches": len(session.launches),
             "memory_counters": options.memory_counters,
             "bank_bytes": options.bank_bytes if options.memory_counters else None,
-            "value_profile": options.value_profile}
+            "value_profile": options.value_profile,
+            "clock": options.clock, "gpu_model": options.gpu.key}
     explain(session, app_status, err)
     if session.stopped:
         status = EXIT_STOPPED_BY_PTXC

@@ -10,7 +10,10 @@ that output buffers are those of a full run. A PtxcError during a launch
 the run: ptxc prints it and the shim exits the application; a failed device
 assertion or a trap (any device fault with ``--on-error=cuda``) is a CUDA
 error instead (faults.py). A launch reply carries the launch's device
-printf output (faults.launch_reply).
+printf output (faults.launch_reply) and, under ``--clock model``, its
+modelled GPU time: the server predicts each launch as it completes
+(ptxc/predict/app_report.py) and the shim adds that time to its device
+clock (native/stream.c).
 """
 from __future__ import annotations
 
@@ -44,6 +47,8 @@ class Options:
     on_error: str | None = None      # device faults: 'stop', 'cuda', 'continue' (memcheck:
                                      # bad accesses recorded, docs/check.md), None = faults.DEFAULT
     checks: tuple = ()               # ptxc check's tools (runtime/checks.py, docs/check.md)
+    clock: str = "host"              # 'model': predict each launch's GPU time (needs
+                                     # memory_counters; runtime/gpu_time.py), 'host': host time
 
 
 @dataclass
@@ -62,6 +67,13 @@ class LaunchRecord:
     compile_s: float
     ptx_module: object = None         # the Module the launch ran (ptxc run --topdown, --by source, --html)
     graph: int = 0                    # the cudaGraphLaunch (1, 2, ...) that ran it; 0: none
+    prediction: dict | None = None    # ptxc.predict.analyse's result (--clock model, --topdown)
+    prediction_error: str | None = None   # why the model could not predict it
+
+    @property
+    def gpu_s(self) -> float | None:
+        """The modelled GPU seconds (None: not predicted)."""
+        return self.prediction["prediction"].seconds if self.prediction is not None else None
 
 
 @dataclass
@@ -81,6 +93,7 @@ class Session:
     faults: list = field(default_factory=list)   # device faults returned as CUDA errors (faults.py)
     api_errors: list = field(default_factory=list)   # ptxc check: failed memory calls (checks.py)
     shadow: object = None             # ptxc check --tool initcheck: written bytes (checks.py)
+    predictor: object = None          # --clock model: app_report.LaunchPredictor (made at first use)
 
     def __post_init__(self):
         self.registry = Registry(self.devmem, self.options.gpu.sm, self.options.ptx,
@@ -239,7 +252,18 @@ class Session:
             if self.progress:
                 self.progress.end()
         self.launches.append(record)
-        self.channel.reply(0, faults.launch_reply(0, record.profile.printf))
+        self.predict(record)
+        self.channel.reply(0, faults.launch_reply(0, record.profile.printf, gpu_s=record.gpu_s))
+
+    def predict(self, record: LaunchRecord) -> None:
+        """Under ``--clock model``: the launch's modelled GPU time (or why
+        there is none) on the record (ptxc/predict/app_report.py)."""
+        if self.options.clock != "model":
+            return
+        if self.predictor is None:
+            from ptxc.predict.app_report import LaunchPredictor
+            self.predictor = LaunchPredictor(self.options.gpu.key)
+        self.predictor.predict(record)
 
     def check_config(self, fn, grid, block, shared) -> int:
         """The cudaError_t a GPU would give this configuration (0: fine)."""
