@@ -246,12 +246,13 @@ def test_run_report_numbers(browser, app):
     assert p.errors == []
     rows = {r["display"][0]: r for r in table(p.page)}
     assert set(rows) == {"srcline", "scale_all"}
-    total = sum(k["wall_s"] for k in report["kernels"])
+    assert report["meta"]["clock"] == "model"         # the time: modelled GPU time (gpu_s)
+    total = sum(k["gpu_s"] for k in report["kernels"])
     for k in report["kernels"]:
         row = rows[k["kernel"]]
         for key in ("launches", "inst_executed", "divergent_branch", "branch_efficiency",
-                    "gld_efficiency", "wall_s"):
-            col = "time_s" if key == "wall_s" else key
+                    "gld_efficiency", "gpu_s"):
+            col = "time_s" if key == "gpu_s" else key
             assert float(row[col][1]) == k[key], (k["kernel"], key)
-        assert float(row["time_share"][1]) == round(100 * k["wall_s"] / total, 2)
+        assert float(row["time_share"][1]) == round(100 * k["gpu_s"] / total, 2)
     assert rows["srcline"]["launches"][0] == "2"

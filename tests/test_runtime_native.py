@@ -26,7 +26,7 @@ def test_protocol_numbers_match():
     checked = 0
     for name, value in defs.items():
         py_name = name[len("PTXC_"):] if name.startswith("PTXC_") else name
-        if py_name in ("FD_ENV", "CHECK_ENV", "APP_ENV"):
+        if py_name in ("FD_ENV", "CHECK_ENV", "APP_ENV", "CLOCK_ENV"):
             assert getattr(protocol, py_name) == value.strip('"'), name
         elif name.startswith("GPU_") and name != "GPU_COUNT":
             assert protocol.GPU_FIELDS[int(value)] == name[4:], name

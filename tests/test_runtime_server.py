@@ -168,6 +168,48 @@ def test_constant_symbol_and_stencil(session):
     np.testing.assert_array_equal(b.view(np.float32), want)
 
 
+@pytest.fixture
+def model_session():
+    """A session under ``ptxc run --clock model`` (memory counters on)."""
+    ours, theirs = socket.socketpair(socket.AF_UNIX, socket.SOCK_STREAM)
+    sess = Session(Options(mode="hybrid", gpu=gpus.model("h100"), threads=1,
+                           memory_counters=True, clock="model"), P.Channel(ours))
+    t = threading.Thread(target=sess.serve, daemon=True)
+    t.start()
+    yield sess, FakeShim(theirs)
+    theirs.close()
+    t.join(timeout=30)
+    ours.close()
+
+
+def test_launch_reply_carries_the_modelled_time(model_session, session):
+    """--clock model: the launch reply's timed flag and seconds (the shim's
+    device clock, protocol.h) are the launch's prediction, which is
+    ptxc.predict.analyse of its profile; --clock host: no time."""
+    from ptxc.gpus.kernel_resources import module_registers
+    from ptxc.predict import analyse
+    for (sess, shim), timed in ((model_session, 1), (session, 0)):
+        _, ids = register(shim)
+        xp, _ = shim.malloc(4000)
+        yp, _ = shim.malloc(4000)
+        layout, size, _ = kernel_layout(shim, ids[SAXPY])
+        params = pack(layout, size, [struct.pack("<f", 2.0), struct.pack("<Q", xp),
+                                     struct.pack("<Q", yp), struct.pack("<i", 1000)])
+        status, body, _ = launch(shim, ids[SAXPY], 8, 128, params)
+        assert status == 0
+        error, n_out, n_err, flag, seconds = struct.unpack_from("<IIIId", body)
+        assert (error, n_out, n_err, flag) == (0, 0, 0, timed)
+        assert len(body) == P.LAUNCH_REPLY_BYTES
+        (rec,) = sess.launches
+        if not timed:
+            assert seconds == 0.0 and rec.gpu_s is None
+            continue
+        m = rec.ptx_module
+        regs = module_registers(m, m.to_ptx(), 90)[SAXPY]
+        want = analyse(m, rec.profile.to_dict(), "h100", regs, 0)["prediction"].seconds
+        assert seconds == rec.gpu_s == want > 0
+
+
 def test_bad_configuration_is_an_error_code(session):
     sess, shim = session
     _, ids = register(shim)

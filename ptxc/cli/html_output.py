@@ -6,8 +6,9 @@ The kernel table's numbers are copied from the command's ``--format json``
 document, which the page embeds whole (``report``): for ``ptxc run`` its
 ``kernels`` rows (summed over launches), for ``ptxc profile`` each kernel's
 ``profile``, for ``ptxc opt`` the launched kernel's ``dynamic`` counters.
-Time share is the kernel's share of the run's kernel time (``wall_s`` of
-``ptxc run``, ``seconds`` of ``ptxc profile``; one kernel for ``opt``).
+Time share is the kernel's share of the run's kernel time (``ptxc run``:
+``gpu_s``, the modelled GPU time, under ``--clock model``, else ``wall_s``;
+``seconds`` of ``ptxc profile``; one kernel for ``opt``).
 Each kernel's launch statistics (ptxc/report/launch_stats.py) are for the
 command's GPU model (``--gpu``); for ``ptxc run`` those of its first launch.
 """
@@ -91,7 +92,8 @@ def run_html(path: str, launches, meta: dict, gpu_key: str | None = None) -> Non
     from ptxc.report.kernel_names import group, labels
     from ptxc.runtime.report import summary_json
     report = json.loads(summary_json(launches, meta))
-    total = sum(k["wall_s"] for k in report["kernels"])
+    clock = "gpu_s" if meta.get("clock") == "model" else "wall_s"     # ptxc run --clock
+    total = sum(k[clock] for k in report["kernels"] if k[clock] is not None)
     groups = group(launches)                 # kernels are (name, module) pairs
     names = labels(groups)
     kernels = []
@@ -101,7 +103,7 @@ def run_html(path: str, launches, meta: dict, gpu_key: str | None = None) -> Non
         if module is None:
             continue
         prof = merge_profiles([r.profile.to_dict() for r in rs])
-        counters = _counters(k, None, k["launches"], k["wall_s"], _share(k["wall_s"], total))
+        counters = _counters(k, None, k["launches"], k[clock], _share(k[clock], total))
         first = rs[0]
         stats = launch_stats(module, k["kernel"], first.grid, first.block, first.shared_bytes,
                              gpu_key)

@@ -113,12 +113,13 @@ def run_topdown(launches, gpu_key, fmt, summary: str, report_path) -> str:
     """``ptxc run --topdown``: the summary with predictions and TopDown per
     launch and kernel added (ptxc/predict/app_report.py)."""
     from ptxc.predict import app_report
-    results = app_report.launch_results(launches, gpu_key)
+    results = app_report.launch_results(launches, gpu_key)   # once per launch (app_report)
+    missing = app_report.not_predicted(launches)
     if report_path:
         app_report.write_sqlite(report_path, results)
     if fmt == "json":
-        return app_report.merge_json(summary, results)
-    return summary + app_report.text(results)
+        return app_report.merge_json(summary, results, missing)
+    return summary + app_report.text(results, missing)
 
 
 def profile_topdown(mp, gpu_key, fmt, text: str, threads, max_steps) -> tuple:

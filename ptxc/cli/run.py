@@ -3,10 +3,13 @@
     ptxc run [--mode hybrid|full] [--gpu MODEL] [--report FILE.sqlite]
              [--format text|csv|json] [-o FILE] [--ptx FILE] [--keep-ptx DIR]
              [--memory-counters [--bank-bytes 4|8]] [--max-steps N] [--threads N]
-             [--on-error stop|cuda|continue] [--value-profile] -- ./app args...
+             [--on-error stop|cuda|continue] [--value-profile] [--clock model|host]
+             -- ./app args...
 
 The application's output is its own; ptxc's summary goes to stderr (or to
 ``-o FILE``). Exit status: the application's, or 1 when ptxc stopped it.
+``--clock model`` (default): the summary's times and cudaEventElapsedTime
+are modelled GPU time (runtime/gpu_time.py); ``host``: ptxc's host time.
 """
 from __future__ import annotations
 
@@ -37,7 +40,7 @@ FORMAT_CHOICES = ("text", "csv", "json")
 @ptx_option()
 @keep_ptx_option("Write the PTX of each fat binary into DIR (run-time errors cite its lines).")
 @memory_counters_option("Also count memory coalescing, bank conflicts and atomics per launch "
-                   "(docs/metrics.md; slower).")
+                   "(docs/metrics.md; slower; on under --clock model, which needs them).")
 @bank_bytes_option("Shared-memory bank width of the memory counters (default 4).")
 @max_steps_option("Step budget per warp and launch (block executions).")
 @threads_option("Worker threads per launch (default: all cores).")
@@ -54,10 +57,17 @@ FORMAT_CHOICES = ("text", "csv", "json")
                    "docs/predict.md).")
 @value_profile_option("Profile every register write: constant bits and scalar writes per kernel "
                    "(a full run; docs/value-profile.md).")
+@click.option("--clock", type=click.Choice(("model", "host")), default="model",
+              show_default=True,
+              help="model: the summary's times (Time(%), Time, Avg, Min, Max) and "
+                   "cudaEventElapsedTime are each launch's GPU time modelled on the --gpu model "
+                   "(Luo & Suda, docs/predict.md; implies --memory-counters), with the host "
+                   "time split into Compile and Run columns; host: ptxc's host time (JIT "
+                   "compile + CPU run), not a GPU's.")
 @click.argument("argv", nargs=-1, type=click.UNPROCESSED, required=True, metavar="-- APP [ARGS]...")
 def run_command(mode, gpu, report_path, fmt, output, ptx, keep_ptx, memory_counters, bank_bytes,
                 max_steps, threads, on_error, value_profile, argv, topdown=False, by="ptx",
-                html_path=None):
+                html_path=None, clock="model"):
     """Run a CUDA application (built with `nvcc -cudart shared`) on the CPU
     and profile every kernel launch."""
     from ptxc.gpus import devices as gpus
@@ -69,12 +79,12 @@ def run_command(mode, gpu, report_path, fmt, output, ptx, keep_ptx, memory_count
         argv = argv[1:]
     if not argv:
         raise click.UsageError("give the application to run: ptxc run [OPTIONS] -- ./app ARGS...")
+    memory_counters = memory_counters or topdown or clock == "model"   # the model's inputs
     if bank_bytes is not None and not memory_counters:
         raise click.UsageError("--bank-bytes only applies with --memory-counters")
     mode = run_mode(mode, on_error, value_profile)
     if topdown and fmt == "csv":
         raise click.UsageError("--topdown prints text or JSON, not CSV")
-    memory_counters = memory_counters or topdown
     if by == "source":          # refused before the run when the PTX has no .loc (docs/report.md)
         from ptxc.runtime.app import find_program
         from ptxc.runtime.lineinfo import refuse_without_lines
@@ -82,7 +92,7 @@ def run_command(mode, gpu, report_path, fmt, output, ptx, keep_ptx, memory_count
     options = Options(mode=mode, gpu=gpus.model(gpu), max_steps=max_steps, threads=threads,
                       ptx=ptx, keep_ptx=keep_ptx, memory_counters=memory_counters,
                       bank_bytes=int(bank_bytes or 4), on_error=on_error,
-                      value_profile=value_profile)
+                      value_profile=value_profile, clock=clock)
     result = run_app(argv, options)
     launches = result.session.launches
     if report_path:

@@ -1,8 +1,15 @@
-"""``ptxc run --topdown``: predicted time and TopDown per launch and per kernel
-of a CUDA application (docs/predict.md).
+"""The predicted time of each launch of a CUDA application, and ``ptxc run
+--topdown``: predicted time and TopDown per launch and per kernel
+(docs/predict.md).
 
 Per launch: :func:`ptxc.predict.analyse` on the launch's profile (the run
-collects the memory counters). Per kernel: the launches' predicted times
+collects the memory counters), once per launch (:class:`LaunchPredictor`):
+under ``ptxc run --clock model`` the server predicts each launch as it
+completes (its modelled time goes to the shim's device clock and to the
+run summary's GPU time, runtime/gpu_time.py), and ``--topdown`` reuses
+those results. The result is kept on the LaunchRecord (``prediction``); a
+launch the model cannot predict (a PtxcError) keeps the one-line reason
+instead (``prediction_error``). Per kernel: the launches' predicted times
 add up, and the TopDown slot counts (IPC x cycles of each node) add up
 before they are divided by the summed slots (IPC_MAX x cycles), so a
 kernel's fractions of IPC_MAX are slot-weighted over its launches and its
@@ -14,27 +21,61 @@ from __future__ import annotations
 
 import json
 
+from ptxc.errors import PtxcError
+
 from . import analyse, render
 from .render import TREE
 from .topdown import LEVEL1, LEVEL2
 
 
-def launch_results(launches, gpu_key: str) -> list:
-    """[(LaunchRecord, result)] for every launch that has its module."""
-    from ptxc.gpus.kernel_resources import module_registers
-    regs_cache: dict = {}
-    out = []
-    for rec in launches:
+class LaunchPredictor:
+    """Predicts launches of one run on one GPU model; the registers of each
+    module's kernels (ptxas, or ptxc's estimate) are looked up once."""
+
+    def __init__(self, gpu_key: str):
+        from ptxc.gpus.architecture import gpu
+        self.gpu = gpu(gpu_key)
+        self._regs: dict = {}
+
+    def registers(self, module) -> dict:
+        from ptxc.gpus.kernel_resources import module_registers
+        if id(module) not in self._regs:
+            self._regs[id(module)] = (module, module_registers(module, module.to_ptx(),
+                                                               self.gpu.sm))
+        return self._regs[id(module)][1]
+
+    def predict(self, rec) -> None:
+        """Set ``rec.prediction`` (the result of :func:`ptxc.predict.analyse`)
+        or ``rec.prediction_error`` (why the model cannot predict the launch),
+        unless this GPU model's prediction is already there."""
+        done = getattr(rec, "prediction", None)
+        if done is not None and done["gpu"] == self.gpu.key:
+            return
+        rec.prediction, rec.prediction_error = None, None
         module = getattr(rec, "ptx_module", None)
         if module is None:
-            continue
-        if id(module) not in regs_cache:
-            from ptxc.gpus.architecture import gpu
-            regs_cache[id(module)] = module_registers(module, module.to_ptx(), gpu(gpu_key).sm)
-        r = analyse(module, rec.profile.to_dict(), gpu_key, regs_cache[id(module)][rec.kernel],
-                    rec.shared_bytes)
-        out.append((rec, r))
-    return out
+            rec.prediction_error = "the launch's module is not known"
+            return
+        try:
+            rec.prediction = analyse(module, rec.profile.to_dict(), self.gpu.key,
+                                     self.registers(module)[rec.kernel], rec.shared_bytes)
+        except PtxcError as e:
+            rec.prediction_error = e.render().splitlines()[0].removeprefix("error: ")
+
+
+def launch_results(launches, gpu_key: str) -> list:
+    """[(LaunchRecord, result)] for every launch the model predicts (each
+    predicted once: a launch the run already predicted keeps its result)."""
+    predictor = LaunchPredictor(gpu_key)
+    for rec in launches:
+        predictor.predict(rec)
+    return [(rec, rec.prediction) for rec in launches if rec.prediction is not None]
+
+
+def not_predicted(launches) -> list:
+    """[(LaunchRecord, reason)] of the launches the model could not predict."""
+    return [(rec, rec.prediction_error) for rec in launches
+            if getattr(rec, "prediction_error", None)]
 
 
 def kernel_totals(results) -> dict:
@@ -54,7 +95,8 @@ def kernel_totals(results) -> dict:
     return out
 
 
-def text(results) -> str:
+def text(results, missing=()) -> str:
+    """The --topdown section; ``missing``: not_predicted(launches)."""
     from ptxc.report.kernel_names import labels
     lines = ["", "==PTXC== Predicted time and TopDown per kernel (modelled; docs/predict.md)"]
     totals = kernel_totals(results)
@@ -66,20 +108,23 @@ def text(results) -> str:
         parts = "  ".join(f"{n} {100 * fr[n]:.1f}%" for n in LEVEL1)
         lines.append(f"  {readable[name]}: {k['launches']} launch(es), {k['seconds'] * 1e6:.3f} us; {parts}")
         lines.append("      " + "  ".join(f"{n} {100 * fr[n]:.1f}%" for n in LEVEL2))
+    lines += [f"  launch {rec.id} ({rec.kernel}): not predicted: {why}" for rec, why in missing]
     return "\n".join(lines) + "\n"
 
 
-def as_json(results) -> dict:
+def as_json(results, missing=()) -> dict:
     return {"launches": [{"id": rec.id, **render.as_json(r)} for rec, r in results],
             "kernels": [{"kernel": n, "module": m,
                          **{k: v for k, v in d.items() if k != "slot_counts"}}
-                        for (n, m), d in kernel_totals(results).items()]}
+                        for (n, m), d in kernel_totals(results).items()],
+            "not_predicted": [{"id": rec.id, "kernel": rec.kernel, "module": rec.module,
+                               "error": why} for rec, why in missing]}
 
 
-def merge_json(summary: str, results) -> str:
+def merge_json(summary: str, results, missing=()) -> str:
     """The run's JSON summary with a "predict" member added."""
     doc = json.loads(summary)
-    doc["predict"] = as_json(results)
+    doc["predict"] = as_json(results, missing)
     return json.dumps(doc, indent=2, default=str) + "\n"
 
 
@@ -97,5 +142,5 @@ def write_sqlite(path: str, results) -> None:
         con.close()
 
 
-__all__ = ["launch_results", "kernel_totals", "text", "as_json", "merge_json",
+__all__ = ["LaunchPredictor", "launch_results", "not_predicted", "kernel_totals", "text", "as_json", "merge_json",
            "write_sqlite", "TREE"]

@@ -13,6 +13,7 @@ same addresses. docs/runtime.md describes the design.
 * ptxc/gpus/devices.py: the GPU models an application can be shown
 * server.py: answering the shim's requests; launches
 * report.py: the per-kernel summary and the SQLite report
+* gpu_time.py: the summary's time table under --clock model|host (modelled GPU time)
 * app.py: starting the application and the whole `ptxc run`
 * shim.py: finding (or building) the native library
 """

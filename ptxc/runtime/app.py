@@ -24,7 +24,7 @@ from ptxc.interrupts import signal_name, sigterm_interrupts
 from ptxc.report.status_line import StatusLine
 
 from . import elfinfo, shim, workdir
-from .protocol import APP_ENV, CHECK_ENV, EXIT_UNSUPPORTED, FD_ENV, ST_FATAL, Channel
+from .protocol import APP_ENV, CHECK_ENV, CLOCK_ENV, EXIT_UNSUPPORTED, FD_ENV, ST_FATAL, Channel
 from .server import Options, Session
 
 EXIT_STOPPED_BY_PTXC = 1
@@ -134,6 +134,7 @@ def run_app(argv: list[str], options: Options, err=None) -> Result:
         env.pop(APP_ENV, None)      # (the shim sets it for the programs the application starts)
         if options.checks:          # ptxc check: the shim reports host writes and API errors
             env[CHECK_ENV] = "1"
+        env[CLOCK_ENV] = options.clock   # what the shim's events record (native/stream.c)
         t0 = time.perf_counter()
         try:
             proc = subprocess.Popen([program] + list(argv[1:]), env=env, pass_fds=(child.fileno(),))
@@ -173,6 +174,7 @@ def run_app(argv: list[str], options: Options, err=None) -> Result:
             "memory_counters": options.memory_counters,
             "bank_bytes": options.bank_bytes if options.memory_counters else None,
             "value_profile": options.value_profile,
+            "clock": options.clock, "gpu_model": options.gpu.key,
             "interrupted": interrupted,
             "interrupted_kernel": session.current[1] if interrupted and session.current else None,
             "abandoned_kernel": session.abandoned[1] if session.abandoned else None}

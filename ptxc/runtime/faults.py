@@ -13,9 +13,11 @@ unsupported instruction) always stop the run: they are ptxc's limits, not
 the program's faults.
 
 A launch reply's payload (native/devout.c reads it): u32 error (0, or the
-cudaError_t of the device fault), u32 stdout bytes, u32 stderr bytes, then
-the launch's device printf output (stdout) and the failed assertions' lines
-plus ptxc's diagnostic (stderr).
+cudaError_t of the device fault), u32 stdout bytes, u32 stderr bytes, u32
+timed and f64 seconds (1 and the launch's modelled GPU time under ``ptxc
+run --clock model``, which native/stream.c adds to the device clock; else
+0 and 0.0), then the launch's device printf output (stdout) and the failed
+assertions' lines plus ptxc's diagnostic (stderr).
 
 When ptxc stops the run in a launch, its fatal reply (``fatal_reply``: u32
 exit status, then a launch reply with error 0) carries what the launch
@@ -105,9 +107,14 @@ def memcheck_abort(record, on_error: str | None) -> Fault | None:
                  record.kernel)
 
 
-def launch_reply(error: int, printf: list, stderr: bytes = b"") -> bytes:
+def launch_reply(error: int, printf: list, stderr: bytes = b"",
+                 gpu_s: float | None = None) -> bytes:
+    """The payload of a launch reply (module doc); ``gpu_s``: the launch's
+    modelled GPU seconds, None when it has none (host clock, not predicted)."""
     out = "".join(printf).encode("utf-8", "surrogateescape")
-    return struct.pack("<III", error, len(out), len(stderr)) + out + stderr
+    timed = gpu_s is not None
+    return (struct.pack("<IIIId", error, len(out), len(stderr), int(timed),
+                        float(gpu_s) if timed else 0.0) + out + stderr)
 
 
 def fatal_reply(status: int, err: PtxcError) -> bytes:

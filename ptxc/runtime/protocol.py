@@ -14,9 +14,10 @@ from typing import TYPE_CHECKING
 if TYPE_CHECKING:       # imported where used: `ptxc profile` reads GPU_FIELDS only
     import socket
 
-PROTOCOL_VERSION = 2
+PROTOCOL_VERSION = 3
 FD_ENV = "PTXC_RUNTIME_FD"
 APP_ENV = "PTXC_RUNTIME_APP"     # the served application's pid, for the programs it starts
+CLOCK_ENV = "PTXC_CLOCK"   # "model": the shim's events stamp the modelled device clock
 ST_FATAL = -1
 
 EXIT_UNSUPPORTED = 86
@@ -33,6 +34,7 @@ OP_REMAP = 7
 OP_FREE = 8
 OP_LAUNCH = 9              # server.LAUNCH + params; reply: runtime/faults.launch_reply
 LAUNCH_COOPERATIVE = 1     # OP_LAUNCH flag: cudaLaunchCooperativeKernel
+LAUNCH_REPLY_BYTES = 24    # u32 error, u32 stdout, u32 stderr, u32 timed, f64 modelled seconds
 OP_UNSUPPORTED = 10
 OP_HOST_WRITE = 11         # under ptxc check: device bytes a host copy or set wrote
 OP_API_ERROR = 12          # under ptxc check: a memory call that failed its checks

@@ -14,7 +14,9 @@ alone, runtime/kernel_keys.py),
 ``branches`` (per launch and conditional branch: SASSI's numbers). With
 ``ptxc run --memory-counters`` the launches and kernels get the memory
 totals as columns (docs/metrics.md) and ``memory_instructions`` has one row
-per launch, memory instruction and space.
+per launch, memory instruction and space. The time table and the time
+columns follow ``ptxc run --clock`` (gpu_time.py: ``gpu_s`` is the modelled
+GPU time).
 """
 from __future__ import annotations
 
@@ -32,7 +34,9 @@ from ptxc.report.sqlite_tables import new_database, table as _table
 from ptxc.report import kernel_names as kernel_keys
 from ptxc.report.kernel_names import demangle
 
-TIME_COLUMNS = ("wall_s", "compile_s", "run_s")
+from . import gpu_time
+
+TIME_COLUMNS = ("wall_s", "compile_s", "run_s", "gpu_s")   # gpu_s: --clock model (gpu_time.py)
 
 
 # ------------------------------------------------------------- rows
@@ -50,6 +54,7 @@ def launch_row(r) -> dict:
     row["wall_s"] = r.wall_s
     row["compile_s"] = r.compile_s
     row["run_s"] = float(p.timings.get("run", 0.0))
+    row["gpu_s"] = gpu_time.launch_gpu_s(r)
     if p.memory_counters:
         row.update(scalar_totals(p.memory))
     return row
@@ -90,6 +95,7 @@ def kernel_rows(launches) -> list[dict]:
         row.update({"wall_s": sum(walls), "wall_avg_s": sum(walls) / len(walls),
                     "wall_min_s": min(walls), "wall_max_s": max(walls),
                     "compile_s": sum(r.compile_s for r in rs)})
+        row.update(gpu_time.kernel_columns(rs))     # run_s, gpu_*: ptxc run --clock
         row.update(memory_totals(rs))
         row.update(vpr.kernel_columns(rs))          # --value-profile (docs/value-profile.md)
         rows.append(row)
@@ -157,6 +163,7 @@ def _template_kernel(launches=()) -> dict:
     t.update((k, 0.0) for k in profile.DERIVED)
     t.update({"wall_s": 0.0, "wall_avg_s": 0.0, "wall_min_s": 0.0, "wall_max_s": 0.0,
               "compile_s": 0.0})
+    t.update(gpu_time.KERNEL_TEMPLATE)
     t.update(_memory_template(launches))
     t.update(vpr.column_template(launches))
     return t
@@ -199,14 +206,6 @@ def write_sqlite(path: str, launches, meta: dict) -> None:
 
 
 # ----------------------------------------------------------- summary
-def _time(s: float) -> str:
-    if s >= 1:
-        return f"{s:.4f}s"
-    if s >= 1e-3:
-        return f"{s * 1e3:.4f}ms"
-    return f"{s * 1e6:.3f}us"
-
-
 def _num(v) -> str:
     return f"{v:.2f}" if isinstance(v, float) else str(v)
 
@@ -259,16 +258,9 @@ def summary_text(launches, meta: dict) -> str:
         if not stop:
             lines.append(f"{tag} no kernel was launched")
         return "\n".join(lines) + "\n"
-    total = sum(k["wall_s"] for k in kernels) or 1.0
     groups = kernel_keys.group(launches)
     readable = kernel_keys.labels(groups)
-    lines.append(f"{'Time(%)':>8}  {'Time':>11}  {'Calls':>6}  {'Avg':>11}  {'Min':>11}  "
-                 f"{'Max':>11}  Name")
-    for k in sorted(kernels, key=lambda k: -k["wall_s"]):
-        lines.append(f"{100 * k['wall_s'] / total:7.2f}%  {_time(k['wall_s']):>11}  "
-                     f"{k['launches']:>6}  {_time(k['wall_avg_s']):>11}  "
-                     f"{_time(k['wall_min_s']):>11}  {_time(k['wall_max_s']):>11}  "
-                     f"{readable[k['kernel'], k['module']]}")
+    lines += gpu_time.time_lines(tag, kernels, readable, meta, groups)   # --clock model|host
     lines.append(f"{tag} Metric result:")
     lines.append(f"{'Invocations':>11}  {'Metric Name':<32}  {'Min':>14}  {'Max':>14}  {'Avg':>16}")
     for k in kernels:

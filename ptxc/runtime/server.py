@@ -15,6 +15,10 @@ launch runs (a host thread crashed, it was killed), the launch is abandoned
 within a fraction of a second (launch_wait.watching: its CTA workers take no
 more work, as on Ctrl-C) and the session ends (``abandoned`` says which
 launch it was; app.explain reports the death).
+Under ``--clock model`` the reply also carries the launch's modelled GPU
+time: the server predicts each launch as it completes
+(ptxc/predict/app_report.py) and the shim adds that time to its device
+clock (native/stream.c).
 """
 from __future__ import annotations
 
@@ -57,6 +61,8 @@ class Options:
                                      # None = faults.DEFAULT
     checks: tuple = ()               # ptxc check's tools (runtime/checks.py, docs/check.md)
     kernel_filter: object = None     # ptxc check --kernel-name: kernel -> checked? (check/filters.py)
+    clock: str = "host"              # 'model': predict each launch's GPU time (needs
+                                     # memory_counters; runtime/gpu_time.py), 'host': host time
 
 
 @dataclass
@@ -75,6 +81,13 @@ class LaunchRecord:
     compile_s: float
     ptx_module: object = None         # the Module the launch ran (ptxc run --topdown, --by source, --html)
     graph: int = 0                    # the cudaGraphLaunch (1, 2, ...) that ran it; 0: none
+    prediction: dict | None = None    # ptxc.predict.analyse's result (--clock model, --topdown)
+    prediction_error: str | None = None   # why the model could not predict it
+
+    @property
+    def gpu_s(self) -> float | None:
+        """The modelled GPU seconds (None: not predicted)."""
+        return self.prediction["prediction"].seconds if self.prediction is not None else None
 
 
 @dataclass
@@ -98,6 +111,7 @@ class Session:
     current: tuple | None = None      # (launch number, kernel) of the launch running now
     app: object = None                # the application's process (subprocess.Popen), if known
     abandoned: tuple | None = None    # (launch number, kernel) running when the application died
+    predictor: object = None          # --clock model: app_report.LaunchPredictor (made at first use)
 
     def __post_init__(self):
         self.registry = Registry(self.devmem, self.options.gpu.sm, self.options.ptx,
@@ -277,12 +291,23 @@ class Session:
                 self.progress.end()
         self.current = None
         self.launches.append(record)
+        self.predict(record)
         abort = faults.memcheck_abort(record, self.options.on_error)
         if abort is not None:                 # ptxc check: as compute-sanitizer's application sees
             self.faults.append(abort)
-            self.channel.reply(0, faults.launch_reply(abort.code, record.profile.printf))
+            self.channel.reply(0, faults.launch_reply(abort.code, record.profile.printf, gpu_s=record.gpu_s))
             return
-        self.channel.reply(0, faults.launch_reply(0, record.profile.printf))
+        self.channel.reply(0, faults.launch_reply(0, record.profile.printf, gpu_s=record.gpu_s))
+
+    def predict(self, record: LaunchRecord) -> None:
+        """Under ``--clock model``: the launch's modelled GPU time (or why
+        there is none) on the record (ptxc/predict/app_report.py)."""
+        if self.options.clock != "model":
+            return
+        if self.predictor is None:
+            from ptxc.predict.app_report import LaunchPredictor
+            self.predictor = LaunchPredictor(self.options.gpu.key)
+        self.predictor.predict(record)
 
     def check_config(self, fn, grid, block, shared) -> int:
         """The cudaError_t a GPU would give this configuration (0: fine)."""

@@ -62,17 +62,19 @@ void device_flush(void)
     UNLOCK();
 }
 
-/* the payload of a launch reply: u32 error, u32 stdout bytes, u32 stderr bytes, bytes */
+/* the payload of a launch reply: u32 error, u32 stdout bytes, u32 stderr bytes,
+ * u32 timed, f64 modelled seconds (stream.c's device clock), bytes */
 void device_launch_result(const char *data, size_t len)
 {
-    if (len < 12)
+    if (len < LAUNCH_REPLY_BYTES)
         return;
     uint32_t e = get32(data), no = get32(data + 4), ne = get32(data + 8);
-    if (12 + (uint64_t)no + ne > len)
+    if (LAUNCH_REPLY_BYTES + (uint64_t)no + ne > len)
         return;
+    const char *text = data + LAUNCH_REPLY_BYTES;
     LOCK();
-    append(&out, data + 12, no);
-    append(&err, data + 12 + no, ne);
+    append(&out, text, no);
+    append(&err, text + no, ne);
     if (e && !pending && !sticky)
         pending = (cudaError_t)e;
     UNLOCK();

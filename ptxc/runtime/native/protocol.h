@@ -16,11 +16,12 @@
 #ifndef PTXC_PROTOCOL_H
 #define PTXC_PROTOCOL_H
 
-#define PTXC_PROTOCOL_VERSION 2
+#define PTXC_PROTOCOL_VERSION 3
 #define PTXC_FD_ENV "PTXC_RUNTIME_FD"
 /* set by the shim (to its pid) when it connects, so that a CUDA program the
  * application starts can say why it cannot be served */
 #define PTXC_APP_ENV "PTXC_RUNTIME_APP"
+#define PTXC_CLOCK_ENV "PTXC_CLOCK"   /* "model": events stamp the modelled device clock (stream.c) */
 
 #define PTXC_ST_FATAL (-1)
 
@@ -42,7 +43,10 @@
 #define OP_FREE 8             /* u32 segment */
 #define OP_LAUNCH 9           /* u32 kernel, u32 grid[3], u32 block[3], u32 flags, u64 shared, u64 stream,
                                  u64 graph launch (0: not run by cudaGraphLaunch), params
-                                 -> u32 device error, u32 stdout bytes, u32 stderr bytes, bytes (devout.c) */
+                                 -> u32 device error, u32 stdout bytes, u32 stderr bytes,
+                                    u32 timed (1: the next f64 is the launch's modelled GPU time),
+                                    f64 modelled seconds, bytes (devout.c, stream.c) */
+#define LAUNCH_REPLY_BYTES 24 /* the fixed part of a launch reply */
 #define LAUNCH_COOPERATIVE 1  /* OP_LAUNCH flag: cudaLaunchCooperativeKernel */
 #define OP_UNSUPPORTED 10     /* name of the unsupported call */
 #define OP_HOST_WRITE 11      /* u64 dst, u64 src (0: host), u64 width, u64 rows, u64 dpitch, u64 spitch:

@@ -393,8 +393,10 @@ static cudaError_t launch_flags(struct kernel *k, dim3 grid, dim3 block, void **
         struct reply r;
         shim_call(OP_LAUNCH, req, sizeof req, params, k->param_bytes, &r);
         st = r.status;
-        if (!st)
+        if (!st) {
             device_launch_result(r.data, r.len);
+            device_clock_launch(r.data, r.len);     /* stream.c: the modelled device clock */
+        }
         reply_free(&r);
         const char *blocking = getenv("CUDA_LAUNCH_BLOCKING");
         if (blocking && blocking[0] == '1')

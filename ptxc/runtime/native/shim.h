@@ -280,6 +280,7 @@ void device_reset(void);            /* cudaDeviceReset: flush, clear the error *
 
 /* ---------------------------------------------------------- stream.c */
 uint64_t stream_id(cudaStream_t s);
+void device_clock_launch(const char *data, size_t len); /* a launch reply: advance the device clock */
 unsigned stream_flags(cudaStream_t s);
 int stream_valid(cudaStream_t s);
 

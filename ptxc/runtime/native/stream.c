@@ -1,12 +1,16 @@
 /* Streams and events with synchronous semantics: every launch and copy is
  * finished when its call returns, so a stream is only a name (its number
- * goes into the launch report) and an event records the host time at which
- * it was recorded; cudaEventElapsedTime is the difference, in milliseconds.
+ * goes into the launch report) and an event records a clock: the modelled
+ * device clock under `ptxc run --clock model` (below), the host time under
+ * --clock host; cudaEventElapsedTime is the difference, in milliseconds.
  * A stream in a stream capture records instead (capture.c decides: the
  * capture_* calls below).
  */
 #define _GNU_SOURCE
+#include <math.h>
+#include <stdio.h>
 #include <stdlib.h>
+#include <string.h>
 #include <time.h>
 
 #include "shim.h"
@@ -15,7 +19,7 @@
 #define EVENT_MAGIC 0x4556544eu
 
 struct CUstream_st { uint32_t magic; uint32_t flags; int priority; uint64_t id; };
-struct CUevent_st { uint32_t magic; uint32_t flags; int recorded; double t; };
+struct CUevent_st { uint32_t magic; uint32_t flags; int recorded; double t; uint64_t untimed; };
 
 static uint64_t next_stream = 1;
 
@@ -153,13 +157,51 @@ EXPORT cudaError_t cudaLaunchHostFunc(cudaStream_t s, host_fn fn, void *data)
     return cudaSuccess;
 }
 
-/* ------------------------------------------------------------- events */
+/* -------------------------------------------------------- the clocks */
 static double now(void)
 {
     struct timespec ts;
     clock_gettime(CLOCK_MONOTONIC, &ts);
     return ts.tv_sec + ts.tv_nsec * 1e-9;
 }
+
+/* The modelled device clock (`ptxc run --clock model`, which sets
+ * $PTXC_CLOCK=model): seconds, the sum of the modelled GPU times of the
+ * kernel launches so far (graph kernel nodes included); the launch reply
+ * carries each. Copies, sets, host functions and the host's own time add
+ * nothing. A launch without a modelled time (ptxc could not predict it, or
+ * it faulted) adds nothing either, but is counted in `untimed`: an elapsed
+ * time across one is NaN, never a made-up number. */
+static int model_clock = -1;
+static double device_clock;
+static uint64_t untimed;
+
+static int clock_is_model(void)
+{
+    if (model_clock < 0) {
+        const char *s = getenv(PTXC_CLOCK_ENV);
+        model_clock = s && !strcmp(s, "model");
+    }
+    return model_clock;
+}
+
+/* a launch reply's payload (protocol.h): u32 timed at 12, f64 seconds at 16 */
+void device_clock_launch(const char *data, size_t len)
+{
+    if (len < LAUNCH_REPLY_BYTES)
+        return;
+    LOCK();
+    if (get32(data + 12)) {
+        double s;
+        memcpy(&s, data + 16, sizeof s);
+        device_clock += s;
+    } else {
+        untimed++;
+    }
+    UNLOCK();
+}
+
+/* ------------------------------------------------------------- events */
 
 EXPORT cudaError_t cudaEventCreateWithFlags(cudaEvent_t *e, unsigned flags)
 {
@@ -200,8 +242,11 @@ EXPORT cudaError_t cudaEventRecordWithFlags(cudaEvent_t e, cudaStream_t s, unsig
     cudaError_t c = capture_event_record(e, s);   /* 0: not captured, record it now */
     if (c)
         return set_error(c < 0 ? cudaSuccess : c);
-    e->t = now();
+    LOCK();
+    e->t = clock_is_model() ? device_clock : now();
+    e->untimed = untimed;
     e->recorded = 1;
+    UNLOCK();
     return cudaSuccess;
 }
 EXPORT cudaError_t cudaEventRecord(cudaEvent_t e, cudaStream_t s)
@@ -231,6 +276,18 @@ EXPORT cudaError_t cudaEventElapsedTime(float *ms, cudaEvent_t a, cudaEvent_t b)
         return set_error(cudaErrorInvalidResourceHandle);
     if (!a->recorded || !b->recorded || (a->flags & 2) || (b->flags & 2))
         return set_error(cudaErrorInvalidResourceHandle);
+    if (clock_is_model() && a->untimed != b->untimed) {
+        static int warned;
+        if (!warned) {
+            warned = 1;
+            fflush(NULL);       /* the application's output so far comes first */
+            fprintf(stderr, "ptxc: warning: cudaEventElapsedTime: a kernel launch between the "
+                            "two events has no modelled GPU time (ptxc's summary says why); "
+                            "it returns NaN\n");
+        }
+        *ms = NAN;
+        return cudaSuccess;
+    }
     *ms = (float)((b->t - a->t) * 1e3);
     return cudaSuccess;
 }
