@@ -96,8 +96,9 @@ class Session:
                          P.OP_MALLOC: self.malloc, P.OP_REMAP: self.remap, P.OP_FREE: self.free,
                          P.OP_LAUNCH: self.launch, P.OP_UNSUPPORTED: self.note_unsupported,
                          P.OP_SET_HEAP_LIMIT: self.set_heap_limit}
-        from . import textures
+        from . import driver_modules, textures
         self.handlers.update(textures.handlers(self))
+        self.handlers.update(driver_modules.handlers(self))   # the driver API (libcuda.so.1)
         self.handlers.update(checks.handlers(self))
 
     # -------------------------------------------------------------- loop

@@ -574,7 +574,7 @@ EXPORT cudaError_t cudaFuncSetSharedMemConfig(const void *func, int config)
  * is the same computation and docs/gpus.md states it. */
 static uint64_t round_up_u64(uint64_t x, uint64_t unit) { return (x + unit - 1) / unit * unit; }
 
-static uint64_t occupancy_blocks(const uint64_t *g, uint64_t block_size, uint64_t regs,
+uint64_t occupancy_blocks(const uint64_t *g, uint64_t block_size, uint64_t regs,
                                  uint64_t smem)
 {
     uint64_t warps = (block_size + 31) / 32;

@@ -239,6 +239,7 @@ extern pthread_mutex_t shim_lock;   /* recursive: every API function holds it */
 
 void shim_connect(void);
 int shim_dead(void);
+int shim_connected(void);          /* the connection to ptxc is made */
 void shim_call(uint32_t op, const void *a, size_t alen, const void *b, size_t blen, struct reply *r);
 void reply_free(struct reply *r);
 void shim_fatal(int status) __attribute__((noreturn));
