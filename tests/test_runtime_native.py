@@ -93,7 +93,13 @@ def test_shim_exports_every_name_with_version(built_shim):
     for n in names:
         assert n in syms, n
         assert syms[n][1] == "libcudart.so.13", n
-    assert set(syms) - set(names) == {"libcudart.so.13"}       # the version node itself
+    mod = shim.build_module()
+    driver = set(mod.driver_names())                            # libcuda.so.1: same library
+    jitlink = set(mod.JITLINK_NAMES)                            # ptxc's nvJitLink: same library
+    assert all(syms[n][1] == "libcuda.so.1" for n in driver)
+    assert all(syms[n][1] == "libnvJitLink.so.13" for n in jitlink)
+    assert set(syms) - set(names) - driver - jitlink == {"libcudart.so.13", "libcuda.so.1",
+                                                         "libnvJitLink.so.13"}   # the nodes
     strong = {n for n, (kind, _) in syms.items() if kind == "T"}
     cuda12 = set(shim.build_module().CUDA12_ONLY)
     assert exported_in_sources() - cuda12 <= strong             # implemented beat the stubs
@@ -115,7 +121,8 @@ def test_cuda12_shim_exports(tmp_path):
     lib = mod.compile_shared(str(tmp_path / "libptxc_cudart12.so"), major=12)
     syms = dynamic_symbols(lib)
     names = set(mod.export_names()) | set(mod.CUDA12_ONLY)
-    assert set(syms) - names == {"libcudart.so.12"}
+    other = set(mod.driver_names()) | set(mod.JITLINK_NAMES)    # the driver half, nvJitLink
+    assert set(syms) - names - other == {"libcudart.so.12", "libcuda.so.1", "libnvJitLink.so.13"}
     assert {v for n, (_, v) in syms.items() if n in names} == {"libcudart.so.12"}
     assert syms["cudaGetDeviceProperties_v2"][0] == "T" and syms["cudaThreadSynchronize"][0] == "T"
     assert syms["cudaThreadSetLimit"][0] == "W"
