@@ -9,10 +9,6 @@ file serving the runtime and driver APIs and nvJitLink) under the names
 and answers every later request for ``libcuda.so.1``, ``libcudart.so.13``
 or ``libnvJitLink.so.13`` with it, so the real runtime of a wheel is never
 loaded next to ptxc's driver.
-
-CuPy compiles its kernels with NVRTC to SASS for the device it sees unless
-``CUPY_COMPILE_WITH_PTX=1``; ptxc sets it (an explicit setting of the user
-wins), so that CuPy's kernels reach ptxc as PTX.
 """
 from __future__ import annotations
 
@@ -25,11 +21,10 @@ PRELOAD = (DRIVER_SONAME, JITLINK_SONAME)
 
 
 def apply(env: dict, libdir: str) -> None:
-    """Add the preloads (their links in ``libdir``) and CuPy's setting to ``env``."""
+    """Add the preloads (their links in ``libdir``) to ``env``."""
     target = os.readlink(os.path.join(libdir, DRIVER_SONAME))
     link = os.path.join(libdir, JITLINK_SONAME)
     if not os.path.lexists(link):
         os.symlink(target, link)
     old = env.get("LD_PRELOAD", "")
     env["LD_PRELOAD"] = " ".join(PRELOAD) + (" " + old if old else "")
-    env.setdefault("CUPY_COMPILE_WITH_PTX", "1")

@@ -5,10 +5,8 @@ An image is one of (CUDA Driver API reference, "Module Management"):
 
 * PTX text (NUL-ended);
 * a fat binary (fatbin.py): its PTX entry for the ``--gpu`` model;
-* an ELF cubin: SASS only, which ptxc cannot run; its PTX is found when the
-  program that made the cubin was compiled under ``ptxc run`` (ptx_store.py
-  keeps the PTX of every NVRTC compilation, keyed by the cubin it produced),
-  otherwise the error says how to get PTX instead;
+* an ELF cubin: SASS only, which ptxc cannot run: the error says how to
+  load PTX instead;
 * the image of ptxc's cuLinkComplete (native/drv_link.c): ``PTXCLNK\\0``,
   u64 size, u32 count, u32 0, then count x {u32 CUjitInputType, u32 name
   bytes, u64 data bytes, name, data}; each input is decoded as above.
@@ -30,10 +28,9 @@ CUDA_ERROR_INVALID_IMAGE = 200
 CUDA_ERROR_NO_BINARY_FOR_GPU = 209
 CUDA_ERROR_INVALID_PTX = 218
 
-SASS_HINT = ("ptxc runs PTX, not SASS: compile to PTX instead (NVRTC: -arch=compute_XX and "
-             "nvrtcGetPTX; CuPy: CUPY_COMPILE_WITH_PTX=1, which ptxc run sets; cuda.core: "
-             "Program.compile('ptx')), or compile under ptxc run so that ptxc keeps the PTX "
-             "(delete a kernel cache that was filled without it)")
+SASS_HINT = ("ptxc runs PTX, not SASS: load PTX instead (NVRTC: -arch=compute_XX and "
+             "nvrtcGetPTX; cuda.core: Program.compile('ptx'); numba: run it under ptxc run, "
+             "whose nvJitLink keeps the PTX)")
 
 
 class ImageError(PtxcError):
@@ -69,12 +66,8 @@ def _fatbin_ptx(blob: bytes, sm: int, what: str) -> str:
 
 
 def _cubin_ptx(blob: bytes, what: str) -> str:
-    from . import ptx_store
-    text = ptx_store.lookup(blob)
-    if text is None:
-        raise ImageError(f"{what} is a cubin without PTX (SASS only); {SASS_HINT}",
-                         CUDA_ERROR_NO_BINARY_FOR_GPU)
-    return text
+    raise ImageError(f"{what} is a cubin without PTX (SASS only); {SASS_HINT}",
+                     CUDA_ERROR_NO_BINARY_FOR_GPU)
 
 
 def _linked(image: bytes, sm: int) -> list[tuple[str, str]]:

@@ -167,12 +167,25 @@ EXPORT CUresult cuGetProcAddress(const char *symbol, void **pfn, int version,
 
 ALIAS(cuGetProcAddress_v2_ptsz, cuGetProcAddress_v2);
 
-/* a real libcudart loaded next to ptxc's driver asks for this first */
+/* The driver's private interface, which NVIDIA's CUDA runtime asks for by
+ * UUID: ptxc cannot serve it. It is asked for by a real libcudart in the
+ * process, above all one linked statically into a program or a Python
+ * module (CuPy's cupy_backends, a C++ program built without -cudart shared).
+ * Said once, in one line, with what to do; the call fails. */
 EXPORT CUresult cuGetExportTable(const void **table, const void *uuid)
 {
     (void)uuid;
+    static int said;
     if (table)
         *table = NULL;
+    if (!said++) {
+        fflush(NULL);
+        fprintf(stderr, "ptxc: a CUDA runtime that is not ptxc's (linked statically into the "
+                        "program or one of its modules, e.g. CuPy's cupy_backends) asked for the "
+                        "driver's private interface (cuGetExportTable), which ptxc cannot serve: "
+                        "use the driver API (numba-cuda, cuda.core, cuda-bindings) or build C++ "
+                        "with `nvcc -cudart shared` (docs/python-gpu.md)\n");
+    }
     return drv_unsupported("cuGetExportTable");
 }
 
