@@ -106,3 +106,28 @@ def test_check_finds_numba_out_of_bounds_write_at_python_line():
     assert f"numba_oob.py:{line}" in proc.stdout + proc.stderr, proc.stdout + proc.stderr
     assert "__main__::fill(array(int32, 1d, C), int64)" in proc.stdout + proc.stderr
     assert proc.returncode != 0
+
+
+def test_driver_api_calls_and_documented_error_codes(tmp_path):
+    """cuda-bindings' driver API: every group prints OK (the return codes
+    for bad handles and sizes are asserted in the program, as cuda.h
+    documents them); the unsupported call is named in the report."""
+    proc, report, _ = run_program("driver_api.py", tmp_path)
+    for group in ("device", "module", "memory", "launch", "attributes", "sets", "streams", "link",
+                  "entry points", "done"):
+        assert f"OK {group}" in proc.stdout, proc.stdout + proc.stderr
+    assert "unsupported CUDA driver call: cuMemAddressReserve" in proc.stderr
+    db = sqlite3.connect(report)
+    try:
+        meta = dict(db.execute("SELECT key, value FROM meta"))
+    finally:
+        db.close()
+    assert meta["unsupported_driver_calls"] == "cuMemAddressReserve"
+    assert len(launches(report)) == 3
+
+
+def test_cuda_core_program_and_launch(tmp_path):
+    pytest.importorskip("cuda.core")
+    proc, report, _ = run_program("cuda_core_launch.py", tmp_path)
+    assert "OK cuda.core [1. 3. 5.]" in proc.stdout, proc.stdout + proc.stderr
+    assert [r["kernel"] for r in launches(report)] == ["saxpy"]

@@ -15,7 +15,7 @@
 
 #include "driver.h"
 
-#define DRIVER_VERSION 13000
+#define DRIVER_VERSION 13090           /* newer than the NVRTC wheels of CUDA 13 (their PTX loads) */
 #define PROC_PER_THREAD 2          /* CU_GET_PROC_ADDRESS_PER_THREAD_DEFAULT_STREAM */
 
 static int initialized;
@@ -180,11 +180,12 @@ EXPORT CUresult cuGetExportTable(const void **table, const void *uuid)
         *table = NULL;
     if (!said++) {
         fflush(NULL);
-        fprintf(stderr, "ptxc: a CUDA runtime that is not ptxc's (linked statically into the "
-                        "program or one of its modules, e.g. CuPy's cupy_backends) asked for the "
-                        "driver's private interface (cuGetExportTable), which ptxc cannot serve: "
-                        "use the driver API (numba-cuda, cuda.core, cuda-bindings) or build C++ "
-                        "with `nvcc -cudart shared` (docs/python-gpu.md)\n");
+        fprintf(stderr, "ptxc: a CUDA runtime that is not ptxc's (one linked statically into the "
+                        "program or a module: CuPy's cupy_backends, cuda.bindings.runtime) asked "
+                        "for the driver's private interface (cuGetExportTable), which ptxc cannot "
+                        "serve, so its calls fail: use the driver API (numba-cuda, cuda.core, "
+                        "cuda.bindings.driver) or build C++ with `nvcc -cudart shared` "
+                        "(docs/python-gpu.md)\n");
     }
     return drv_unsupported("cuGetExportTable");
 }
