@@ -131,3 +131,20 @@ def test_cuda_core_program_and_launch(tmp_path):
     proc, report, _ = run_program("cuda_core_launch.py", tmp_path)
     assert "OK cuda.core [1. 3. 5.]" in proc.stdout, proc.stdout + proc.stderr
     assert [r["kernel"] for r in launches(report)] == ["saxpy"]
+
+
+@pytest.mark.parametrize("name,line", [
+    ("numba_cooperative.py", "OK cooperative"), ("numba_device_functions.py", "OK device functions"),
+    ("numba_shuffle.py", "OK shuffle 499500"), ("numba_dynamic_shared.py", "OK dynamic shared"),
+    ("numba_const_local.py", "OK const and local"), ("numba_managed.py", "OK managed"),
+    ("numba_matmul.py", "OK matmul")])
+def test_numba_program(name, line, tmp_path):
+    proc, report, _ = run_program(name, tmp_path)
+    assert line in proc.stdout, proc.stdout + proc.stderr
+    assert launches(report)
+
+
+def test_numba_kernel_print_comes_at_the_synchronisation(tmp_path):
+    proc, _, _ = run_program("numba_printf.py", tmp_path)
+    assert proc.stdout.splitlines() == ["before", "hello from thread 0", "hello from thread 1",
+                                        "OK printf"], proc.stdout

@@ -9,7 +9,9 @@ An image is one of (CUDA Driver API reference, "Module Management"):
   load PTX instead;
 * the image of ptxc's cuLinkComplete (native/drv_link.c): ``PTXCLNK\\0``,
   u64 size, u32 count, u32 0, then count x {u32 CUjitInputType, u32 name
-  bytes, u64 data bytes, name, data}; each input is decoded as above.
+  bytes, u64 data bytes, name, data}; each input is decoded as above, and
+  libcudadevrt (SASS) is replaced by ptxc's PTX of the functions numba
+  calls (cudadevrt_ptx.py).
 
 Each returned PTX is a (name, text) pair; several are linked by ptx_link.py.
 """
@@ -79,7 +81,9 @@ def _linked(image: bytes, sm: int) -> list[tuple[str, str]]:
         data = image[pos + 16 + nlen:pos + 16 + nlen + size]
         pos += 16 + nlen + size
         if kind in (JIT_OBJECT, JIT_LIBRARY) and _is_device_runtime(name):
-            continue                  # libcudadevrt: device-side launches, not linked here
+            from .cudadevrt_ptx import PTX
+            out.append((name, PTX))   # libcudadevrt (SASS): ptxc's PTX of what numba calls
+            continue
         if kind in (JIT_OBJECT, JIT_LIBRARY):
             raise ImageError(f"cuLinkAddData: {name} is a host object or library, which ptxc "
                              f"cannot link (it links PTX)", CUDA_ERROR_INVALID_IMAGE)

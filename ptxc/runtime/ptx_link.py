@@ -6,8 +6,8 @@ A textual link, as ``nvlink`` resolves PTX-level symbols (PTX ISA,
 order; an ``.extern`` declaration of a function or variable that an input
 defines is dropped when the definition comes first, and is a plain
 prototype when it comes later; of two definitions of
-one ``.weak`` symbol the first is kept; two ``.visible`` definitions of one
-name are an error. The header takes the highest ``.version`` and the first
+one ``.weak`` (or ``.common``) symbol the first is kept; two ``.visible``
+definitions of one name are an error. The header takes the highest ``.version`` and the first
 ``.target``; ``.file`` numbers are renumbered per input so that ``.loc``
 lines keep pointing at their files.
 """
@@ -21,6 +21,7 @@ _HEADER = re.compile(r"^\s*\.(version|target|address_size)\b.*$", re.M)
 _FILE = re.compile(r"^(\s*\.file\s+)(\d+)", re.M)
 _LOC = re.compile(r"(\.loc\s+)(\d+)")
 _FUNC_NAME = re.compile(r"\.(?:func|entry)\s*(?:\([^)]*\)\s*)?([\w$%.]+)")
+_LEADING_COMMENTS = re.compile(r"^(?:\s*//[^\n]*(?:\n|$))+")
 _VAR_NAME = re.compile(r"\.(?:global|shared|const)\b[^;=\[{]*?([\w$%]+)\s*(?:\[|=|;|$)")
 
 
@@ -34,8 +35,8 @@ def link(inputs: list[tuple[str, str]]) -> str:
     for name, item in items:
         sym, kind = _symbol(item)
         if sym and kind == "def":
-            if sym in defined and ".weak" not in item.split("{")[0]:
-                if ".weak" not in defined[sym][1].split("{")[0]:
+            if sym in defined and not _weak(item):
+                if not _weak(defined[sym][1]):
                     raise PtxcError(f"linking PTX: '{sym}' is defined in both {defined[sym][0]} "
                                     f"and {name}")
             defined.setdefault(sym, (name, item))
@@ -109,11 +110,17 @@ def _items(text: str) -> list[str]:
         elif c == ";" and depth == 0:
             items.append(text[start:i + 1].strip())
             start = i + 1
-        elif c == "\n" and depth == 0 and text[start:i].strip().startswith(".file"):
+        elif c == "\n" and depth == 0 and \
+                _LEADING_COMMENTS.sub("", text[start:i].lstrip()).lstrip().startswith(".file"):
             items.append(text[start:i].strip())
             start = i + 1
         i += 1
-    return [s for s in items if s]
+    return [_LEADING_COMMENTS.sub("", s).strip() for s in items if s]
+
+
+def _weak(item: str) -> bool:
+    words = item.split("{", 1)[0].split()
+    return ".weak" in words or ".common" in words
 
 
 def _symbol(item: str) -> tuple[str | None, str | None]:
