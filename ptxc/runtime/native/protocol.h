@@ -28,7 +28,9 @@
 
 /* requests (payloads: see ptxc/runtime/protocol.py) */
 #define OP_HELLO 1            /* u32 version, u32 pid -> gpu info (u64 values, then name) */
-#define OP_REGISTER_FATBIN 2  /* u64 wrapper address, u32 wrapper version, u32 0, fat binary -> u32 id */
+#define OP_REGISTER_FATBIN 2  /* u64 wrapper address, u32 wrapper version, u32 n, fat binary, then the
+                                 n-byte path of the shared library that registers it (0: the
+                                 executable) -> u32 id */
 #define OP_REGISTER_FUNCTION 3 /* u32 module, u64 host address, name -> u32 kernel id */
 #define OP_KERNEL_INFO 4      /* u32 kernel -> kernel info (layout, attributes) */
 #define OP_SYMBOL 5           /* u32 module, name -> u64 address, u64 size, u32 n, u32 0, n mappings */
