@@ -126,6 +126,13 @@ def test_driver_api_calls_and_documented_error_codes(tmp_path):
     assert len(launches(report)) == 3
 
 
+def test_cuda_core_cubin_runs_from_the_kept_ptx(tmp_path):
+    pytest.importorskip("cuda.core")
+    proc, report, _ = run_program("cuda_core_cubin.py", tmp_path)
+    assert "OK cubin [0. 3. 6.]" in proc.stdout, proc.stdout + proc.stderr
+    assert [r["kernel"] for r in launches(report)] == ["_Z5scaleIfEvPT_S0_i"]
+
+
 def test_cuda_core_program_and_launch(tmp_path):
     pytest.importorskip("cuda.core")
     proc, report, _ = run_program("cuda_core_launch.py", tmp_path)

@@ -33,7 +33,8 @@ HERE = os.path.dirname(os.path.abspath(__file__))
 SOURCES = ("conn.c", "memory.c", "register.c", "device.c", "stream.c", "errors.c", "graph.c",
            "graph_api.c", "graph_exec.c", "capture.c", "stream_attr.c", "devout.c", "device12.c",
            "texture.c", "drv_init.c", "drv_device.c", "drv_context.c", "drv_module.c", "drv_link.c",
-           "drv_memory.c", "drv_stream.c", "drv_launch.c", "nvjitlink.c")
+           "drv_memory.c", "drv_stream.c", "drv_launch.c", "nvjitlink.c",
+           "nvrtc.c")
 DRIVER_NODE = "libcuda.so.1"   # the driver API's names (driver.h): the same library serves both
 JITLINK_NODE = "libnvJitLink.so.13"   # ptxc's nvJitLink (nvjitlink.c), preloaded under that name
 JITLINK_NAMES = ("nvJitLinkCreate", "nvJitLinkDestroy", "nvJitLinkAddData", "nvJitLinkAddFile",
@@ -42,6 +43,17 @@ JITLINK_NAMES = ("nvJitLinkCreate", "nvJitLinkDestroy", "nvJitLinkAddData", "nvJ
                  "nvJitLinkGetLinkedLTOIRSize", "nvJitLinkGetLinkedLTOIR",
                  "nvJitLinkGetErrorLogSize", "nvJitLinkGetErrorLog", "nvJitLinkGetInfoLogSize",
                  "nvJitLinkGetInfoLog", "nvJitLinkVersion")
+NVRTC_NODE = "libnvrtc.so.13"       # ptxc's NVRTC (nvrtc.c), preloaded under that name
+NVRTC_NAMES = ("nvrtcVersion", "nvrtcGetNumSupportedArchs", "nvrtcGetSupportedArchs",
+               "nvrtcGetPTXSize", "nvrtcGetPTX", "nvrtcGetCUBINSize", "nvrtcGetLTOIRSize",
+               "nvrtcGetLTOIR", "nvrtcGetOptiXIRSize", "nvrtcGetOptiXIR", "nvrtcGetProgramLogSize",
+               "nvrtcGetProgramLog", "nvrtcGetLoweredName", "nvrtcGetPCHHeapSize",
+               "nvrtcSetPCHHeapSize", "nvrtcGetPCHCreateStatus", "nvrtcGetPCHHeapSizeRequired",
+               "nvrtcSetFlowCallback", "nvrtcGetTileIRSize", "nvrtcGetTileIR",
+               "nvrtcInstallBundledHeaders", "nvrtcGetBundledHeadersInfo",
+               "nvrtcRemoveBundledHeaders", "__nvrtcCPEx", "__nvrtcNvvmHandle",
+               "nvrtcGetErrorString", "nvrtcCreateProgram", "nvrtcAddNameExpression",
+               "nvrtcCompileProgram", "nvrtcGetCUBIN", "nvrtcDestroyProgram")
 SONAME = "libcudart.so.13"
 VERSION_NODE = "libcudart.so.13"
 MAJORS = (13, 12)       # CUDA 12 applications: the same library as libcudart.so.12 (below)
@@ -116,6 +128,9 @@ def write_generated(outdir: str, major: int = 13) -> tuple[str, str]:
         f.write("};\n")
         f.write(f"{JITLINK_NODE} {{\n  global:\n")
         f.writelines(f"    {n};\n" for n in JITLINK_NAMES)
+        f.write("};\n")
+        f.write(f"{NVRTC_NODE} {{\n  global:\n")
+        f.writelines(f"    {n};\n" for n in NVRTC_NAMES)
         f.write("};\n")
     return stubs, vmap
 

@@ -136,6 +136,9 @@ const char *drv_link_image(struct drv_link *l, size_t *size, uint32_t *count);
 void drv_link_free(struct drv_link *l);
 char *drv_read_file(const char *path, size_t *len);
 
+/* ---------------------------------------------------------- nvrtc.c */
+const char *nvrtc_ptx_for(const void *image, size_t size);
+
 /* ------------------------------------------------ hooks of the runtime half */
 cudaError_t shim_alloc(void **p, size_t size, int kind, unsigned flags, const char *call);
 cudaError_t shim_release(void *p, int host);

@@ -143,6 +143,11 @@ static CUresult load_image(struct drv_module **out, const void *image, int libra
     const void *p = image_bytes(image, &size);
     if (!size)
         return CUDA_ERROR_INVALID_IMAGE;
+    const char *ptx = !memcmp(p, "\177ELF", 4) ? nvrtc_ptx_for(p, size) : NULL;
+    if (ptx) {                             /* a cubin of NVRTC's: its PTX (nvrtc.c) */
+        p = ptx;
+        size = strlen(ptx) + 1;
+    }
     LOCK();
     st = drv_module_load(p, size, out, library);
     UNLOCK();
