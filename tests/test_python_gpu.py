@@ -113,8 +113,8 @@ def test_driver_api_calls_and_documented_error_codes(tmp_path):
     for bad handles and sizes are asserted in the program, as cuda.h
     documents them); the unsupported call is named in the report."""
     proc, report, _ = run_program("driver_api.py", tmp_path)
-    for group in ("device", "module", "memory", "launch", "attributes", "sets", "streams", "link",
-                  "entry points", "done"):
+    for group in ("device", "module", "memory", "launch", "attributes", "sets", "copies 2D 3D",
+                  "streams", "link", "entry points", "done"):
         assert f"OK {group}" in proc.stdout, proc.stdout + proc.stderr
     assert "unsupported CUDA driver call: cuMemAddressReserve" in proc.stderr
     db = sqlite3.connect(report)

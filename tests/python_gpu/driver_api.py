@@ -114,6 +114,29 @@ def main():
     ok(cu.cuMemsetD16(cu.CUdeviceptr(int(d) + 1), 0, 2), R.CUDA_ERROR_INVALID_VALUE)   # misaligned
     print("OK sets")
 
+    rows, cols = 6, 10                                  # a pitched 2-D round trip
+    mat = np.arange(rows * cols, dtype=np.float32).reshape(rows, cols)
+    pd, pitch = ok(cu.cuMemAllocPitch(cols * 4, rows, 4))
+    assert pitch >= cols * 4
+    up = cu.CUDA_MEMCPY2D()
+    up.srcMemoryType, up.srcHost, up.srcPitch = cu.CUmemorytype.CU_MEMORYTYPE_HOST, mat.ctypes.data, cols * 4
+    up.dstMemoryType, up.dstDevice, up.dstPitch = cu.CUmemorytype.CU_MEMORYTYPE_DEVICE, pd, pitch
+    up.WidthInBytes, up.Height = cols * 4, rows
+    ok(cu.cuMemcpy2D(up))
+    back = np.zeros_like(mat)
+    down = cu.CUDA_MEMCPY3D()
+    down.srcMemoryType, down.srcDevice, down.srcPitch, down.srcHeight = \
+        cu.CUmemorytype.CU_MEMORYTYPE_DEVICE, pd, pitch, rows
+    down.dstMemoryType, down.dstHost, down.dstPitch, down.dstHeight = \
+        cu.CUmemorytype.CU_MEMORYTYPE_HOST, back.ctypes.data, cols * 4, rows
+    down.WidthInBytes, down.Height, down.Depth = cols * 4, rows, 1
+    ok(cu.cuMemcpy3D(down))
+    np.testing.assert_array_equal(back, mat)
+    up.Height = rows + 50                               # past the allocation
+    ok(cu.cuMemcpy2D(up), R.CUDA_ERROR_INVALID_VALUE)
+    ok(cu.cuMemFree(pd))
+    print("OK copies 2D 3D")
+
     s = ok(cu.cuStreamCreate(0))
     e1, e2 = ok(cu.cuEventCreate(0)), ok(cu.cuEventCreate(0))
     ok(cu.cuEventElapsedTime(e1, e2), R.CUDA_ERROR_INVALID_HANDLE)   # not recorded
