@@ -71,3 +71,10 @@ def test_generated_lists_are_current():
     assert len(exports) > 600 and served <= exports
     assert '{"cuMemAlloc", 3020, 0, "cuMemAlloc_v2"}' in table
     assert '{"cuMemcpyHtoD", 7000, 1, "cuMemcpyHtoD_v2_ptds"}' in table
+
+
+def test_the_committed_driver_table_is_current():
+    from ptxc.runtime import driver_api_table
+    path = os.path.join(os.path.dirname(NATIVE), "..", "..", "docs", "driver-api.md")
+    assert open(path).read() == driver_api_table.render(), \
+        "regenerate: python -m ptxc.runtime.driver_api_table > docs/driver-api.md"
