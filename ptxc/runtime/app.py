@@ -223,4 +223,5 @@ def explain(session: Session, app_status: int, err) -> None:
                   f"(each returned CUDA_ERROR_NOT_SUPPORTED): {names}\n")
     if not session.connected and not session.unsupported:
         err.write("ptxc: warning: the application made no call to the CUDA runtime "
-                  "(libcudart.so.13); build CUDA applications with `nvcc -cudart shared`\n")
+                  "(libcudart.so.13) or driver (libcuda.so.1); build CUDA applications with "
+                  "`nvcc -cudart shared`\n")
