@@ -16,6 +16,14 @@ libcudart.so.13 exports, committed; gen_exports.py made it):
   name (``nm -D app`` shows ``cudaMalloc@libcudart.so.13``), and hides the
   rest.
 
+The same library serves the driver API (driver.h, drv_*.c: every name of
+cuda_exports.txt, weak stubs returning CUDA_ERROR_NOT_SUPPORTED for the ones
+not implemented, in version node ``libcuda.so.1``, and the table
+cuGetProcAddress reads), nvJitLink (nvjitlink.c, node
+``libnvJitLink.so.13``) and NVRTC (nvrtc.c, node ``libnvrtc.so.13``), so
+that one connection and one allocation table serve every API
+(docs/python-gpu.md).
+
 An application linked against CUDA 12 needs ``libcudart.so.12`` and names
 version node ``libcudart.so.12`` (same function names). A version node is
 one per symbol, so the CUDA 12 library is a second build of the same

@@ -33,7 +33,7 @@ static CUresult allocate(CUdeviceptr *d, size_t size, int kind, unsigned flags, 
         return CUDA_ERROR_INVALID_VALUE;
     void *p = NULL;
     st = drv_from_runtime(shim_alloc(&p, size, kind, flags, call));
-    if (st == CUDA_ERROR_OUT_OF_MEMORY || st)
+    if (st)
         return st;
     *d = (CUdeviceptr)(uintptr_t)p;
     return CUDA_SUCCESS;

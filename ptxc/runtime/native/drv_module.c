@@ -82,6 +82,10 @@ static uint64_t elf_size(const unsigned char *p)
 static const void *image_bytes(const void *image, size_t *size)
 {
     const unsigned char *p = image;
+    if (strnlen(image, 4) < 4) {            /* too short for a magic number: text */
+        *size = strlen(image) + 1;
+        return image;
+    }
     if (get32(image) == FATBINC_MAGIC)
         p = *(const unsigned char *const *)((const char *)image + 8);
     if (get32((const char *)p) == FATBIN_MAGIC) {
