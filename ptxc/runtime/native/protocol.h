@@ -49,10 +49,11 @@
 #define OP_API_ERROR 12       /* u32 cudaError_t, u32 0, u64 pointer, u64 bytes, call name: a memory call
                                  failed its argument checks (sent under ptxc check only) */
 #define OP_SET_HEAP_LIMIT 13 /* u64 bytes: cudaDeviceSetLimit(cudaLimitMallocHeapSize); reply: cudaError_t */
-#define OP_DRIVER_UNSUPPORTED 14 /* name of an unsupported driver API call (it returned 801) */
-#define OP_MODULE_LOAD 15     /* u32 library (0/1), u32 0, image bytes -> u32 module, u32 kernel count,
+/* the driver API (driver.h; numbers apart from the runtime's own requests) */
+#define OP_DRIVER_UNSUPPORTED 50 /* name of an unsupported driver API call (it returned 801) */
+#define OP_MODULE_LOAD 51     /* u32 library (0/1), u32 0, image bytes -> u32 module, u32 kernel count,
                                  names (NUL-ended) of its kernels (runtime/driver_modules.py) */
-#define OP_MODULE_FUNCTION 16 /* u32 module, name -> u32 kernel id (CUDA_ERROR_NOT_FOUND: none) */
+#define OP_MODULE_FUNCTION 52 /* u32 module, name -> u32 kernel id (CUDA_ERROR_NOT_FOUND: none) */
 #define PTXC_CHECK_ENV "PTXC_CHECK_HOST"  /* "1": send OP_HOST_WRITE and OP_API_ERROR */
 #define OP_TEXTURE_CREATE 40  /* texture/surface description (runtime/textures.py) -> u64 handle */
 #define OP_TEXTURE_DESTROY 41 /* u64 handle */
