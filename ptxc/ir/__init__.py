@@ -12,6 +12,7 @@ what every layer above needs to read, print and transform them.
     source_lines  the CUDA file and line (and inlining chain) of every instruction
     names         the one naming rule for kernels and parameters (demangled, base, PTX names)
     demangle      an Itanium C++ ABI demangler for kernel and function names (no c++filt)
+    numba_names   numba-cuda's kernel names as Python names (no ABI tags, numba's types)
     dwarf_names   the source names of kernel parameters, from the DWARF of -G builds
     address_size  a module's address width (.address_size, or guessed from its accesses)
 

@@ -55,6 +55,10 @@ def demangle_all(names) -> dict:
             _readable[n] = n
     if todo:
         _readable.update(_cxxfilt(todo))
+    from ptxc.ir import numba_names         # numba-cuda's kernels: their Python names
+    for n in names:
+        if numba_names.is_numba(_readable[n]):
+            _readable[n] = numba_names.pythonic(_readable[n])
     return {n: _readable[n] for n in names}
 
 
@@ -82,6 +86,8 @@ def parts(name: str) -> Demangled | None:
     demangler or, for what it does not read, from c++filt's text; None for
     a name that is not mangled."""
     d = parse(name)
+    if d is not None and "[abi:v" in d.text:        # numba-cuda's: by the Python name
+        return _from_text(demangle(name))
     if d is not None or not name.startswith("_Z"):
         return d
     text = demangle(name)

@@ -16,4 +16,10 @@ same addresses. docs/runtime.md describes the design.
 * gpu_time.py: the summary's time table under --clock model|host (modelled GPU time)
 * app.py: starting the application and the whole `ptxc run`
 * shim.py: finding (or building) the native library
+* driver_modules.py, driver_images.py, ptx_link.py: the driver API's modules
+  (native/drv_*.c: libcuda.so.1 in the same library), their PTX, PTX linking;
+  cudadevrt_ptx.py: the device runtime's grid-group functions as PTX
+* driver_api_table.py: docs/driver-api.md, the driver functions ptxc implements
+* driver_env.py: the preloads that put the driver API in front of Python
+  GPU programs (docs/python-gpu.md)
 """

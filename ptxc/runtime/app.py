@@ -23,7 +23,7 @@ from ptxc.errors import PtxcError
 from ptxc.interrupts import signal_name, sigterm_interrupts
 from ptxc.report.status_line import StatusLine
 
-from . import elfinfo, shim, workdir
+from . import driver_env, elfinfo, shim, workdir
 from .protocol import APP_ENV, CHECK_ENV, CLOCK_ENV, EXIT_UNSUPPORTED, FD_ENV, ST_FATAL, Channel
 from .server import Options, Session
 
@@ -130,6 +130,7 @@ def run_app(argv: list[str], options: Options, err=None) -> Result:
         libdir = shim.library_dir(work, shim.needed_majors(info.needed) if info else ())
         env["LD_LIBRARY_PATH"] = libdir + (":" + env["LD_LIBRARY_PATH"]
                                            if env.get("LD_LIBRARY_PATH") else "")
+        driver_env.apply(env, libdir)      # the driver API for Python GPU programs
         env[FD_ENV] = str(child.fileno())
         env.pop(APP_ENV, None)      # (the shim sets it for the programs the application starts)
         if options.checks:          # ptxc check: the shim reports host writes and API errors
@@ -169,6 +170,7 @@ def run_app(argv: list[str], options: Options, err=None) -> Result:
     meta = {"application": " ".join(argv), "pid": session.pid or proc.pid, "mode": options.mode,
             "gpu": options.gpu.name, "exit_status": status, "stopped": session.stopped,
             "unsupported_call": session.unsupported, "elapsed_s": round(elapsed, 6),
+            "unsupported_driver_calls": ", ".join(session.driver.unsupported) or None,
             "device_error": session.faults[0].summary() if session.faults else None,
             "launches": len(session.launches),
             "memory_counters": options.memory_counters,
@@ -205,9 +207,14 @@ def explain(session: Session, app_status: int, err) -> None:
     if session.unsupported:
         err.write(f"ptxc: the application stopped at {session.unsupported}, a CUDA runtime call "
                   f"ptxc does not support (exit status {EXIT_UNSUPPORTED})\n")
-    elif not session.connected:
+    if session.driver.unsupported:
+        names = ", ".join(session.driver.unsupported)
+        err.write(f"ptxc: the application called CUDA driver functions ptxc does not support "
+                  f"(each returned CUDA_ERROR_NOT_SUPPORTED): {names}\n")
+    if not session.connected and not session.unsupported:
         err.write("ptxc: warning: the application made no call to the CUDA runtime "
-                  "(libcudart.so.13); build CUDA applications with `nvcc -cudart shared`\n")
+                  "(libcudart.so.13) or driver (libcuda.so.1); build CUDA applications with "
+                  "`nvcc -cudart shared`\n")
 
 
 def death(app_status: int) -> str:

@@ -64,6 +64,7 @@ class FatBinary:
     blob: bytes
     registry: "Registry"
     linked: bool = False           # linked by nvlink (-rdc=true): the objects' PTX is not in it
+    origin: str | None = None      # the shared library that registered it (None: the executable)
     kernels: dict = field(default_factory=dict)
     module: LoadedModule | None = None
 
@@ -88,8 +89,8 @@ class Registry:
         self.texts: dict[str, str] = {}          # module file name -> PTX text (messages)
 
     # ------------------------------------------------------ registration
-    def register_fatbin(self, blob: bytes, linked: bool = False) -> int:
-        fb = FatBinary(len(self.fatbins) + 1, blob, self, linked)
+    def register_fatbin(self, blob: bytes, linked: bool = False, origin: str | None = None) -> int:
+        fb = FatBinary(len(self.fatbins) + 1, blob, self, linked, origin)
         self.fatbins.append(fb)
         return fb.id
 
@@ -124,6 +125,11 @@ class Registry:
             raise PtxcError(f"{what} was linked from relocatable device code (nvcc -rdc=true), "
                             f"which ptxc does not support yet: build without -rdc, or pass one "
                             f"PTX module holding every kernel and device function with --ptx")
+        if fb.origin and not fatbin.ptx_entries(entries):
+            raise PtxcError(f"{os.path.basename(fb.origin)} ships its kernels as SASS only ({what}, "
+                            f"from {fb.origin}): ptxc runs PTX, so this library cannot run under "
+                            f"ptxc; cuBLAS, cuFFT, cuRAND, cuDNN and CUTLASS binaries are such "
+                            f"libraries (docs/python-gpu.md)")
         entry = fatbin.choose_ptx(entries, self.sm, what)
         name = f"{label}.compute_{entry.arch}.ptx"
         text = entry.text()

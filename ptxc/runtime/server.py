@@ -123,8 +123,9 @@ class Session:
                          P.OP_LAUNCH: self.launch, P.OP_UNSUPPORTED: self.note_unsupported,
                          P.OP_SET_HEAP_LIMIT: self.set_heap_limit,
                          P.OP_SET_STACK_LIMIT: self.set_stack_limit}
-        from . import textures
+        from . import driver_modules, textures
         self.handlers.update(textures.handlers(self))
+        self.handlers.update(driver_modules.handlers(self))   # the driver API (libcuda.so.1)
         self.handlers.update(checks.handlers(self))
 
     # -------------------------------------------------------------- loop
@@ -194,8 +195,10 @@ class Session:
         self.channel.reply(0, P.gpu_info_bytes(self.options.gpu))
 
     def register_fatbin(self, payload: bytes) -> None:
-        _, version, _ = struct.unpack_from("<QII", payload)
-        fid = self.registry.register_fatbin(payload[16:], linked=version == 2)
+        _, version, n = struct.unpack_from("<QII", payload)
+        end = len(payload) - n                  # a library's path follows its fat binary
+        fid = self.registry.register_fatbin(payload[16:end], linked=version == 2,
+                                            origin=payload[end:].decode("utf-8", "replace") or None)
         self.channel.reply(0, struct.pack("<I", fid))
 
     def register_function(self, payload: bytes) -> None:

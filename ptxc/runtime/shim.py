@@ -80,15 +80,23 @@ def cached_build(major: int = 13) -> str:
     return out
 
 
+DRIVER_SONAME = "libcuda.so.1"   # the same library serves the driver API (native/driver.h)
+
+
 def library_dir(workdir: str, majors=(13,)) -> str:
     """A directory holding ``libcudart.so.13`` -> the shim (for LD_LIBRARY_PATH),
-    and ``libcudart.so.12`` -> the CUDA 12 build when ``majors`` has 12."""
+    ``libcudart.so.12`` -> the CUDA 12 build when ``majors`` has 12, and
+    ``libcuda.so.1`` -> the shim the application's runtime is (one file: the
+    dynamic loader loads it once, whichever name it is asked for first)."""
     d = os.path.join(workdir, "lib")
     os.makedirs(d, exist_ok=True)
     for major in sorted(set(majors) | {13}):
         link = os.path.join(d, f"libcudart.so.{major}")
         if not os.path.lexists(link):
             os.symlink(library_path(major), link)
+    driver = os.path.join(d, DRIVER_SONAME)
+    if not os.path.lexists(driver):
+        os.symlink(library_path(12 if 12 in majors else 13), driver)
     return d
 
 

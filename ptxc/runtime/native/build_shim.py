@@ -16,6 +16,14 @@ libcudart.so.13 exports, committed; gen_exports.py made it):
   name (``nm -D app`` shows ``cudaMalloc@libcudart.so.13``), and hides the
   rest.
 
+The same library serves the driver API (driver.h, drv_*.c: every name of
+cuda_exports.txt, weak stubs returning CUDA_ERROR_NOT_SUPPORTED for the ones
+not implemented, in version node ``libcuda.so.1``, and the table
+cuGetProcAddress reads), nvJitLink (nvjitlink.c, node
+``libnvJitLink.so.13``) and NVRTC (nvrtc.c, node ``libnvrtc.so.13``), so
+that one connection and one allocation table serve every API
+(docs/python-gpu.md).
+
 An application linked against CUDA 12 needs ``libcudart.so.12`` and names
 version node ``libcudart.so.12`` (same function names). A version node is
 one per symbol, so the CUDA 12 library is a second build of the same
@@ -32,7 +40,28 @@ import subprocess
 HERE = os.path.dirname(os.path.abspath(__file__))
 SOURCES = ("conn.c", "memory.c", "register.c", "device.c", "stream.c", "errors.c", "graph.c",
            "graph_api.c", "graph_exec.c", "capture.c", "stream_attr.c", "devout.c", "device12.c",
-           "texture.c")
+           "texture.c", "drv_init.c", "drv_device.c", "drv_context.c", "drv_module.c", "drv_link.c",
+           "drv_memory.c", "drv_stream.c", "drv_launch.c", "nvjitlink.c",
+           "nvrtc.c")
+DRIVER_NODE = "libcuda.so.1"   # the driver API's names (driver.h): the same library serves both
+JITLINK_NODE = "libnvJitLink.so.13"   # ptxc's nvJitLink (nvjitlink.c), preloaded under that name
+JITLINK_NAMES = ("nvJitLinkCreate", "nvJitLinkDestroy", "nvJitLinkAddData", "nvJitLinkAddFile",
+                 "nvJitLinkComplete", "nvJitLinkGetLinkedCubinSize", "nvJitLinkGetLinkedCubin",
+                 "nvJitLinkGetLinkedPtxSize", "nvJitLinkGetLinkedPtx",
+                 "nvJitLinkGetLinkedLTOIRSize", "nvJitLinkGetLinkedLTOIR",
+                 "nvJitLinkGetErrorLogSize", "nvJitLinkGetErrorLog", "nvJitLinkGetInfoLogSize",
+                 "nvJitLinkGetInfoLog", "nvJitLinkVersion")
+NVRTC_NODE = "libnvrtc.so.13"       # ptxc's NVRTC (nvrtc.c), preloaded under that name
+NVRTC_NAMES = ("nvrtcVersion", "nvrtcGetNumSupportedArchs", "nvrtcGetSupportedArchs",
+               "nvrtcGetPTXSize", "nvrtcGetPTX", "nvrtcGetCUBINSize", "nvrtcGetLTOIRSize",
+               "nvrtcGetLTOIR", "nvrtcGetOptiXIRSize", "nvrtcGetOptiXIR", "nvrtcGetProgramLogSize",
+               "nvrtcGetProgramLog", "nvrtcGetLoweredName", "nvrtcGetPCHHeapSize",
+               "nvrtcSetPCHHeapSize", "nvrtcGetPCHCreateStatus", "nvrtcGetPCHHeapSizeRequired",
+               "nvrtcSetFlowCallback", "nvrtcGetTileIRSize", "nvrtcGetTileIR",
+               "nvrtcInstallBundledHeaders", "nvrtcGetBundledHeadersInfo",
+               "nvrtcRemoveBundledHeaders", "__nvrtcCPEx", "__nvrtcNvvmHandle",
+               "nvrtcGetErrorString", "nvrtcCreateProgram", "nvrtcAddNameExpression",
+               "nvrtcCompileProgram", "nvrtcGetCUBIN", "nvrtcDestroyProgram")
 SONAME = "libcudart.so.13"
 VERSION_NODE = "libcudart.so.13"
 MAJORS = (13, 12)       # CUDA 12 applications: the same library as libcudart.so.12 (below)
@@ -75,6 +104,12 @@ def export_names() -> list[str]:
         return [line.strip() for line in f if line.strip()]
 
 
+def driver_names() -> list[str]:
+    """The names the real libcuda.so.1 exports (cuda_exports.txt, sorted)."""
+    with open(os.path.join(HERE, "cuda_exports.txt")) as f:
+        return [line.strip() for line in f if line.strip()]
+
+
 def node(major: int = 13) -> str:
     return f"libcudart.so.{major}"
 
@@ -90,12 +125,36 @@ def write_generated(outdir: str, major: int = 13) -> tuple[str, str]:
                 "#define STUB(n) __attribute__((weak)) EXPORT int n(void) "
                 "{ shim_unsupported(#n); }\n")
         f.writelines(f"STUB({n})\n" for n in names)
+        f.write(driver_stubs(driver_names()))
     vmap = os.path.join(outdir, "cudart.map")
     with open(vmap, "w") as f:
         f.write(f"{node(major)} {{\n  global:\n")
         f.writelines(f"    {n};\n" for n in names)
         f.write("  local: *;\n};\n")
+        f.write(f"{DRIVER_NODE} {{\n  global:\n")
+        f.writelines(f"    {n};\n" for n in driver_names())
+        f.write("};\n")
+        f.write(f"{JITLINK_NODE} {{\n  global:\n")
+        f.writelines(f"    {n};\n" for n in JITLINK_NAMES)
+        f.write("};\n")
+        f.write(f"{NVRTC_NODE} {{\n  global:\n")
+        f.writelines(f"    {n};\n" for n in NVRTC_NAMES)
+        f.write("};\n")
     return stubs, vmap
+
+
+def driver_stubs(names: list[str]) -> str:
+    """A weak stub per driver name that returns CUDA_ERROR_NOT_SUPPORTED
+    (drv_init.c names it), and the sorted table cuGetProcAddress reads."""
+    out = ["int drv_unsupported(const char *name);\n",
+           "#define DSTUB(n) __attribute__((weak)) EXPORT int n(void) "
+           "{ return drv_unsupported(#n); }\n"]
+    out += [f"DSTUB({n})\n" for n in names]
+    out.append("struct drv_export { const char *name; void *fn; };\n"
+               "const struct drv_export drv_exports[] = {\n")
+    out += [f'    {{"{n}", (void *){n}}},\n' for n in sorted(names)]
+    out.append(f"}};\nconst size_t drv_nexports = {len(names)};\n")
+    return "".join(out)
 
 
 def sources() -> list[str]:
@@ -103,7 +162,11 @@ def sources() -> list[str]:
 
 
 def link_args(vmap: str, major: int = 13) -> list[str]:
-    return [f"-Wl,--version-script={vmap}", f"-Wl,-soname,{node(major)}", "-lpthread", "-ldl"]
+    # -Bsymbolic-functions: the library's calls to its own exported functions
+    # (the driver half calls runtime functions) stay inside it, even when
+    # another libcudart.so.13 is loaded in the process before it
+    return [f"-Wl,--version-script={vmap}", f"-Wl,-soname,{node(major)}",
+            "-Wl,-Bsymbolic-functions", "-lpthread", "-ldl"]
 
 
 def compile_shared(out: str, cc: str | None = None, major: int = 13) -> str:

@@ -46,6 +46,7 @@ uint32_t get32(const char *p) { uint32_t v; memcpy(&v, p, 4); return v; }
 uint64_t get64(const char *p) { uint64_t v; memcpy(&v, p, 8); return v; }
 
 int shim_dead(void) { return dead; }
+int shim_connected(void) { return conn_fd >= 0; }
 
 /* pthread_atfork's child handler: in the child only this thread runs; the
  * lock may be held by a thread of the parent that does not exist here, so

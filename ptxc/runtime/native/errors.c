@@ -34,6 +34,10 @@ EXPORT cudaError_t cudaGetLastError(void)
 
 EXPORT cudaError_t cudaPeekAtLastError(void) { CHILD_GUARD(); return last_error; }
 
+/* the driver half (driver.h) calls runtime functions without changing this */
+cudaError_t shim_last_error(void) { return last_error; }
+void shim_restore_error(cudaError_t e) { last_error = e; }
+
 static const struct { int code; const char *name; } names[] = {
 #include "cuda_error_names.inc"
 };

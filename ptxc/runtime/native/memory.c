@@ -649,3 +649,32 @@ EXPORT cudaError_t cudaHostUnregister(void *p)
     CHILD_GUARD();
     return p ? cudaSuccess : set_error(cudaErrorInvalidValue);
 }
+
+/* ------------------------------------------- for the driver half (driver.h) */
+cudaError_t shim_alloc(void **p, size_t size, int kind, unsigned flags, const char *call)
+{
+    return alloc(p, size, kind, flags, call);
+}
+cudaError_t shim_release(void *p, int host) { return release(p, host); }
+cudaError_t shim_copy2d(void *dst, size_t dpitch, const void *src, size_t spitch, size_t width,
+                        size_t height, int kind)
+{
+    return copy2d(dst, dpitch, src, spitch, width, height, kind);
+}
+cudaError_t shim_set2d(void *p, size_t pitch, int value, size_t width, size_t height)
+{
+    return set2d(p, pitch, value, width, height);
+}
+int shim_range(const void *p, uint64_t *base, uint64_t *size, int *kind, unsigned *flags)
+{
+    LOCK();
+    struct seg *g = live_seg(p);
+    if (g) {
+        *base = (uint64_t)(uintptr_t)p & ~SEG_MASK;
+        *size = g->size;
+        *kind = g->kind;
+        *flags = g->flags;
+    }
+    UNLOCK();
+    return g != NULL && ((uint64_t)(uintptr_t)p & SEG_MASK) < g->size;
+}

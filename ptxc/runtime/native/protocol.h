@@ -32,7 +32,9 @@
 
 /* requests (payloads: see ptxc/runtime/protocol.py) */
 #define OP_HELLO 1            /* u32 version, u32 pid -> gpu info (u64 values, then name) */
-#define OP_REGISTER_FATBIN 2  /* u64 wrapper address, u32 wrapper version, u32 0, fat binary -> u32 id */
+#define OP_REGISTER_FATBIN 2  /* u64 wrapper address, u32 wrapper version, u32 n, fat binary, then the
+                                 n-byte path of the shared library that registers it (0: the
+                                 executable) -> u32 id */
 #define OP_REGISTER_FUNCTION 3 /* u32 module, u64 host address, name -> u32 kernel id */
 #define OP_KERNEL_INFO 4      /* u32 kernel -> kernel info (layout, attributes) */
 #define OP_SYMBOL 5           /* u32 module, name -> u64 address, u64 size, u32 n, u32 0, n mappings */
@@ -55,6 +57,11 @@
                                  failed its argument checks (sent under ptxc check only) */
 #define OP_SET_HEAP_LIMIT 13 /* u64 bytes: cudaDeviceSetLimit(cudaLimitMallocHeapSize); reply: cudaError_t */
 #define OP_SET_STACK_LIMIT 14 /* u64 bytes: cudaDeviceSetLimit(cudaLimitStackSize); reply: cudaError_t */
+/* the driver API (driver.h; numbers apart from the runtime's own requests) */
+#define OP_DRIVER_UNSUPPORTED 50 /* name of an unsupported driver API call (it returned 801) */
+#define OP_MODULE_LOAD 51     /* u32 library (0/1), u32 0, image bytes -> u32 module, u32 kernel count,
+                                 names (NUL-ended) of its kernels (runtime/driver_modules.py) */
+#define OP_MODULE_FUNCTION 52 /* u32 module, name -> u32 kernel id (CUDA_ERROR_NOT_FOUND: none) */
 #define PTXC_CHECK_ENV "PTXC_CHECK_HOST"  /* "1": send OP_HOST_WRITE and OP_API_ERROR */
 #define OP_TEXTURE_CREATE 40  /* texture/surface description (runtime/textures.py) -> u64 handle */
 #define OP_TEXTURE_DESTROY 41 /* u64 handle */

@@ -10,9 +10,12 @@
  * with the parameter layout ptxc sends (the kernel's PTX .param list).
  */
 #define _GNU_SOURCE
+#include <dlfcn.h>
+#include <limits.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "shim.h"
 
@@ -59,6 +62,21 @@ static void *grow(void *p, size_t *cap, size_t n, size_t elem)
 }
 
 /* -------------------------------------------------------- fat binaries */
+/* the shared library that holds addr, NULL for the executable itself (a
+ * library's SASS-only kernels are then named by the library: modules.py) */
+static const char *library_of(const void *addr)
+{
+    Dl_info info;
+    static char exe[4096];
+    if (!exe[0] && readlink("/proc/self/exe", exe, sizeof exe - 1) < 0)
+        exe[0] = '?';
+    if (!dladdr(addr, &info) || !info.dli_fname || !info.dli_fname[0])
+        return NULL;
+    char real[4096];
+    const char *path = realpath(info.dli_fname, real) ? real : info.dli_fname;
+    return strcmp(path, exe) == 0 ? NULL : info.dli_fname;
+}
+
 EXPORT void **__cudaRegisterFatBinary(void *wrapper)
 {
     struct module *m = calloc(1, sizeof *m);
@@ -78,9 +96,17 @@ EXPORT void **__cudaRegisterFatBinary(void *wrapper)
     char req[16];
     put64(req, (uint64_t)(uintptr_t)wrapper);
     put32(req + 8, w && w[0] == FATBINC_MAGIC ? w[1] : 0);   /* 2: linked with -rdc=true */
-    put32(req + 12, 0);
+    const char *lib = wrapper ? library_of(wrapper) : NULL;
+    char *body = lib && data ? malloc(size + strlen(lib)) : NULL;
+    put32(req + 12, body ? (uint32_t)strlen(lib) : 0);     /* the library's path follows */
+    if (body) {
+        memcpy(body, data, size);
+        memcpy(body + size, lib, strlen(lib));
+    }
     struct reply r;
-    shim_call(OP_REGISTER_FATBIN, req, sizeof req, data, size, &r);
+    shim_call(OP_REGISTER_FATBIN, req, sizeof req, body ? body : data,
+              body ? size + strlen(lib) : size, &r);
+    free(body);
     m->id = r.len >= 4 ? get32(r.data) : 0;
     reply_free(&r);
     return (void **)m;
@@ -605,7 +631,7 @@ EXPORT cudaError_t cudaFuncSetSharedMemConfig(const void *func, int config)
  * is the same computation and docs/gpus.md states it. */
 static uint64_t round_up_u64(uint64_t x, uint64_t unit) { return (x + unit - 1) / unit * unit; }
 
-static uint64_t occupancy_blocks(const uint64_t *g, uint64_t block_size, uint64_t regs,
+uint64_t occupancy_blocks(const uint64_t *g, uint64_t block_size, uint64_t regs,
                                  uint64_t smem)
 {
     uint64_t warps = (block_size + 31) / 32;

@@ -239,6 +239,7 @@ extern pthread_mutex_t shim_lock;   /* recursive: every API function holds it */
 
 void shim_connect(void);
 int shim_dead(void);
+int shim_connected(void);          /* the connection to ptxc is made */
 
 /* A forked child of the application (docs/runtime.md, "fork and exec"): CUDA
  * is not usable there, as on a GPU, whose context a child does not get. Every
