@@ -19,10 +19,10 @@ one 32-bit vector operation per cycle per core: a PTX thread instruction is
 one lane of one such operation at best. The reference's share of that peak is
 printed too.
 
---switch NAME=A,B runs every application twice, interleaved, with the
-environment variable NAME set to A then B (e.g. ``--switch
+--switch NAME=A,B[,C...] runs every application once per value, interleaved,
+with the environment variable NAME set to A, then B ... (e.g. ``--switch
 PTXC_FAST_MEM=0,1``: the memory fast path off and on) and prints the run-time
-ratio A / B per kernel: before/after in the same run.
+ratio A / B (A / C ...) per kernel: before/after in the same run.
 
 Usage: python bench/app_rates.py [--apps a,b] [--size bench|test] [--repeat N]
                                  [--threads N] [--switch NAME=A,B]
@@ -182,8 +182,8 @@ def main() -> None:
               f"{'compile':>9}{'of wall':>8}{'wall s':>8}")
         for name, res in results.items():
             print_rates(name, res[s], ref)
-    if len(settings) == 2:
-        a, b = settings
+    a = settings[0]
+    for b in settings[1:]:              # each setting against the first
         print(f"\nkernel run time {a[0]}={a[1]} / {a[0]}={b[1]} (> 1: {b[1]} is faster)")
         for name, res in results.items():
             for kname in res[a]["kernels"]:

@@ -16,7 +16,12 @@ address does (LLVM LangRef, llvm.masked.scatter: lanes store in order).
 
 Not used for .local and .param (per-lane and parameter storage), nor in the
 compiled check variants (memcheck, initcheck, racecheck, synccheck), which
-look at every lane. ``PTXC_FAST_MEM=0`` turns it off (tests compare both).
+look at every lane. By default only .global and generic accesses take it:
+on .shared the per-lane path is cheaper than it is for global (no segment
+table) and the test costs more than it saves where a warp's lanes read two
+rows of a tile (matrixMul's 16 x 16 tiles: 0.76x, docs/performance.md);
+``PTXC_FAST_MEM=all`` adds .shared and .const, ``PTXC_FAST_MEM=0`` turns the
+fast path off (tests compare all three).
 """
 from __future__ import annotations
 
@@ -35,13 +40,16 @@ SEGMENT_SPACES = {"shared": "shared", "const": "const", "global": "globals"}
 
 def enabled(cg, space: str, static) -> bool:
     """Whether this access may take the fast path at all (compile-time facts)."""
-    if os.environ.get("PTXC_FAST_MEM", "1") == "0":
+    flag = os.environ.get("PTXC_FAST_MEM", "1")
+    if flag == "0":
         return False
     if cg.memcheck or cg.checks or getattr(cg, "initcheck", False):
         return False
     if static is not None:
         placed = static[0]
-        return placed.frame is None and placed.space in SEGMENT_SPACES
+        space = "local" if placed.frame is not None else placed.space
+    if flag != "all":        # default: shared and const per lane (docs/performance.md)
+        return space in ("global", "generic")
     return space in ("global", "generic", "shared", "const")
 
 
