@@ -1,9 +1,12 @@
-"""The fast path of ld/st: a warp access whose executing lanes are contiguous
-(lane i at a0 + (i - first) * size) or uniform (every lane at a0), lie in one
-segment, in bounds and aligned, and pass the provenance check, is one
-``llvm.masked.load`` / ``llvm.masked.store`` (or one scalar load + broadcast,
-one scalar store) instead of per-lane table lookups, checks and
-gathers/scatters (docs/performance.md has the measurements).
+"""The fast path of ld/st: a warp access whose executing lanes, in each half
+warp (lanes 0-15, 16-31), are contiguous (lane i at a0 + (i - first) * size)
+or uniform (every lane at a0), lie in one segment, in bounds and aligned, and
+pass the provenance check, is one ``llvm.masked.load`` / ``llvm.masked.store``
+per half (a uniform half loads or stores one element) instead of per-lane
+table lookups, checks and gathers/scatters (docs/performance.md has the
+measurements). Half warps make the 16-wide tiles of 2-D blocks (a warp = two
+rows of a 16 x 16 block: matrixMul) contiguous or uniform per half; a whole
+contiguous or uniform warp is so in each half too.
 
 The test is vector code ahead of the access; when it fails the access takes
 the per-lane path of resolve.py unchanged, so faults (lane, address, kind),
@@ -12,7 +15,9 @@ exactly those of the per-lane path: the fast path only runs accesses that
 path would run without a fault. For contiguous lanes the per-lane tests are
 monotonic, so the first and last executing lanes decide them; a uniform
 store leaves the value of the last executing lane, as a scatter to one
-address does (LLVM LangRef, llvm.masked.scatter: lanes store in order).
+address does (LLVM LangRef, llvm.masked.scatter: lanes store in order);
+the halves store in lane order, lanes 0-15 first. The bodies have no branch:
+a uniform half is a masked load/store of its first element only.
 
 Not used for .local and .param (per-lane and parameter storage), nor in the
 compiled check variants (memcheck, initcheck, racecheck, synccheck), which
@@ -30,7 +35,7 @@ import os
 from ptxc.backends.llvm import layout as Lo
 from ptxc.backends.llvm.instruments.memcheck import KIND_ATOMIC, KIND_STORE
 from ptxc.backends.llvm.instruments.provenance_ir import with_provenance
-from ptxc.backends.llvm.irtext import LANE_IDS, splat
+from ptxc.backends.llvm.irtext import lane_consts, splat
 from ptxc.backends.llvm.ops.access import static_address
 from ptxc.backends.llvm.ops.common import intr
 from ptxc.backends.llvm.values import vname
@@ -53,42 +58,86 @@ def enabled(cg, space: str, static) -> bool:
     return space in ("global", "generic", "shared", "const")
 
 
-class Fast:
-    """The outcome of :func:`test`: ``ok`` (i1: take the fast path),
-    ``contig`` (i1: contiguous, else uniform), ``ptr`` (the host pointer of
-    the first executing lane), ``first``/``last`` (i32 lanes)."""
+HALF = 16
+HALF_IDS = lane_consts("i32", range(HALF))
 
-    def __init__(self, ok, contig, ptr, first, last):
-        self.ok, self.contig, self.ptr, self.first, self.last = ok, contig, ptr, first, last
 
-    def lane0_ptr(self, cg, stride: int) -> str:
-        """Where lane 0 of a contiguous access would be: ptr - first * stride."""
+def half_of(cg, vec: str, t: str, h: int) -> str:
+    """Lanes 16h .. 16h+15 of a <32 x t> vector."""
+    idx = lane_consts("i32", range(HALF * h, HALF * h + HALF))
+    return cg.f.val(f"shufflevector <32 x {t}> {vec}, <32 x {t}> poison, <{HALF} x i32> {idx}")
+
+
+def splat16(cg, scalar: str, t: str) -> str:
+    f = cg.f
+    v = f.val(f"insertelement <{HALF} x {t}> poison, {t} {scalar}, i32 0")
+    return f.val(f"shufflevector <{HALF} x {t}> {v}, <{HALF} x {t}> poison, <{HALF} x i32> zeroinitializer")
+
+
+class Half:
+    """One half warp's test results: ``ok`` (i1), ``contig`` (i1: else
+    uniform), ``ptr`` (host pointer of its first executing lane), ``first``,
+    ``last`` (i32, 0-15), ``em`` (<16 x i1> executing lanes)."""
+
+    def __init__(self, ok, contig, ptr, first, last, em):
+        self.ok, self.contig, self.ptr, self.first, self.last, self.em = ok, contig, ptr, first, last, em
+
+    def start(self, cg, stride: int) -> str:
+        """Where the access starts: lane 0's place for a contiguous half
+        (ptr - first * stride), the one address of a uniform half."""
         f = cg.f
         back = f.val(f"mul i64 {f.cast('zext', 'i32', self.first, 'i64')}, {-stride}")
-        return f.val(f"getelementptr i8, ptr {self.ptr}, i64 {back}")
+        lane0 = f.val(f"getelementptr i8, ptr {self.ptr}, i64 {back}")
+        return f.val(f"select i1 {self.contig}, ptr {lane0}, ptr {self.ptr}")
+
+    def mask(self, cg, n: int) -> str:
+        """The load/store mask (<16n x i1>): the executing lanes' elements, or
+        the first n elements (one element of a uniform half)."""
+        f = cg.f
+        em = self.em
+        if n > 1:
+            idx = lane_consts("i32", [k for k in range(HALF) for _ in range(n)])
+            em = f.val(f"shufflevector <{HALF} x i1> {em}, <{HALF} x i1> poison, <{HALF * n} x i32> {idx}")
+        one = lane_consts("i1", ["true" if j < n else "false" for j in range(HALF * n)])
+        return f.val(f"select i1 {self.contig}, <{HALF * n} x i1> {em}, <{HALF * n} x i1> {one}")
 
 
-def test(cg, space: str, addr, static, nbytes: int, kind: int) -> Fast:
-    """Emit the fast-path test of one access of ``nbytes`` per lane."""
+def test(cg, space: str, addr, static, nbytes: int, kind: int):
+    """Emit the fast-path test of one access of ``nbytes`` per lane:
+    (i1 ok, [Half, Half])."""
     f = cg.f
     if static is not None:
         placed, off = static
         addr = splat("i64", static_address(cg, placed, off))
         space = SEGMENT_SPACES[placed.space]
-    emi = cg.emi
-    first = intr(cg, "llvm.cttz.i32", "i32", [("i32", emi), ("i1", "true")])
-    lz = intr(cg, "llvm.ctlz.i32", "i32", [("i32", emi), ("i1", "true")])
+    halves = [half_test(cg, space, addr, h, nbytes, kind) for h in (0, 1)]
+    ok = f.val(f"and i1 {halves[0].ok}, {halves[1].ok}")
+    if space in ("global", "generic"):
+        prov = with_provenance(cg, "0", addr)
+        if prov != "0":
+            ok = f.val(f"and i1 {ok}, {f.icmp('eq', 'i64', prov, '0')}")
+    return ok, halves
+
+
+def half_test(cg, space: str, addr: str, h: int, nbytes: int, kind: int) -> Half:
+    """The test of half ``h``: true when it has no executing lane, or its
+    lanes are contiguous or uniform, in bounds and aligned."""
+    f = cg.f
+    m = f.val(f"and i32 {f.val(f'lshr i32 {cg.emi}, {HALF * h}')}, 65535")
+    em = half_of(cg, cg.em, "i1", h)
+    a = half_of(cg, addr, "i64", h)
+    empty = f.icmp("eq", "i32", m, "0")
+    first = intr(cg, "llvm.cttz.i32", "i32", [("i32", f.val(f"or i32 {m}, 65536")), ("i1", "true")])
+    first = f.val(f"and i32 {first}, 15")
+    lz = intr(cg, "llvm.ctlz.i32", "i32", [("i32", f.val(f"or i32 {m}, 1")), ("i1", "true")])
     last = f.val(f"sub i32 31, {lz}")
-    a0 = f.val(f"extractelement <32 x i64> {addr}, i32 {first}")
-    contig, uniform = lane_shape(cg, addr, a0, first, nbytes)
+    a0 = f.val(f"extractelement <{HALF} x i64> {a}, i32 {first}")
+    contig, uniform = lane_shape(cg, a, em, a0, first, nbytes)
     span = f.val(f"mul i64 {f.cast('zext', 'i32', f.val(f'sub i32 {last}, {first}'), 'i64')}, {nbytes}")
     span = f.val(f"select i1 {contig}, i64 {span}, i64 0")
     a_end = f.val(f"add i64 {f.val(f'add i64 {a0}, {span}')}, {nbytes}")
     if space in ("global", "generic"):
         ptr, inb = generic_range(cg, a0, a_end, kind)
-        prov = with_provenance(cg, "0", addr)
-        if prov != "0":
-            inb = f.val(f"and i1 {inb}, {f.icmp('eq', 'i64', prov, '0')}")
     else:
         seg = {"global": "globals"}.get(space, space)
         size = cg.seg_size[seg]
@@ -97,25 +146,26 @@ def test(cg, space: str, addr, static, nbytes: int, kind: int) -> Fast:
     aligned = f.icmp("eq", "i64", f.val(f"and i64 {a0}, {nbytes - 1}"), "0")
     shape = f.val(f"or i1 {contig}, {uniform}")
     ok = f.val(f"and i1 {f.val(f'and i1 {inb}, {aligned}')}, {shape}")
-    ok = f.val(f"and i1 {ok}, {f.icmp('ne', 'i32', emi, '0')}")
-    return Fast(ok, contig, ptr, first, last)
+    ok = f.val(f"or i1 {ok}, {empty}")
+    return Half(ok, contig, ptr, first, last, em)
 
 
-def lane_shape(cg, addr: str, a0: str, first: str, nbytes: int):
-    """(contiguous, uniform): i1, over the executing lanes."""
+def lane_shape(cg, a: str, em: str, a0: str, first: str, nbytes: int):
+    """(contiguous, uniform): i1, over the executing lanes of a half."""
     f = cg.f
-    lane = f.val(f"sub <32 x i32> {LANE_IDS}, {cg.bcast(first, 'i32')}")
-    rel = f.val(f"mul <32 x i64> {f.cast('sext', '<32 x i32>', lane, '<32 x i64>')}, {splat('i64', nbytes)}")
-    base = cg.bcast(a0, "i64")
-    want = f.val(f"add <32 x i64> {base}, {rel}")
-    return all_equal(cg, addr, want), all_equal(cg, addr, base)
+    lane = f.val(f"sub <{HALF} x i32> {HALF_IDS}, {splat16(cg, first, 'i32')}")
+    rel = f.val(f"mul <{HALF} x i64> {f.cast('sext', f'<{HALF} x i32>', lane, f'<{HALF} x i64>')}, "
+                f"splat (i64 {nbytes})")
+    base = splat16(cg, a0, "i64")
+    want = f.val(f"add <{HALF} x i64> {base}, {rel}")
+    return all_equal(cg, a, want, em), all_equal(cg, a, base, em)
 
 
-def all_equal(cg, a: str, b: str) -> str:
+def all_equal(cg, a: str, b: str, em: str) -> str:
     f = cg.f
-    ne = f.val(f"icmp ne <32 x i64> {a}, {b}")
-    bad = f.cast("bitcast", "<32 x i1>", f.val(f"and <32 x i1> {ne}, {cg.em}"), "i32")
-    return f.icmp("eq", "i32", bad, "0")
+    ne = f.val(f"icmp ne <{HALF} x i64> {a}, {b}")
+    bad = f.cast("bitcast", f"<{HALF} x i1>", f.val(f"and <{HALF} x i1> {ne}, {em}"), "i16")
+    return f.icmp("eq", "i16", bad, "0")
 
 
 def generic_range(cg, a0: str, a_end: str, kind: int):
@@ -143,96 +193,83 @@ def generic_range(cg, a0: str, a_end: str, kind: int):
 
 
 # ------------------------------------------------------------ the accesses
-def expand_mask(cg, n: int) -> str:
-    """The executing mask with each lane repeated ``n`` times (<32n x i1>)."""
-    if n == 1:
-        return cg.em
-    idx = ", ".join(f"i32 {k}" for k in range(32) for _ in range(n))
-    return cg.f.val(f"shufflevector <32 x i1> {cg.em}, <32 x i1> poison, <{32 * n} x i32> <{idx}>")
-
-
-def load_contig(cg, fast: Fast, lt: str, es: int, n: int) -> list[str]:
-    """The n element vectors of a contiguous load (<32 x lt> each)."""
+def load(cg, halves, lt: str, es: int, n: int) -> list[str]:
+    """The n element vectors (<32 x lt>) of a fast load: zero in the lanes
+    that do not execute, as a masked gather gives."""
     f = cg.f
-    V = f"<{32 * n} x {lt}>"
-    p = fast.lane0_ptr(cg, es * n)
-    big = intr(cg, f"llvm.masked.load.{vname_n(lt, 32 * n)}.p0", V,
-               [("ptr", p), ("i32", str(es)), (f"<{32 * n} x i1>", expand_mask(cg, n)),
+    parts = [load_half(cg, hf, lt, es, n) for hf in halves]
+    idx = lane_consts("i32", range(32))
+    out = []
+    for i in range(n):
+        v = f.val(f"shufflevector <{HALF} x {lt}> {parts[0][i]}, <{HALF} x {lt}> {parts[1][i]}, <32 x i32> {idx}")
+        out.append(f.val(f"select <32 x i1> {cg.em}, <32 x {lt}> {v}, <32 x {lt}> zeroinitializer"))
+    return out
+
+
+def load_half(cg, hf: Half, lt: str, es: int, n: int) -> list[str]:
+    f = cg.f
+    V = f"<{HALF * n} x {lt}>"
+    big = intr(cg, f"llvm.masked.load.v{HALF * n}{vsuffix(lt)}.p0", V,
+               [("ptr", hf.start(cg, es * n)), ("i32", str(es)), (f"<{HALF * n} x i1>", hf.mask(cg, n)),
                 (V, "zeroinitializer")])
-    if n == 1:
-        return [big]
     out = []
     for i in range(n):
-        idx = ", ".join(f"i32 {k * n + i}" for k in range(32))
-        out.append(f.val(f"shufflevector {V} {big}, {V} poison, <32 x i32> <{idx}>"))
+        idx = lane_consts("i32", [k * n + i for k in range(HALF)])
+        lanes = f.val(f"shufflevector {V} {big}, {V} poison, <{HALF} x i32> {idx}")
+        one = f.val(f"shufflevector {V} {big}, {V} poison, <{HALF} x i32> "
+                    f"{lane_consts('i32', [i] * HALF)}")
+        out.append(f.val(f"select i1 {hf.contig}, <{HALF} x {lt}> {lanes}, <{HALF} x {lt}> {one}"))
     return out
 
 
-def load_uniform(cg, fast: Fast, lt: str, es: int, n: int) -> list[str]:
-    """One scalar load per element, broadcast (zero in lanes that do not execute,
-    as a masked gather gives)."""
-    f = cg.f
-    out = []
-    for i in range(n):
-        v = f.load(lt, f.gep(fast.ptr, i * es), es)
-        out.append(f.val(f"select <32 x i1> {cg.em}, <32 x {lt}> {cg.bcast(v, lt)}, "
-                         f"<32 x {lt}> zeroinitializer"))
-    return out
-
-
-def store_contig(cg, fast: Fast, lt: str, es: int, vals: list[str]) -> None:
+def store(cg, halves, lt: str, es: int, vals: list[str]) -> None:
+    """A fast store, lanes 0-15 first (a uniform half stores its last
+    executing lane's values)."""
     n = len(vals)
-    V = f"<{32 * n} x {lt}>"
-    big = interleave(cg, lt, vals)
-    p = fast.lane0_ptr(cg, es * n)
-    cg.decls.add(f"declare void @llvm.masked.store.{vname_n(lt, 32 * n)}.p0({V}, ptr, i32, <{32 * n} x i1>)")
-    cg.f.emit(f"call void @llvm.masked.store.{vname_n(lt, 32 * n)}.p0({V} {big}, ptr {p}, "
-              f"i32 {es}, <{32 * n} x i1> {expand_mask(cg, n)})")
-
-
-def store_uniform(cg, fast: Fast, lt: str, es: int, vals: list[str]) -> None:
-    """The last executing lane's values (what a scatter to one address leaves)."""
-    f = cg.f
-    for i, v in enumerate(vals):
-        x = f.val(f"extractelement <32 x {lt}> {v}, i32 {fast.last}")
-        f.store(lt, x, f.gep(fast.ptr, i * es), es)
+    V = f"<{HALF * n} x {lt}>"
+    name = f"llvm.masked.store.v{HALF * n}{vsuffix(lt)}.p0"
+    cg.decls.add(f"declare void @{name}({V}, ptr, i32, <{HALF * n} x i1>)")
+    for h, hf in enumerate(halves):
+        f = cg.f
+        mine = [half_of(cg, v, lt, h) for v in vals]
+        lastv = [splat16(cg, f.val(f"extractelement <{HALF} x {lt}> {v}, i32 {hf.last}"), lt) for v in mine]
+        big = f.val(f"select i1 {hf.contig}, {V} {interleave(cg, lt, mine)}, {V} {interleave(cg, lt, lastv)}")
+        f.emit(f"call void @{name}({V} {big}, ptr {hf.start(cg, es * n)}, i32 {es}, "
+               f"<{HALF * n} x i1> {hf.mask(cg, n)})")
 
 
 def interleave(cg, lt: str, vals: list[str]) -> str:
-    """<32n x lt> with lane k's element i at k*n + i."""
+    """<16n x lt> with lane k's element i at k*n + i."""
     f = cg.f
     n = len(vals)
     if n == 1:
         return vals[0]
-    parts, w = list(vals), 32
-    while len(parts) > 1:              # concatenate pairwise: <32n x lt> in element order
-        idx = ", ".join(f"i32 {j}" for j in range(2 * w))
+    parts, w = list(vals), HALF
+    while len(parts) > 1:              # concatenate pairwise: <16n x lt> in element order
+        idx = lane_consts("i32", range(2 * w))
         parts = [f.val(f"shufflevector <{w} x {lt}> {parts[j]}, <{w} x {lt}> {parts[j + 1]}, "
-                       f"<{2 * w} x i32> <{idx}>") for j in range(0, len(parts), 2)]
+                       f"<{2 * w} x i32> {idx}") for j in range(0, len(parts), 2)]
         w *= 2
-    idx = ", ".join(f"i32 {i * 32 + k}" for k in range(32) for i in range(n))
-    return f.val(f"shufflevector <{w} x {lt}> {parts[0]}, <{w} x {lt}> poison, <{w} x i32> <{idx}>")
+    idx = lane_consts("i32", [i * HALF + k for k in range(HALF) for i in range(n)])
+    return f.val(f"shufflevector <{w} x {lt}> {parts[0]}, <{w} x {lt}> poison, <{w} x i32> {idx}")
 
 
-def vname_n(lt: str, count: int) -> str:
-    """The intrinsic suffix of <count x lt> (vname gives it for 32 lanes)."""
-    return vname(lt).replace("v32", f"v{count}", 1)
+def vsuffix(lt: str) -> str:
+    """The element part of an intrinsic's vector suffix (f32, i16, p0 ...)."""
+    return vname(lt)[3:]
 
 
 # ------------------------------------------------------------ the branch
-def branch(cg, fast: Fast):
-    """Emit the three-way branch; returns (labels, restore) where labels =
-    (contiguous, uniform, slow, merge) and restore() puts back the value cache
-    of the branch point (values defined before it dominate every path)."""
+def branch(cg, ok: str):
+    """Emit the two-way branch; returns ((fast, slow, merge) labels,
+    restore), restore() putting back the value cache of the branch point
+    (values defined before it dominate both paths and the merge)."""
     f = cg.f
-    names = [f.fresh_label(h) for h in ("fvec", "fsca", "fslow", "fmerge")]
-    test_u = f.fresh_label("fchk")
+    names = [f.fresh_label(h) for h in ("ffast", "fslow", "fmerge")]
     snapshot = dict(cg.vcache)
 
     def restore():
         cg.vcache.clear()
         cg.vcache.update(snapshot)
-    f.cbr(fast.ok, test_u, names[2])
-    f.label(test_u, dominated=True)
-    f.cbr(fast.contig, names[0], names[1])
+    f.cbr(ok, names[0], names[1])
     return names, restore

@@ -41,9 +41,9 @@ def op_ld(cg, ins):
     count_access(cg, ins, space, addr, static, es * n)
     lt = lty(t)
     if fast_access.enabled(cg, space, static):
-        vals = with_fast_path(cg, space, addr, static, lt, es, n, KIND_LOAD, lambda fast, contig: (
-            fast_access.load_contig if contig else fast_access.load_uniform)(cg, fast, lt, es, n),
-            lambda: gather_all(cg, space, addr, static, lt, es, n))
+        vals = with_fast_path(cg, space, addr, static, lt, es, n, KIND_LOAD,
+                              lambda halves: fast_access.load(cg, halves, lt, es, n),
+                              lambda: gather_all(cg, space, addr, static, lt, es, n))
     else:
         vals = gather_all(cg, space, addr, static, lt, es, n)
     for i, v in enumerate(vals):
@@ -59,15 +59,14 @@ def gather_all(cg, space, addr, static, lt: str, es: int, n: int) -> list[str]:
 
 
 def with_fast_path(cg, space, addr, static, lt: str, es: int, n: int, kind: int, fast_fn, slow_fn):
-    """Run ``fast_fn(fast, contiguous)`` on the contiguous and uniform paths
-    and ``slow_fn()`` on the per-lane one (fast_access.py); returns the phis
-    of their results (a list of <32 x T> values, possibly empty)."""
+    """Run ``fast_fn(halves)`` on the fast path and ``slow_fn()`` on the
+    per-lane one (fast_access.py); returns the phis of their results (a list
+    of <32 x lt> values, possibly empty)."""
     f = cg.f
-    fast = fast_access.test(cg, space, addr, static, es * n, kind)
-    (lvec, lsca, lslow, lmerge), restore = fast_access.branch(cg, fast)
+    ok, halves = fast_access.test(cg, space, addr, static, es * n, kind)
+    (lfast, lslow, lmerge), restore = fast_access.branch(cg, ok)
     results = []
-    for label, body in ((lvec, lambda: fast_fn(fast, True)), (lsca, lambda: fast_fn(fast, False)),
-                        (lslow, slow_fn)):
+    for label, body in ((lfast, lambda: fast_fn(halves)), (lslow, slow_fn)):
         f.label(label, dominated=True)
         restore()
         vals = body() or []
@@ -76,7 +75,7 @@ def with_fast_path(cg, space, addr, static, lt: str, es: int, n: int, kind: int,
     f.label(lmerge, dominated=True)
     restore()
     return [f.val(f"phi <32 x {lt}> " + ", ".join(f"[ {vals[i]}, %{lab} ]" for vals, lab in results))
-            for i, v in enumerate(results[0][0])]
+            for i in range(len(results[0][0]))]
 
 
 def load_kernel_param(cg, static, t: str, n: int, dsts) -> None:
@@ -123,9 +122,8 @@ def op_st(cg, ins):
         for i, v in enumerate(vals):
             scatter(cg, lt, v, elem_ptrs(cg, ptrs, i * es), es, em)
     if fast_access.enabled(cg, space, static) and len(vals) == n:
-        with_fast_path(cg, space, addr, static, lt, es, n, KIND_STORE, lambda fast, contig: (
-            fast_access.store_contig if contig else fast_access.store_uniform)(cg, fast, lt, es, vals),
-            slow)
+        with_fast_path(cg, space, addr, static, lt, es, n, KIND_STORE,
+                       lambda halves: fast_access.store(cg, halves, lt, es, vals), slow)
     else:
         slow()
 
