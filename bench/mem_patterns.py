@@ -4,14 +4,15 @@ The matrix multiply (16 x 16 shared tiles), sequential-addressing reduction,
 32 x 32 tiled transpose and shared-atomic histogram of tests/apps
 (bench/kernels/patterns.cu) launched in full mode through the API, once per
 setting of PTXC_FAST_MEM (0: per-lane accesses, the code before the fast
-path; 1: the default; all: .shared and .const too), interleaved, best of
+path; global: .global and generic accesses only; 1: the default, every space
+but .local and .param), interleaved, best of
 --repeat, each setting on a fresh module (compiled kernels are cached per
 module; compile time is not counted). Prints thread instructions per second,
 the ratio to the collatz ALU reference measured in the same run, and the
 run-time ratio of each setting to PTXC_FAST_MEM=0. Outputs are compared
 with numpy (a wrong result is printed, never hidden). Nothing is asserted.
 
-Usage: python bench/mem_patterns.py [--repeat N] [--threads N] [--settings 0,1,all]
+Usage: python bench/mem_patterns.py [--repeat N] [--threads N] [--settings 0,global,1]
 """
 from __future__ import annotations
 
@@ -29,14 +30,14 @@ COLLATZ = os.path.join(HERE, "kernels", "collatz.ptx")
 def cases():
     """(name, kernel, grid, block, shared bytes, make args, check(args) -> bool)."""
     rng = np.random.default_rng(0)
-    hA, wA, wB = 1024, 96, 128
+    hA, wA, wB = 4096, 96, 128
     A = rng.integers(-5, 6, hA * wA).astype(np.float32)
     B = rng.integers(-4, 5, wA * wB).astype(np.float32)
     n = 1 << 22
     vals = rng.integers(-100, 100, n).astype(np.int32)
-    w, h = 1024, 682
+    w, h = 2048, 1365
     img = rng.random(w * h).astype(np.float32)
-    pix = rng.integers(0, 1 << 30, 1 << 20).astype(np.uint32)
+    pix = rng.integers(0, 1 << 30, 1 << 22).astype(np.uint32)
     red_ctas = n // 512
     return [
         ("matrixMul", "matmul", (wB // 16, hA // 16), (16, 16), 0,
@@ -80,7 +81,7 @@ def main() -> None:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--repeat", type=int, default=3)
     ap.add_argument("--threads", type=int, default=1)
-    ap.add_argument("--settings", default="0,1,all")
+    ap.add_argument("--settings", default="0,global,1")
     o = ap.parse_args()
     os.environ["PTXC_CACHE"] = "0"
     settings = o.settings.split(",")

@@ -1,5 +1,5 @@
 """The memory fast path (backends/llvm/ops/fast_access.py) against the
-per-lane path (PTXC_FAST_MEM=0; =all adds .shared and .const): the same bytes, counters, memory counters
+per-lane path (PTXC_FAST_MEM=0; =global leaves .shared and .const per lane): the same bytes, counters, memory counters
 and first fault, on contiguous, uniform, strided, masked, vector and shared
 accesses (tests/cuda/fast_access.cu, nvcc PTX). Expected buffers are computed
 with numpy from the kernels' source."""
@@ -16,11 +16,11 @@ PTX = Path(__file__).parent / "cuda" / "fast_access.sm90.ptx"
 
 
 def run_both(monkeypatch, kernel, grid, block, make_args, **kw):
-    """[(profile, args)] with the fast path on for every space, on by
-    default (global), then off; a fresh module each (compiled kernels are
+    """[(profile, args)] with the fast path on (the default), on for .global
+    and generic accesses only, then off; a fresh module each (compiled kernels are
     cached per module)."""
     out = []
-    for flag in ("all", "1", "0"):
+    for flag in ("1", "global", "0"):
         monkeypatch.setenv("PTXC_FAST_MEM", flag)
         monkeypatch.setenv("PTXC_CACHE", "0")
         args = make_args()
@@ -96,7 +96,7 @@ def test_first_fault_at_last_lane_is_the_same(monkeypatch, n):
     lane 0 (n=65) or 0..31 of the third warp; both paths name the same thread
     and address, and leave the same bytes behind."""
     msgs, outs = [], []
-    for flag in ("all", "1", "0"):
+    for flag in ("1", "global", "0"):
         monkeypatch.setenv("PTXC_FAST_MEM", flag)
         monkeypatch.setenv("PTXC_CACHE", "0")
         out = np.zeros(128, np.int32)
@@ -116,7 +116,7 @@ def test_fast_path_taken_and_switch_changes_code(monkeypatch):
     trivially if both runs took the same path)."""
     from ptxc.backends.llvm import jit
     texts = []
-    for flag in ("1", "0", "all"):
+    for flag in ("1", "0", "global"):
         monkeypatch.setenv("PTXC_FAST_MEM", flag)
         m = ptxc.load(str(PTX))
         k = next(f for f in m.kernels if f.name == "copy_n")
@@ -124,9 +124,50 @@ def test_fast_path_taken_and_switch_changes_code(monkeypatch):
     assert "llvm.masked.load" in texts[0] and "llvm.masked.store" in texts[0]
     assert "llvm.masked.load" not in texts[1] and "llvm.masked.store" not in texts[1]
     tiles = []
-    for flag in ("1", "all"):
+    for flag in ("global", "1"):
         monkeypatch.setenv("PTXC_FAST_MEM", flag)
         m = ptxc.load(str(PTX))
         k = next(f for f in m.kernels if f.name == "tiles")
         tiles.append(jit.compile_kernel(m, k, "full", 0, keep_ir=True).ir_text)
     assert tiles[0].count("llvm.masked.load") < tiles[1].count("llvm.masked.load")
+
+
+@pytest.mark.parametrize("size", [64 + 40, 64 + 39, 64 + 8, 64 + 7, 40])
+def test_offsets_from_one_base(monkeypatch, size):
+    """Three loads at [%rd], [%rd+32], [%rd+160] share one lane shape
+    (fast_access.cached_shapes); each still has its own range test. With
+    ``size`` ints in the buffer the first out-of-bounds load (in program
+    order: +32, then +0, then +160) and its lane are the same in every
+    setting; in bounds the bytes match numpy."""
+    n = 64
+    inp = np.arange(size, dtype=np.int32) * 7 - 3
+    results = []
+    for flag in ("1", "global", "0"):
+        monkeypatch.setenv("PTXC_FAST_MEM", flag)
+        monkeypatch.setenv("PTXC_CACHE", "0")
+        out = np.zeros(n, np.int32)
+        try:
+            prof = ptxc.launch(ptxc.load(str(PTX)), "offsets", (1,), (n,), [inp.copy(), out, n],
+                               mode="full", memory_counters=True)
+            results.append(("ok", out.tobytes(), prof.counters(), prof.memory))
+        except ptxc.PtxcError as e:
+            results.append(("fault", out.tobytes(), str(e)))
+    assert results[0] == results[1] == results[2]
+    if size >= n + 40:
+        i = np.arange(n)
+        np.testing.assert_array_equal(np.frombuffer(results[0][1], np.int32),
+                                      inp[i] + 2 * inp[i + 8] + 3 * inp[i + 40])
+    else:
+        assert results[0][0] == "fault"
+        assert f"thread ({first_fault(size)},0,0)" in results[0][2]
+
+
+def first_fault(size: int) -> int:
+    """The thread of the first out-of-bounds load: warps run one after the
+    other, each runs its loads in program order (+8, +0, +40 elements)."""
+    for w in (0, 1):
+        for off in (8, 0, 40):
+            bad = [i for i in range(32 * w, 32 * w + 32) if i + off >= size]
+            if bad:
+                return bad[0]
+    raise AssertionError("no fault")

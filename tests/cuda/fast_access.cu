@@ -54,3 +54,10 @@ extern "C" __global__ void copy_n(const int *in, int *out, int n)
     if (i < n)
         out[i] = in[i] + 1;                       // faults at the last lane when n > size
 }
+
+extern "C" __global__ void offsets(const int *in, int *out, int n)
+{
+    int i = blockIdx.x * blockDim.x + threadIdx.x;
+    if (i < n)                                    // one base register, three offsets:
+        out[i] = in[i] + 2 * in[i + 8] + 3 * in[i + 40];   // the last faults first at the end
+}

@@ -21,12 +21,9 @@ a uniform half is a masked load/store of its first element only.
 
 Not used for .local and .param (per-lane and parameter storage), nor in the
 compiled check variants (memcheck, initcheck, racecheck, synccheck), which
-look at every lane. By default only .global and generic accesses take it:
-on .shared the per-lane path is cheaper than it is for global (no segment
-table) and the test costs more than it saves where a warp's lanes read two
-rows of a tile (matrixMul's 16 x 16 tiles: 0.76x, docs/performance.md);
-``PTXC_FAST_MEM=all`` adds .shared and .const, ``PTXC_FAST_MEM=0`` turns the
-fast path off (tests compare all three).
+look at every lane. ``PTXC_FAST_MEM=0`` turns the fast path off (the code
+before it), ``PTXC_FAST_MEM=global`` keeps it to .global and generic
+accesses (tests compare the three; bench/mem_patterns.py measures them).
 """
 from __future__ import annotations
 
@@ -34,7 +31,7 @@ import os
 
 from ptxc.backends.llvm import layout as Lo
 from ptxc.backends.llvm.instruments.memcheck import KIND_ATOMIC, KIND_STORE
-from ptxc.backends.llvm.instruments.provenance_ir import with_provenance
+from ptxc.backends.llvm.instruments.provenance_ir import expected_segment
 from ptxc.backends.llvm.irtext import lane_consts, splat
 from ptxc.backends.llvm.ops.access import static_address
 from ptxc.backends.llvm.ops.common import intr
@@ -53,7 +50,7 @@ def enabled(cg, space: str, static) -> bool:
     if static is not None:
         placed = static[0]
         space = "local" if placed.frame is not None else placed.space
-    if flag != "all":        # default: shared and const per lane (docs/performance.md)
+    if flag == "global":
         return space in ("global", "generic")
     return space in ("global", "generic", "shared", "const")
 
@@ -102,31 +99,65 @@ class Half:
         return f.val(f"select i1 {self.contig}, <{HALF * n} x i1> {em}, <{HALF * n} x i1> {one}")
 
 
-def test(cg, space: str, addr, static, nbytes: int, kind: int):
-    """Emit the fast-path test of one access of ``nbytes`` per lane:
-    (i1 ok, [Half, Half])."""
+def test(cg, space: str, addr_op, static, nbytes: int, kind: int):
+    """Emit the fast-path test of one access of ``nbytes`` per lane at
+    address operand ``addr_op``: (i1 ok, [Half, Half])."""
     f = cg.f
     if static is not None:
         placed, off = static
-        addr = splat("i64", static_address(cg, placed, off))
+        base, off = splat("i64", static_address(cg, placed, off)), 0
         space = SEGMENT_SPACES[placed.space]
-    halves = [half_test(cg, space, addr, h, nbytes, kind) for h in (0, 1)]
+    else:
+        base, off = base_offset(cg, addr_op)
+    shapes = cached_shapes(cg, base, nbytes)
+    halves = [half_range(cg, space, sh, off, nbytes, kind) for sh in shapes]
     ok = f.val(f"and i1 {halves[0].ok}, {halves[1].ok}")
     if space in ("global", "generic"):
-        prov = with_provenance(cg, "0", addr)
-        if prov != "0":
-            ok = f.val(f"and i1 {ok}, {f.icmp('eq', 'i64', prov, '0')}")
+        ok = f.val(f"and i1 {ok}, {provenance_ok(cg, halves)}")
     return ok, halves
 
 
-def half_test(cg, space: str, addr: str, h: int, nbytes: int, kind: int) -> Half:
-    """The test of half ``h``: true when it has no executing lane, or its
-    lanes are contiguous or uniform, in bounds and aligned."""
+def base_offset(cg, addr_op):
+    """(<32 x i64> base lanes, int offset) of a register address: the lanes
+    are ``base + offset`` (access.address), for 32-bit registers modulo 2^32,
+    which the range test sees (an unwrapped address outside its segment takes
+    the per-lane path)."""
+    from ptxc import ir
+    from ptxc.backends.llvm.ops.access import bits_of_reg
+    reg, off = (addr_op.base, addr_op.offset) if isinstance(addr_op, ir.Addr) else (addr_op, 0)
+    if reg is None:
+        return splat("i64", off), 0
+    if reg.type and bits_of_reg(reg) == 64:
+        return cg.read(reg, "u64"), off
+    v = cg.read(reg, "u32")
+    return cg.f.cast("zext", "<32 x i32>", v, "<32 x i64>"), (off + (1 << 31)) % (1 << 32) - (1 << 31)
+
+
+class Shape:
+    """A half warp's lanes: ``contig``/``uniform`` (i1), ``first``/``last``
+    (i32), ``a0`` (i64: the base address of the first lane), ``em``, ``empty``."""
+
+    def __init__(self, **kw):
+        self.__dict__.update(kw)
+
+
+def cached_shapes(cg, base: str, nbytes: int) -> list:
+    """The two half-warp shapes of lanes ``base`` under the executing mask,
+    computed once while ``base`` and the mask are the same values: adding an
+    offset to every lane changes no shape (cg.vcache holds them, so they are
+    dropped where the generator drops its cached values)."""
+    key = ("fast_shape", base, cg.emi, nbytes)
+    got = cg.vcache.get(key)
+    if got is None:
+        got = cg.vcache[key] = [half_shape(cg, base, h, nbytes) for h in (0, 1)]
+    return got
+
+
+def half_shape(cg, addr: str, h: int, nbytes: int) -> Shape:
     f = cg.f
     m = f.val(f"and i32 {f.val(f'lshr i32 {cg.emi}, {HALF * h}')}, 65535")
     em = half_of(cg, cg.em, "i1", h)
     a = half_of(cg, addr, "i64", h)
-    empty = f.icmp("eq", "i32", m, "0")
     first = intr(cg, "llvm.cttz.i32", "i32", [("i32", f.val(f"or i32 {m}, 65536")), ("i1", "true")])
     first = f.val(f"and i32 {first}, 15")
     lz = intr(cg, "llvm.ctlz.i32", "i32", [("i32", f.val(f"or i32 {m}, 1")), ("i1", "true")])
@@ -134,20 +165,54 @@ def half_test(cg, space: str, addr: str, h: int, nbytes: int, kind: int) -> Half
     a0 = f.val(f"extractelement <{HALF} x i64> {a}, i32 {first}")
     contig, uniform = lane_shape(cg, a, em, a0, first, nbytes)
     span = f.val(f"mul i64 {f.cast('zext', 'i32', f.val(f'sub i32 {last}, {first}'), 'i64')}, {nbytes}")
-    span = f.val(f"select i1 {contig}, i64 {span}, i64 0")
-    a_end = f.val(f"add i64 {f.val(f'add i64 {a0}, {span}')}, {nbytes}")
+    return Shape(contig=contig, uniform=uniform, first=first, last=last, a0=a0, em=em,
+                 empty=f.icmp("eq", "i32", m, "0"), span=f.val(f"select i1 {contig}, i64 {span}, i64 0"),
+                 shape=f.val(f"or i1 {contig}, {uniform}"))
+
+
+def half_range(cg, space: str, sh: Shape, off: int, nbytes: int, kind: int) -> Half:
+    """The test of one half at ``off`` past its shape's lanes: true when it
+    has no executing lane, or its lanes are contiguous or uniform, in bounds
+    and aligned."""
+    f = cg.f
+    a0 = f.val(f"add i64 {sh.a0}, {off}") if off else sh.a0
+    a_end = f.val(f"add i64 {f.val(f'add i64 {a0}, {sh.span}')}, {nbytes}")
+    seg = None
     if space in ("global", "generic"):
-        ptr, inb = generic_range(cg, a0, a_end, kind)
+        ptr, inb, seg = generic_range(cg, a0, a_end, kind)
     else:
-        seg = {"global": "globals"}.get(space, space)
-        size = cg.seg_size[seg]
+        name = {"global": "globals"}.get(space, space)
+        size = cg.seg_size[name]
         inb = f.val(f"and i1 {f.icmp('ult', 'i64', a0, size)}, {f.icmp('ule', 'i64', a_end, size)}")
-        ptr = f.val(f"getelementptr i8, ptr {cg.seg_base[seg]}, i64 {a0}")
+        ptr = f.val(f"getelementptr i8, ptr {cg.seg_base[name]}, i64 {a0}")
     aligned = f.icmp("eq", "i64", f.val(f"and i64 {a0}, {nbytes - 1}"), "0")
-    shape = f.val(f"or i1 {contig}, {uniform}")
-    ok = f.val(f"and i1 {f.val(f'and i1 {inb}, {aligned}')}, {shape}")
-    ok = f.val(f"or i1 {ok}, {empty}")
-    return Half(ok, contig, ptr, first, last, em)
+    ok = f.val(f"and i1 {f.val(f'and i1 {inb}, {aligned}')}, {sh.shape}")
+    ok = f.val(f"or i1 {ok}, {sh.empty}")
+    hf = Half(ok, sh.contig, ptr, sh.first, sh.last, sh.em)
+    hf.seg, hf.empty = seg, sh.empty
+    return hf
+
+
+def provenance_ok(cg, halves) -> str:
+    """i1: the provenance check (provenance_ir.py) passes, given that each
+    half that passes its range test lies in one segment (``seg``): every
+    executing lane whose candidate is enabled expects that segment."""
+    got = expected_segment(cg)
+    if got is None:
+        return "true"
+    want, enabled, uniform = got
+    f = cg.f
+    ok = "true"
+    for h, hf in enumerate(halves):
+        if uniform:
+            good = f.val(f"or i1 {f.icmp('eq', 'i64', want, hf.seg)}, {f.val(f'xor i1 {enabled}, true')}")
+        else:
+            w, en = half_of(cg, want, "i64", h), half_of(cg, enabled, "i1", h)
+            ne = f.val(f"icmp ne <{HALF} x i64> {w}, {splat16(cg, hf.seg, 'i64')}")
+            bad = f.val(f"and <{HALF} x i1> {f.val(f'and <{HALF} x i1> {ne}, {en}')}, {hf.em}")
+            good = f.icmp("eq", "i16", f.cast("bitcast", f"<{HALF} x i1>", bad, "i16"), "0")
+        ok = f.val(f"and i1 {ok}, {f.val(f'or i1 {good}, {hf.empty}')}")
+    return ok
 
 
 def lane_shape(cg, a: str, em: str, a0: str, first: str, nbytes: int):
@@ -170,8 +235,8 @@ def all_equal(cg, a: str, b: str, em: str) -> str:
 
 def generic_range(cg, a0: str, a_end: str, kind: int):
     """(host pointer of a0, i1: [a0, a_end) lies in one segment of the table,
-    in bounds, with lane stride 0): the per-lane ptxc_resolve's test for
-    monotonic lanes."""
+    in bounds, with lane stride 0, i64 segment of a0): the per-lane
+    ptxc_resolve's test for monotonic lanes."""
     from ptxc.backends.llvm.ops.resolve import write_segments
     f = cg.f
     sh = cg.plan.shift
@@ -189,7 +254,7 @@ def generic_range(cg, a0: str, a_end: str, kind: int):
     end = f.val(f"add i64 {low}, {f.val(f'sub i64 {a_end}, {a0}')}")
     inb = f.val(f"and i1 {valid}, {f.icmp('ule', 'i64', end, size)}")
     inb = f.val(f"and i1 {inb}, {f.icmp('eq', 'i64', stride, '0')}")
-    return f.val(f"getelementptr i8, ptr {base}, i64 {low}"), inb
+    return f.val(f"getelementptr i8, ptr {base}, i64 {low}"), inb, seg
 
 
 # ------------------------------------------------------------ the accesses

@@ -41,7 +41,7 @@ def op_ld(cg, ins):
     count_access(cg, ins, space, addr, static, es * n)
     lt = lty(t)
     if fast_access.enabled(cg, space, static):
-        vals = with_fast_path(cg, space, addr, static, lt, es, n, KIND_LOAD,
+        vals = with_fast_path(cg, space, ins.srcs[0], static, lt, es, n, KIND_LOAD,
                               lambda halves: fast_access.load(cg, halves, lt, es, n),
                               lambda: gather_all(cg, space, addr, static, lt, es, n))
     else:
@@ -58,12 +58,12 @@ def gather_all(cg, space, addr, static, lt: str, es: int, n: int) -> list[str]:
     return [gather(cg, lt, elem_ptrs(cg, ptrs, i * es), es, em) for i in range(n)]
 
 
-def with_fast_path(cg, space, addr, static, lt: str, es: int, n: int, kind: int, fast_fn, slow_fn):
+def with_fast_path(cg, space, addr_op, static, lt: str, es: int, n: int, kind: int, fast_fn, slow_fn):
     """Run ``fast_fn(halves)`` on the fast path and ``slow_fn()`` on the
     per-lane one (fast_access.py); returns the phis of their results (a list
     of <32 x lt> values, possibly empty)."""
     f = cg.f
-    ok, halves = fast_access.test(cg, space, addr, static, es * n, kind)
+    ok, halves = fast_access.test(cg, space, addr_op, static, es * n, kind)
     (lfast, lslow, lmerge), restore = fast_access.branch(cg, ok)
     results = []
     for label, body in ((lfast, lambda: fast_fn(halves)), (lslow, slow_fn)):
@@ -122,7 +122,7 @@ def op_st(cg, ins):
         for i, v in enumerate(vals):
             scatter(cg, lt, v, elem_ptrs(cg, ptrs, i * es), es, em)
     if fast_access.enabled(cg, space, static) and len(vals) == n:
-        with_fast_path(cg, space, addr, static, lt, es, n, KIND_STORE,
+        with_fast_path(cg, space, addr_op, static, lt, es, n, KIND_STORE,
                        lambda halves: fast_access.store(cg, halves, lt, es, vals), slow)
     else:
         slow()
