@@ -1,5 +1,6 @@
 """The memory fast path (backends/llvm/ops/fast_access.py) against the
-per-lane path (PTXC_FAST_MEM=0; =global leaves .shared and .const per lane): the same bytes, counters, memory counters
+per-lane path (PTXC_FAST_MEM=0; =global leaves .shared and .const per lane;
+=always ignores the lane-stride hint): the same bytes, counters, memory counters
 and first fault, on contiguous, uniform, strided, masked, vector and shared
 accesses (tests/cuda/fast_access.cu, nvcc PTX). Expected buffers are computed
 with numpy from the kernels' source."""
@@ -16,11 +17,12 @@ PTX = Path(__file__).parent / "cuda" / "fast_access.sm90.ptx"
 
 
 def run_both(monkeypatch, kernel, grid, block, make_args, **kw):
-    """[(profile, args)] with the fast path on (the default), on for .global
-    and generic accesses only, then off; a fresh module each (compiled kernels are
+    """[(profile, args)] with the fast path on (the default), on for every
+    access whatever the lane-stride hint, on for .global and generic
+    accesses only, then off (the last); a fresh module each (compiled kernels are
     cached per module)."""
     out = []
-    for flag in ("1", "global", "0"):
+    for flag in ("1", "always", "global", "0"):
         monkeypatch.setenv("PTXC_FAST_MEM", flag)
         monkeypatch.setenv("PTXC_CACHE", "0")
         args = make_args()
@@ -96,7 +98,7 @@ def test_first_fault_at_last_lane_is_the_same(monkeypatch, n):
     lane 0 (n=65) or 0..31 of the third warp; both paths name the same thread
     and address, and leave the same bytes behind."""
     msgs, outs = [], []
-    for flag in ("1", "global", "0"):
+    for flag in ("1", "always", "global", "0"):
         monkeypatch.setenv("PTXC_FAST_MEM", flag)
         monkeypatch.setenv("PTXC_CACHE", "0")
         out = np.zeros(128, np.int32)
@@ -105,9 +107,9 @@ def test_first_fault_at_last_lane_is_the_same(monkeypatch, n):
                         [np.arange(64, dtype=np.int32), out, n], mode="full")
         msgs.append(str(e.value))
         outs.append(out.tobytes())
-    assert msgs[0] == msgs[1] == msgs[2]
+    assert all(m == msgs[-1] for m in msgs)
     assert "thread (64,0,0)" in msgs[0]
-    assert outs[0] == outs[1] == outs[2]
+    assert all(o == outs[-1] for o in outs)
     np.testing.assert_array_equal(np.frombuffer(outs[0], np.int32)[:64], np.arange(1, 65))
 
 
@@ -142,7 +144,7 @@ def test_offsets_from_one_base(monkeypatch, size):
     n = 64
     inp = np.arange(size, dtype=np.int32) * 7 - 3
     results = []
-    for flag in ("1", "global", "0"):
+    for flag in ("1", "always", "global", "0"):
         monkeypatch.setenv("PTXC_FAST_MEM", flag)
         monkeypatch.setenv("PTXC_CACHE", "0")
         out = np.zeros(n, np.int32)
@@ -152,7 +154,7 @@ def test_offsets_from_one_base(monkeypatch, size):
             results.append(("ok", out.tobytes(), prof.counters(), prof.memory))
         except ptxc.PtxcError as e:
             results.append(("fault", out.tobytes(), str(e)))
-    assert results[0] == results[1] == results[2]
+    assert all(r == results[-1] for r in results)
     if size >= n + 40:
         i = np.arange(n)
         np.testing.assert_array_equal(np.frombuffer(results[0][1], np.int32),

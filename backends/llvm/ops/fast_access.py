@@ -21,9 +21,13 @@ a uniform half is a masked load/store of its first element only.
 
 Not used for .local and .param (per-lane and parameter storage), nor in the
 compiled check variants (memcheck, initcheck, racecheck, synccheck), which
-look at every lane. ``PTXC_FAST_MEM=0`` turns the fast path off (the code
-before it), ``PTXC_FAST_MEM=global`` keeps it to .global and generic
-accesses (tests compare the three; bench/mem_patterns.py measures them).
+look at every lane; and only where the address's lane stride
+(passes/memory/lane_stride.py) says the test will probably pass: a failing
+test costs time and every fast path costs compile time.
+``PTXC_FAST_MEM=0`` turns the fast path off (the code before it),
+``PTXC_FAST_MEM=global`` keeps it to .global and generic accesses,
+``PTXC_FAST_MEM=always`` emits it for every allowed access whatever the hint
+(tests compare these; bench/mem_patterns.py measures them).
 """
 from __future__ import annotations
 
@@ -40,8 +44,10 @@ from ptxc.backends.llvm.values import vname
 SEGMENT_SPACES = {"shared": "shared", "const": "const", "global": "globals"}
 
 
-def enabled(cg, space: str, static) -> bool:
-    """Whether this access may take the fast path at all (compile-time facts)."""
+def enabled(cg, space: str, static, ins=None, addr_op=None, nbytes: int = 0) -> bool:
+    """Whether to emit the fast path for this access: allowed (space,
+    variant, switch) and likely to pass its test (the address's lane stride,
+    passes/memory/lane_stride.py, is 0 or the access size)."""
     flag = os.environ.get("PTXC_FAST_MEM", "1")
     if flag == "0":
         return False
@@ -51,8 +57,24 @@ def enabled(cg, space: str, static) -> bool:
         placed = static[0]
         space = "local" if placed.frame is not None else placed.space
     if flag == "global":
-        return space in ("global", "generic")
-    return space in ("global", "generic", "shared", "const")
+        allowed = space in ("global", "generic")
+    else:
+        allowed = space in ("global", "generic", "shared", "const")
+    if not allowed or static is not None or ins is None or flag == "always":
+        return allowed
+    return lane_stride(cg, ins, addr_op) in (0, nbytes)
+
+
+def lane_stride(cg, ins, addr_op):
+    """The lane stride of an address operand (analysis cached per function)."""
+    from ptxc.passes.memory.lane_stride import LaneStrides
+    fn = ins.block.function if ins.block is not None else None
+    if fn is None:
+        return None
+    cache = cg.__dict__.setdefault("lane_strides", {})
+    if id(fn) not in cache:
+        cache[id(fn)] = (fn, LaneStrides(fn))
+    return cache[id(fn)][1].stride(addr_op)
 
 
 HALF = 16

@@ -40,7 +40,7 @@ def op_ld(cg, ins):
         return load_kernel_param(cg, static, t, n, dsts)
     count_access(cg, ins, space, addr, static, es * n)
     lt = lty(t)
-    if fast_access.enabled(cg, space, static):
+    if fast_access.enabled(cg, space, static, ins, ins.srcs[0], es * n):
         vals = with_fast_path(cg, space, ins.srcs[0], static, lt, es, n, KIND_LOAD,
                               lambda halves: fast_access.load(cg, halves, lt, es, n),
                               lambda: gather_all(cg, space, addr, static, lt, es, n))
@@ -121,7 +121,7 @@ def op_st(cg, ins):
         track(cg, space, static, addr, emi, KIND_STORE, es * n)
         for i, v in enumerate(vals):
             scatter(cg, lt, v, elem_ptrs(cg, ptrs, i * es), es, em)
-    if fast_access.enabled(cg, space, static) and len(vals) == n:
+    if fast_access.enabled(cg, space, static, ins, addr_op, es * n) and len(vals) == n:
         with_fast_path(cg, space, addr_op, static, lt, es, n, KIND_STORE,
                        lambda halves: fast_access.store(cg, halves, lt, es, vals), slow)
     else:
