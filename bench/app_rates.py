@@ -15,9 +15,10 @@ change of machine load shows as a spread. The SIMD peak of the machine is
 
     cores x 512 / 32 lanes (AVX-512, 32-bit lanes) x clock (GHz from /proc/cpuinfo)
 
-one 32-bit vector operation per cycle per core: a PTX thread instruction is
-one lane of one such operation at best. The reference's share of that peak is
-printed too.
+(os.cpu_count() cores; 8 lanes with AVX2 only), one 32-bit vector operation
+per cycle per core: a PTX thread instruction is one lane of one such
+operation at best. The reference's share of the peak of the cores it uses
+(--threads) and of the whole machine's is printed too.
 
 --switch NAME=A,B[,C...] runs every application once per value, interleaved,
 with the environment variable NAME set to A, then B ... (e.g. ``--switch
@@ -170,11 +171,16 @@ def main() -> None:
                 refs.append(alu_reference(o.threads))
     refs.append(alu_reference(o.threads))
     ref = max(refs)
-    peak, lanes = simd_peak(o.threads)
+    cores = os.cpu_count() or 1
+    peak, lanes = simd_peak(cores)
+    used = peak * min(o.threads, cores) / cores
     print(f"ptxc run --mode full, {o.size} sizes, best of {o.repeat}, cold JIT, --threads {o.threads}")
-    print(f"ALU reference (collatz, 2^20 threads): {ref:.3g} thread-instr/s "
-          f"(runs: {', '.join(f'{r:.3g}' for r in refs)}); SIMD peak {o.threads} core(s) x {lanes} "
-          f"lanes x {cpu_ghz():.2f} GHz = {peak:.3g}/s; reference = {100 * ref / peak:.1f}% of peak")
+    print(f"SIMD peak: {cores} cores x {lanes} lanes (32-bit, AVX-512) x {cpu_ghz():.2f} GHz = "
+          f"{peak:.3g} lane-ops/s")
+    print(f"ALU reference (collatz, 2^20 threads, {o.threads} executor thread(s)): {ref:.3g} "
+          f"thread-instr/s (runs: {', '.join(f'{r:.3g}' for r in refs)}) = "
+          f"{100 * ref / used:.1f}% of the peak of {min(o.threads, cores)} core(s), "
+          f"{100 * ref / peak:.1f}% of the machine's")
     for s in settings:
         if s:
             print(f"\n== {s[0]}={s[1]}")
