@@ -19,7 +19,10 @@ address does (LLVM LangRef, llvm.masked.scatter: lanes store in order);
 the halves store in lane order, lanes 0-15 first. The bodies have no branch:
 a uniform half is a masked load/store of its first element only.
 
-Not used for .local and .param (per-lane and parameter storage), nor in the
+Not used for a variable's address (``[tile+8]``: every lane the same
+constant; its per-lane checks fold to one compare and a fast path measured
+slower: sgemm's 256 ``bTile`` reads, 0.8x), for .local and .param (per-lane
+and parameter storage), nor in the
 compiled check variants (memcheck, initcheck, racecheck, synccheck), which
 look at every lane; and only where the address's lane stride
 (passes/memory/lane_stride.py) says the test will probably pass: a failing
@@ -37,12 +40,8 @@ from ptxc.backends.llvm import layout as Lo
 from ptxc.backends.llvm.instruments.memcheck import KIND_ATOMIC, KIND_STORE
 from ptxc.backends.llvm.instruments.provenance_ir import expected_segment
 from ptxc.backends.llvm.irtext import lane_consts, splat
-from ptxc.backends.llvm.ops.access import static_address
 from ptxc.backends.llvm.ops.common import intr
 from ptxc.backends.llvm.values import vname
-
-SEGMENT_SPACES = {"shared": "shared", "const": "const", "global": "globals"}
-
 
 def enabled(cg, space: str, static, ins=None, addr_op=None, nbytes: int = 0) -> bool:
     """Whether to emit the fast path for this access: allowed (space,
@@ -53,14 +52,13 @@ def enabled(cg, space: str, static, ins=None, addr_op=None, nbytes: int = 0) -> 
         return False
     if cg.memcheck or cg.checks or getattr(cg, "initcheck", False):
         return False
-    if static is not None:
-        placed = static[0]
-        space = "local" if placed.frame is not None else placed.space
+    if static is not None:          # a variable's address: see above
+        return False
     if flag == "global":
         allowed = space in ("global", "generic")
     else:
         allowed = space in ("global", "generic", "shared", "const")
-    if not allowed or static is not None or ins is None or flag == "always":
+    if not allowed or ins is None or flag == "always":
         return allowed
     return lane_stride(cg, ins, addr_op) in (0, nbytes)
 
@@ -121,16 +119,11 @@ class Half:
         return f.val(f"select i1 {self.contig}, <{HALF * n} x i1> {em}, <{HALF * n} x i1> {one}")
 
 
-def test(cg, space: str, addr_op, static, nbytes: int, kind: int):
+def test(cg, space: str, addr_op, nbytes: int, kind: int):
     """Emit the fast-path test of one access of ``nbytes`` per lane at
     address operand ``addr_op``: (i1 ok, [Half, Half])."""
     f = cg.f
-    if static is not None:
-        placed, off = static
-        base, off = splat("i64", static_address(cg, placed, off)), 0
-        space = SEGMENT_SPACES[placed.space]
-    else:
-        base, off = base_offset(cg, addr_op)
+    base, off = base_offset(cg, addr_op)
     shapes = cached_shapes(cg, base, nbytes)
     halves = [half_range(cg, space, sh, off, nbytes, kind) for sh in shapes]
     ok = f.val(f"and i1 {halves[0].ok}, {halves[1].ok}")

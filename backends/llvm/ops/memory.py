@@ -63,7 +63,7 @@ def with_fast_path(cg, space, addr_op, static, lt: str, es: int, n: int, kind: i
     per-lane one (fast_access.py); returns the phis of their results (a list
     of <32 x lt> values, possibly empty)."""
     f = cg.f
-    ok, halves = fast_access.test(cg, space, addr_op, static, es * n, kind)
+    ok, halves = fast_access.test(cg, space, addr_op, es * n, kind)
     (lfast, lslow, lmerge), restore = fast_access.branch(cg, ok)
     results = []
     for label, body in ((lfast, lambda: fast_fn(halves)), (lslow, slow_fn)):
