@@ -6,4 +6,5 @@
     checked          which accesses a hybrid run bounds-checks without performing them
     provenance       the allocation an access's address started from
     provenance_flow  the bases of the provenance check, loaded pointers included
+    lane_stride      how a value changes from lane to lane (the memory fast path's hint)
 """

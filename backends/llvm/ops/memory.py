@@ -20,6 +20,7 @@ from ptxc.backends.llvm.instruments.memcheck import KIND_LOAD, KIND_STORE
 from ptxc.backends.llvm.irtext import splat
 from ptxc.backends.llvm.ops.access import (K64, SPACES, address, cp_src_size, mem_type, space_of,
                                            static_address, vec_width)
+from ptxc.backends.llvm.ops import fast_access
 from ptxc.backends.llvm.ops.common import itype
 from ptxc.backends.llvm.ops.resolve import elem_ptrs, gather, resolve_masked, scatter
 from ptxc.backends.llvm.values import bits_of, lty
@@ -38,13 +39,43 @@ def op_ld(cg, ins):
     if static is not None and static[0].space == "param" and static[0].seg == Lo.SEG_PARAM:
         return load_kernel_param(cg, static, t, n, dsts)
     count_access(cg, ins, space, addr, static, es * n)
-    ptrs, em, emi = resolve_masked(cg, space, addr, static, es * n, es * n, KIND_LOAD)
-    track(cg, space, static, addr, emi, KIND_LOAD, es * n)
     lt = lty(t)
-    for i in range(n):
-        v = gather(cg, lt, elem_ptrs(cg, ptrs, i * es), es, em)
+    if fast_access.enabled(cg, space, static, ins, ins.srcs[0], es * n):
+        vals = with_fast_path(cg, space, ins.srcs[0], static, lt, es, n, KIND_LOAD,
+                              lambda halves: fast_access.load(cg, halves, lt, es, n),
+                              lambda: gather_all(cg, space, addr, static, lt, es, n))
+    else:
+        vals = gather_all(cg, space, addr, static, lt, es, n)
+    for i, v in enumerate(vals):
         if i < len(dsts) and dsts[i] is not None:
             cg.write(dsts[i], v, t)
+
+
+def gather_all(cg, space, addr, static, lt: str, es: int, n: int) -> list[str]:
+    """The per-lane load: checks (resolve.py), then one gather per element."""
+    ptrs, em, emi = resolve_masked(cg, space, addr, static, es * n, es * n, KIND_LOAD)
+    track(cg, space, static, addr, emi, KIND_LOAD, es * n)
+    return [gather(cg, lt, elem_ptrs(cg, ptrs, i * es), es, em) for i in range(n)]
+
+
+def with_fast_path(cg, space, addr_op, static, lt: str, es: int, n: int, kind: int, fast_fn, slow_fn):
+    """Run ``fast_fn(halves)`` on the fast path and ``slow_fn()`` on the
+    per-lane one (fast_access.py); returns the phis of their results (a list
+    of <32 x lt> values, possibly empty)."""
+    f = cg.f
+    ok, halves = fast_access.test(cg, space, addr_op, es * n, kind)
+    (lfast, lslow, lmerge), restore = fast_access.branch(cg, ok)
+    results = []
+    for label, body in ((lfast, lambda: fast_fn(halves)), (lslow, slow_fn)):
+        f.label(label, dominated=True)
+        restore()
+        vals = body() or []
+        results.append((vals, f.cur_label))
+        f.br(lmerge)
+    f.label(lmerge, dominated=True)
+    restore()
+    return [f.val(f"phi <32 x {lt}> " + ", ".join(f"[ {vals[i]}, %{lab} ]" for vals, lab in results))
+            for i in range(len(results[0][0]))]
 
 
 def load_kernel_param(cg, static, t: str, n: int, dsts) -> None:
@@ -82,12 +113,19 @@ def op_st(cg, ins):
     lt = lty(t)
     if "racecheck" in cg.checks:        # the values, for a write-after-write of the same value
         cg.race_store = [(lt, cg.read(item, t)) for item in items[:n]]
-    ptrs, em, emi = resolve_masked(cg, space, addr, static, es * n, es * n, KIND_STORE)
-    cg.race_store = None
-    track(cg, space, static, addr, emi, KIND_STORE, es * n)
-    for i, item in enumerate(items[:n]):
-        v = cg.read(item, t)
-        scatter(cg, lt, v, elem_ptrs(cg, ptrs, i * es), es, em)
+    vals = [cg.read(item, t) for item in items[:n]]
+
+    def slow():
+        ptrs, em, emi = resolve_masked(cg, space, addr, static, es * n, es * n, KIND_STORE)
+        cg.race_store = None
+        track(cg, space, static, addr, emi, KIND_STORE, es * n)
+        for i, v in enumerate(vals):
+            scatter(cg, lt, v, elem_ptrs(cg, ptrs, i * es), es, em)
+    if fast_access.enabled(cg, space, static, ins, addr_op, es * n) and len(vals) == n:
+        with_fast_path(cg, space, addr_op, static, lt, es, n, KIND_STORE,
+                       lambda halves: fast_access.store(cg, halves, lt, es, vals), slow)
+    else:
+        slow()
 
 
 # ------------------------------------------------------- cvta / isspacep
