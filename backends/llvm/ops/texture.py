@@ -2,7 +2,9 @@
 mode: the texture/surface operand is a 64-bit handle register).
 
 PTX ISA, "Texture Instructions" (tex, tld4) and "Surface Instructions"
-(suld, sust). Each warp-level instruction stores the executing lanes'
+(suld, sust). A ``tex`` (not layered) first runs in generated code
+(texture_native.py) for the lanes it can do; the rest, and every other
+instruction here, go to Python: each warp-level instruction stores the executing lanes'
 handles, coordinates (and for sust the data) in per-warp buffers and calls
 ``ptxc_tex(form, handles, coords, mask, data, cta)`` once: a ctypes callback
 (:func:`run_form`) that looks every handle up in the handle table of
@@ -30,6 +32,8 @@ from ptxc.errors import PtxcError
 
 from ptxc.backends.llvm import callbacks
 from ptxc.backends.llvm import layout as Lo
+from ptxc.backends.llvm.ops import texture_ir
+from ptxc.backends.llvm.ops import texture_native as N
 from ptxc.backends.llvm.ops import texture_objects as T
 
 OP_TEX, OP_TLD4, OP_SULD, OP_SUST = range(4)
@@ -91,13 +95,34 @@ def stage(cg, handle, coords, ctype: str, ndims: int):
     return hbuf, cbuf, dbuf
 
 
-def call(cg, form: int, hbuf, cbuf, dbuf) -> None:
+def call(cg, form: int, hbuf, cbuf, dbuf, slow: str | None = None) -> None:
+    """The callback for the executing lanes, or, after the native fetch
+    (texture_native.py), for its ``slow`` lanes only when there are any."""
     f = cg.f
     cg.decls.add(DECL)
+    if slow is not None:
+        py, join, pre = f.fresh_label("texpy"), f.fresh_label("texj"), f.cur_label
+        f.cbr(f.icmp("ne", "i32", slow, "0"), py, join)
+        f.label(py, dominated=True)
     cta = f.field("i32", "%cta", Lo.CTA_LINEAR)
     bad = f.call("i32", "ptxc_tex", [("i32", str(form)), ("ptr", hbuf), ("ptr", cbuf),
-                                     ("i32", cg.emi), ("ptr", dbuf), ("i32", cta)])
+                                     ("i32", cg.emi if slow is None else slow), ("ptr", dbuf),
+                                     ("i32", cta)])
+    if slow is not None:
+        f.br(join)
+        f.label(join, dominated=True)
+        bad = f.val(f"phi i32 [ 0, %{pre} ], [ {bad}, %{py} ]")
     cg.fail_if(bad, Lo.ERR_TEX, f.load("<32 x i64>", hbuf, 64))
+
+
+def native(cg, dims: int, integer: bool, want_float: bool, hbuf, cbuf, dbuf) -> str:
+    """The generated-code fetch (texture_native.py); the lanes it left."""
+    for name, text in texture_ir.helpers(dims).items():
+        cg.helpers.setdefault(name, text)
+    cg.decls.update(texture_ir.DECLS)
+    return cg.f.call("i32", f"ptxc_tx_warp{dims}", [
+        ("ptr", hbuf), ("ptr", cbuf), ("i32", cg.emi), ("ptr", dbuf),
+        ("i1", "true" if integer else "false"), ("i1", "true" if want_float else "false")])
 
 
 def write_results(cg, dsts, dbuf, bits: int) -> None:
@@ -125,7 +150,8 @@ def lower_tex(cg, ins) -> None:
     handle, coords = operands(ins)
     hbuf, cbuf, dbuf = stage(cg, handle, coords, "b32", dims + layered)
     form = encode(OP_TEX, dims, types[1] == "s32", DTYPES.index(types[0]), layered=layered)
-    call(cg, form, hbuf, cbuf, dbuf)
+    slow = None if layered else native(cg, dims, types[1] == "s32", types[0] == "f32", hbuf, cbuf, dbuf)
+    call(cg, form, hbuf, cbuf, dbuf, slow)
     write_results(cg, ins.dsts[0].items, dbuf, 32)
 
 
@@ -296,4 +322,4 @@ _TEX = callbacks.c_function(_callback, ctypes.c_uint32, ctypes.c_uint32, ctypes.
 
 def register_symbols(binding) -> None:
     """Make the callback known to LLVM's symbol resolution (once)."""
-    callbacks.add_symbols(binding, {"ptxc_tex": _TEX})
+    callbacks.add_symbols(binding, {"ptxc_tex": _TEX, **N.symbols()})
