@@ -18,12 +18,17 @@ Every call from native code into Python is counted per function
 (``calls()``: ``{module.function: calls}`` since process start, or since
 ``reset_calls()``), so that a benchmark can report the Python callbacks of a
 launch (bench/sync_paths.py, docs/performance-sync.md). The count costs one
-locked integer add per call, small beside the callback itself.
+locked integer add per call, small beside the callback itself. With
+``PTXC_CALLBACK_COUNTS=FILE`` in the environment the process writes the
+counts to FILE (JSON) when it exits (bench/callback_counts.py: whole apps).
 """
 from __future__ import annotations
 
+import atexit
 import ctypes
 import functools
+import json
+import os
 import threading
 
 _KEPT: list = []                # every callback made here, alive for the process
@@ -56,6 +61,18 @@ def reset_calls() -> None:
     with _LOCK:
         for k in _CALLS:
             _CALLS[k] = 0
+
+
+def _dump(path: str) -> None:
+    try:
+        with open(path, "w") as f:
+            json.dump(calls(), f)
+    except OSError:
+        pass
+
+
+if os.environ.get("PTXC_CALLBACK_COUNTS"):
+    atexit.register(_dump, os.environ["PTXC_CALLBACK_COUNTS"])
 
 
 def guarded(fn, failed=None):

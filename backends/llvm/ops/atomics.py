@@ -91,29 +91,36 @@ def plain_lane(f, lt: str, p: str, x: str, y, rmw: str, align: int) -> str:
 
 def lane_atomics(cg, lt: str, ptrs: str, b: str, c, rmw: str, align: int, mask: str,
                  plain: bool = False) -> str:
-    """Apply the atomic for the lanes of ``mask`` (i32) in lane order;
-    returns the old values (0 for the other lanes). ``plain``: without
-    atomic instructions (plain_lane)."""
+    """Apply the atomic for the lanes of ``mask`` (i32) in lane order (the
+    set bits, lowest first: cttz); returns the old values (0 for the other
+    lanes). ``plain``: without atomic instructions (plain_lane)."""
     f = cg.f
     V = vt(lt)
     out = f.alloca(f"[32 x {lt}]", "atom", 64)
     f.store(V, "zeroinitializer", out, 64)
-    head, body, nxt, done = (f.fresh_label(x) for x in ("ahead", "abody", "anext", "adone"))
+    arrays = {}                                 # operands as arrays: no variable extractelement
+    for name, t, v in (("p", "<32 x ptr>", ptrs), ("b", V, b), ("c", V, c)):
+        if v is not None:
+            arrays[name] = f.alloca(t, "atom" + name, 64)
+            f.store(t, v, arrays[name], 64)
+    cg.decls.add("declare i32 @llvm.cttz.i32(i32, i1)")
+    head, body, done = (f.fresh_label(x) for x in ("ahead", "abody", "adone"))
     pre = f.cur_label
-    f.br(head)
+    f.cbr(f.icmp("ne", "i32", mask, "0"), head, done)
     f.label(head, dominated=True)
-    i = f.tmp("i")
-    f.lines.append(f"  {i} = phi i32 [ 0, %{pre} ], [ %{i[1:]}n, %{nxt} ]")
-    bit = f.val(f"and i32 {f.val(f'lshr i32 {mask}, {i}')}, 1")
-    f.cbr(f.icmp("ne", "i32", bit, "0"), body, nxt)
-    f.label(body, dominated=True)
-    p = f.val(f"extractelement <32 x ptr> {ptrs}, i32 {i}")
-    x = f.val(f"extractelement {V} {b}, i32 {i}")
+    left = f.tmp("left")
+    phi = len(f.lines)
+    f.lines.append("")
+    i = f.call("i32", "llvm.cttz.i32", [("i32", left), ("i1", "true")])
+
+    def lane(name, t, size):
+        return f.load(t, f.val(f"getelementptr [32 x {t}], ptr {arrays[name]}, i32 0, i32 {i}"), size)
+    p = lane("p", "ptr", 8)
+    x = lane("b", lt, align)
+    y = lane("c", lt, align) if rmw == "cas" else None
     if plain:
-        y = f.val(f"extractelement {V} {c}, i32 {i}") if rmw == "cas" else None
         old = plain_lane(f, lt, p, x, y, rmw, align)
     elif rmw == "cas":
-        y = f.val(f"extractelement {V} {c}, i32 {i}")
         if lt in ("float", "double"):
             it = "i32" if lt == "float" else "i64"
             xi, yi = f.cast("bitcast", lt, x, it), f.cast("bitcast", lt, y, it)
@@ -126,10 +133,9 @@ def lane_atomics(cg, lt: str, ptrs: str, b: str, c, rmw: str, align: int, mask: 
         old = f.val(f"atomicrmw {rmw} ptr {p}, {lt} {x} monotonic, align {align}")
     slot = f.val(f"getelementptr [32 x {lt}], ptr {out}, i32 0, i32 {i}")
     f.store(lt, old, slot, align)
-    f.br(nxt)
-    f.label(nxt, dominated=True)
-    f.lines.append(f"  {i}n = add i32 {i}, 1")
-    f.cbr(f.icmp("ult", "i32", f"{i}n", "32"), head, done)
+    f.lines.append(f"  {left}n = and i32 {left}, {f.val(f'sub i32 {left}, 1')}")
+    f.lines[phi] = f"  {left} = phi i32 [ {mask}, %{pre} ], [ {left}n, %{f.cur_label} ]"
+    f.cbr(f.icmp("ne", "i32", f"{left}n", "0"), head, done)
     f.label(done, dominated=True)
     return f.load(V, out, 64)
 
