@@ -70,7 +70,8 @@ def row_of(tex) -> np.ndarray:
     need = (d - 1) * tex.pitch * h + (h - 1) * tex.pitch + w * fmt.elem_bytes
     ok = (not tex.layered and not (fmt.kind == "f" and fmt.bits != 32)
           and all(m in MODES for m in eff) and tex.filter in ("point", "linear")
-          and tex.memory.dtype == np.uint8 and tex.memory.nbytes >= need > 0)
+          and tex.memory.dtype == np.uint8 and tex.memory.flags.c_contiguous
+          and tex.memory.nbytes >= need > 0)
     r[F_BASE] = tex.memory.ctypes.data if tex.memory.nbytes else 0
     r[F_OK] = int(ok)
     r[F_KIND] = KINDS.index(fmt.kind)
