@@ -41,6 +41,7 @@ def cases(np, ptxc):
     fl = rng.uniform(-1, 1, n).astype(np.float32)
     img = rng.uniform(-2, 2, (1024, 256)).astype(np.float32)
     ints = np.arange(3 << 18, dtype=np.int32)
+    surf_data = rng.integers(-1000, 1000, (1024, 256)).astype(np.int32)
     tex_pt = ptxc.texture(img, filter="point", address="clamp")
     tex_lin = ptxc.texture(img, filter="linear", address="wrap", normalized=True)
     tex_lin_mem = ptxc.texture(ints, linear=True)
@@ -64,6 +65,8 @@ def cases(np, ptxc):
                                        -0.2, 0.0013, 256]),
         "tex1dfetch": (tx, "fetch", 1024, 256,
                        lambda: [tex_lin_mem, np.zeros(1 << 18, np.int32), 3, -5, 1 << 18]),
+        "surf2d_read_write": (tx, "surf_rw", 1024, 256,
+                              lambda: [ptxc.surface(surf_data.copy()), 256, 1024]),
         "clock64_spin": (ck, "clock_spin", 4, 32, lambda: [2000000, np.zeros(128, np.int32)]),
     }
 

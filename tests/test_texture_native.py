@@ -134,3 +134,68 @@ def test_destroyed_handle_is_still_an_error(mod):
     assert T.destroy(int(tex))
     with pytest.raises(ptxc.PtxcError, match=f"invalid texture object handle {int(tex)}"):
         ptxc.launch(mod, "tex1d", 1, 32, [tex, np.zeros(32, np.float32), 0.0, 1.0, 32], mode="full")
+
+
+# ------------------------------------------------------------ surfaces
+def both_surfaces(mod, kernel, grid, block, make):
+    """Native and Python runs of a surface kernel: (arrays after, counters,
+    callbacks) each; ``make()`` returns (args, arrays to compare)."""
+    res = []
+    for native in (True, False):
+        args, arrays = make()
+        callbacks.reset_calls()
+        if native:
+            prof = ptxc.launch(mod, kernel, grid, block, args, mode="full")
+        else:
+            with texture_native.disabled():
+                prof = ptxc.launch(mod, kernel, grid, block, args, mode="full")
+        res.append(([a.copy() for a in arrays], prof.counters(), callbacks.calls()[TEX_CB]))
+    (a1, c1, n1), (a2, c2, n2) = res
+    for x, y in zip(a1, a2):
+        same_bits(x, y)
+    assert c1 == c2
+    return n1, n2
+
+
+def test_surface_read_write_same_as_python(mod):
+    """surf_rw: one suld and one sust per warp; 6 rows of 20 in 6 CTAs of
+    32 threads (lanes 20..31 do not execute): 12 callbacks on the Python path."""
+    def make():
+        S = np.arange(6 * 20, dtype=np.int32).reshape(6, 20) - 50
+        return [ptxc.surface(S), 20, 6], [S]
+    assert both_surfaces(mod, "surf_rw", 6, 32, make) == (0, 12)
+
+
+def test_surface_clamp_and_zero_same_as_python(mod):
+    def make():
+        S = np.arange(30, dtype=np.int32).reshape(3, 10) + 1
+        cl, ze = np.zeros((3, 16), np.int32), np.zeros((3, 16), np.int32)
+        return [ptxc.surface(S), cl, ze, 5], [cl, ze]
+    assert both_surfaces(mod, "surf_modes", 3, 16, make) == (0, 6)
+    def make_neg():
+        S = np.arange(30, dtype=np.int32).reshape(3, 10) + 1
+        cl, ze = np.zeros((3, 16), np.int32), np.zeros((3, 16), np.int32)
+        return [ptxc.surface(S), cl, ze, -7], [cl, ze]
+    assert both_surfaces(mod, "surf_modes", 3, 16, make_neg) == (0, 6)
+
+
+def test_surface_vectors_same_as_python(mod):
+    rng = np.random.default_rng(9)
+    C0 = rng.integers(0, 256, (3, 10, 4)).astype(np.uint8)
+    P0 = rng.integers(-3000, 3000, (3, 10, 2)).astype(np.int16)
+
+    def make():
+        C, P = C0.copy(), P0.copy()
+        return [ptxc.surface(C, channels=4), ptxc.surface(P, channels=2), 10], [C, P]
+    assert both_surfaces(mod, "surf_vec", 3, 32, make) == (0, 12)
+
+
+def test_surface_trap_goes_to_python_and_stores_nothing(mod):
+    """surf_trap: lanes 2, 3 write past the row (.trap): the whole warp goes
+    to Python, which reports the first failing thread; nothing is stored."""
+    S = np.zeros((2, 8), np.int32)
+    surf = ptxc.surface(S)
+    callbacks.reset_calls()
+    with pytest.raises(ptxc.PtxcError, match=r"thread \(2,0,0\).*surface write out of range at \(32, 0\)"):
+        ptxc.launch(mod, "surf_trap", 1, 4, [surf, 8], mode="full")
+    assert callbacks.calls()[TEX_CB] == 1 and not S.any()

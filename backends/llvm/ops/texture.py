@@ -2,9 +2,10 @@
 mode: the texture/surface operand is a 64-bit handle register).
 
 PTX ISA, "Texture Instructions" (tex, tld4) and "Surface Instructions"
-(suld, sust). A ``tex`` (not layered) first runs in generated code
-(texture_native.py) for the lanes it can do; the rest, and every other
-instruction here, go to Python: each warp-level instruction stores the executing lanes'
+(suld, sust). A ``tex`` (not layered), ``suld.b`` and ``sust.b`` first run
+in generated code (texture_native.py, texture_ir.py, surface_ir.py) for the
+lanes it can do; the rest, and ``tld4`` and layered fetches, go to Python:
+each warp-level instruction stores the executing lanes'
 handles, coordinates (and for sust the data) in per-warp buffers and calls
 ``ptxc_tex(form, handles, coords, mask, data, cta)`` once: a ctypes callback
 (:func:`run_form`) that looks every handle up in the handle table of
@@ -32,7 +33,7 @@ from ptxc.errors import PtxcError
 
 from ptxc.backends.llvm import callbacks
 from ptxc.backends.llvm import layout as Lo
-from ptxc.backends.llvm.ops import texture_ir
+from ptxc.backends.llvm.ops import surface_ir, texture_ir
 from ptxc.backends.llvm.ops import texture_native as N
 from ptxc.backends.llvm.ops import texture_objects as T
 
@@ -136,6 +137,19 @@ def write_results(cg, dsts, dbuf, bits: int) -> None:
         cg.write(item, v, f"b{bits}")
 
 
+def native_surface(cg, op: str, form: int, hbuf, cbuf, dbuf) -> str | None:
+    """suld/sust in generated code (surface_ir.py); the lanes it left, or
+    None for a form it does not do (then Python does every lane)."""
+    d = decode(form)
+    if d["vec"] not in (1, 2, 4) or not 1 <= d["dims"] <= 3:
+        return None
+    for name, text in surface_ir.helpers(op, d["dims"], d["size"], d["vec"]).items():
+        cg.helpers.setdefault(name, text)
+    cg.decls.update(surface_ir.DECLS)
+    return cg.f.call("i32", f"ptxc_sf_{op}{d['dims']}_{d['size']}_{d['vec']}", [
+        ("ptr", hbuf), ("ptr", cbuf), ("i32", cg.emi), ("ptr", dbuf), ("i64", str(d["smode"]))])
+
+
 def refuse_extras(ins) -> None:
     if len(ins.srcs) > 1 or not isinstance(ins.dsts[0], ir.Vec):
         raise PtxcError("sampler, offset, depth-compare, LOD and predicate operands are not supported")
@@ -186,7 +200,7 @@ def lower_suld(cg, ins) -> None:
     form = surface_form(ins, OP_SULD, len(items))
     handle, coords = operands(ins)
     hbuf, cbuf, dbuf = stage(cg, handle, coords, "s32", decode(form)["dims"])
-    call(cg, form, hbuf, cbuf, dbuf)
+    call(cg, form, hbuf, cbuf, dbuf, native_surface(cg, "ld", form, hbuf, cbuf, dbuf))
     write_results(cg, items, dbuf, decode(form)["size"] * 8)
 
 
@@ -203,7 +217,7 @@ def lower_sust(cg, ins) -> None:
         if bits < 64:
             v = f.cast("zext", f"<32 x i{bits}>", v, "<32 x i64>")
         f.store("<32 x i64>", v, f.gep(dbuf, k * 256), 64)
-    call(cg, form, hbuf, cbuf, dbuf)
+    call(cg, form, hbuf, cbuf, dbuf, native_surface(cg, "st", form, hbuf, cbuf, dbuf))
 
 
 OPS = {"tex": lower_tex, "tld4": lower_tld4, "suld": lower_suld, "sust": lower_sust}

@@ -21,7 +21,8 @@ handle is not in the table, the instruction's result type or coordinate
 kind does not match the texture, a coordinate whose floor is not below
 2^31 in magnitude or is NaN) is left to the Python callback
 (texture.run_form), which keeps every error message. ``tld4``, layered
-fetches and surfaces (``suld``/``sust``) stay in Python.
+fetches stay in Python; ``suld.b``/``sust.b`` run in generated code too
+(surface_ir.py, rows with ``F_SURF``).
 """
 from __future__ import annotations
 
@@ -36,6 +37,7 @@ NFIELDS = 24
  F_NORM, F_READN, F_MODE) = range(15)
 F_BORDER = 17
 F_RETF = 21
+F_SURF = 22                                # 1: a surface this path does (surface_ir.py)
 KINDS = ("s", "u", "f")
 MODES = ("wrap", "clamp", "mirror", "border")
 TABLE = "ptxc_tex_table"
@@ -89,13 +91,27 @@ def row_of(tex) -> np.ndarray:
     return r
 
 
+def surface_row(surf) -> np.ndarray:
+    """The row of a Surface: F_OK 0 (no texture fetch), F_SURF 1 when its
+    memory holds its dimensions."""
+    r = np.zeros(NFIELDS, np.uint64)
+    w, h, d = (int(x) for x in surf.dims)
+    eb = surf.fmt.elem_bytes
+    need = (d - 1) * surf.pitch * h + (h - 1) * surf.pitch + w * eb
+    ok = (surf.memory.dtype == np.uint8 and surf.memory.flags.c_contiguous
+          and surf.memory.nbytes >= need > 0)
+    r[F_BASE] = surf.memory.ctypes.data if surf.memory.nbytes else 0
+    r[F_EB], r[F_W], r[F_H], r[F_D], r[F_PITCH] = eb, w, h, d, surf.pitch
+    r[F_SURF] = int(ok)
+    return r
+
+
 def publish(obj) -> None:
-    """Enter a registered texture (or surface: a row that is not OK)."""
+    """Enter a registered texture or surface."""
     h = int(obj.handle)
     with _lock:
         _grow(h + 1)
-        row = row_of(obj) if hasattr(obj, "filter") else np.zeros(NFIELDS, np.uint64)
-        _rows[h] = row
+        _rows[h] = row_of(obj) if hasattr(obj, "filter") else surface_row(obj)
 
 
 def withdraw(handle: int) -> None:
@@ -103,6 +119,7 @@ def withdraw(handle: int) -> None:
     with _lock:
         if 0 <= int(handle) < len(_rows):
             _rows[int(handle), F_OK] = 0
+            _rows[int(handle), F_SURF] = 0
 
 
 @contextlib.contextmanager
