@@ -199,3 +199,16 @@ def test_surface_trap_goes_to_python_and_stores_nothing(mod):
     with pytest.raises(ptxc.PtxcError, match=r"thread \(2,0,0\).*surface write out of range at \(32, 0\)"):
         ptxc.launch(mod, "surf_trap", 1, 4, [surf, 8], mode="full")
     assert callbacks.calls()[TEX_CB] == 1 and not S.any()
+
+
+@pytest.mark.parametrize("mode", ("clamp", "border", "wrap", "mirror"))
+@pytest.mark.parametrize("normalized", (False, True))
+def test_tld4_same_as_python(mod, mode, normalized):
+    """tex2Dgather (tld4.r): one warp, one callback on the Python path."""
+    T = np.arange(20, dtype=np.float32).reshape(4, 5) * 2 - 7
+    tex = ptxc.texture(T, filter="point", address=mode, normalized=normalized, border=(-3.5, 0, 0, 0))
+    x0, dx, y = (-0.3, 0.05, 0.6) if normalized else (-1.7, 0.33, 2.2)
+    (o1, c1, n1), (o2, c2, n2) = both(
+        mod, "gather", 1, 32, lambda: [tex, np.zeros((32, 4), np.float32), x0, dx, y], 1)
+    same_bits(o1, o2)
+    assert c1 == c2 and (n1, n2) == (0, 1)

@@ -2,9 +2,10 @@
 mode: the texture/surface operand is a 64-bit handle register).
 
 PTX ISA, "Texture Instructions" (tex, tld4) and "Surface Instructions"
-(suld, sust). A ``tex`` (not layered), ``suld.b`` and ``sust.b`` first run
-in generated code (texture_native.py, texture_ir.py, surface_ir.py) for the
-lanes it can do; the rest, and ``tld4`` and layered fetches, go to Python:
+(suld, sust). A ``tex`` (not layered), ``tld4``, ``suld.b`` and ``sust.b``
+first run in generated code (texture_native.py, texture_ir.py,
+texture_gather_ir.py, surface_ir.py) for the lanes it can do; the rest, and
+layered fetches, go to Python:
 each warp-level instruction stores the executing lanes'
 handles, coordinates (and for sust the data) in per-warp buffers and calls
 ``ptxc_tex(form, handles, coords, mask, data, cta)`` once: a ctypes callback
@@ -33,7 +34,7 @@ from ptxc.errors import PtxcError
 
 from ptxc.backends.llvm import callbacks
 from ptxc.backends.llvm import layout as Lo
-from ptxc.backends.llvm.ops import surface_ir, texture_ir
+from ptxc.backends.llvm.ops import surface_ir, texture_gather_ir, texture_ir
 from ptxc.backends.llvm.ops import texture_native as N
 from ptxc.backends.llvm.ops import texture_objects as T
 
@@ -178,7 +179,13 @@ def lower_tld4(cg, ins) -> None:
     handle, coords = operands(ins)
     hbuf, cbuf, dbuf = stage(cg, handle, coords, "b32", 2)
     form = encode(OP_TLD4, 2, False, DTYPES.index(types[0]), "rgba".index(comps[0]))
-    call(cg, form, hbuf, cbuf, dbuf)
+    for name, text in texture_gather_ir.helpers().items():
+        cg.helpers.setdefault(name, text)
+    cg.decls.update(texture_ir.DECLS)
+    slow = cg.f.call("i32", "ptxc_tx_gwarp", [
+        ("ptr", hbuf), ("ptr", cbuf), ("i32", cg.emi), ("ptr", dbuf),
+        ("i32", str("rgba".index(comps[0]))), ("i1", "true" if types[0] == "f32" else "false")])
+    call(cg, form, hbuf, cbuf, dbuf, slow)
     write_results(cg, ins.dsts[0].items, dbuf, 32)
 
 

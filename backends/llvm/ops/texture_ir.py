@@ -338,9 +338,12 @@ def _lane(nd: int) -> str:
     return f.text()
 
 
-def _warp(nd: int) -> str:
-    """The lanes of ``mask`` one by one; returns the lanes left to Python."""
-    lines = [f"define internal i32 @ptxc_tx_warp{nd}(ptr %h, ptr %c, i32 %mask, ptr %dbuf, i1 %intc, i1 %wantf) {{",
+def _warp(nd: int, name: str = "", lane: str = "", extra=(("i1", "%intc"), ("i1", "%wantf"))) -> str:
+    """The lanes of ``mask`` one by one (``lane`` for each, with ``extra``
+    arguments passed on); returns the lanes left to Python."""
+    name, lane = name or f"ptxc_tx_warp{nd}", lane or f"ptxc_tx_lane{nd}"
+    ex = ", ".join(f"{t} {v}" for t, v in extra)
+    lines = [f"define internal i32 @{name}(ptr %h, ptr %c, i32 %mask, ptr %dbuf, {ex}) {{",
              "entry:",
              f"  %rows = load ptr, ptr @{TABLE}, align 8",
              f"  %np = getelementptr inbounds i64, ptr @{TABLE}, i64 1",
@@ -365,7 +368,7 @@ def _warp(nd: int) -> str:
                   f"  %cp{k} = getelementptr inbounds i32, ptr %c, i32 %ci{k}",
                   f"  %c{k} = load i32, ptr %cp{k}, align 4"]
     lines += ["  %o = getelementptr inbounds i64, ptr %dbuf, i32 %l",
-              f"  %done = call i1 @ptxc_tx_lane{nd}(ptr %d, i1 %intc, i1 %wantf, "
+              f"  %done = call i1 @{lane}(ptr %d, {ex}, "
               + ", ".join(f"i32 %c{k}" for k in range(nd)) + ", ptr %o)",
               "  br label %next",
               "next:",

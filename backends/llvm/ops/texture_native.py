@@ -20,9 +20,9 @@ same bits. A lane the native code does not do (the row is not OK, the
 handle is not in the table, the instruction's result type or coordinate
 kind does not match the texture, a coordinate whose floor is not below
 2^31 in magnitude or is NaN) is left to the Python callback
-(texture.run_form), which keeps every error message. ``tld4``, layered
-fetches stay in Python; ``suld.b``/``sust.b`` run in generated code too
-(surface_ir.py, rows with ``F_SURF``).
+(texture.run_form), which keeps every error message. Layered fetches stay
+in Python; ``tld4`` (texture_gather_ir.py) and ``suld.b``/``sust.b``
+(surface_ir.py, rows with ``F_SURF``) run in generated code too.
 """
 from __future__ import annotations
 
