@@ -13,19 +13,66 @@ registers it when ``jit.llvm()`` initialises llvmlite:
 
 ``c_function`` keeps the callback object alive for the whole process (ctypes
 docs: a callback must be kept referenced as long as C code may call it).
+
+Every call from native code into Python is counted per function
+(``calls()``: ``{module.function: calls}`` since process start, or since
+``reset_calls()``), so that a benchmark can report the Python callbacks of a
+launch (bench/sync_paths.py, docs/performance-sync.md). The count costs one
+locked integer add per call, small beside the callback itself. With
+``PTXC_CALLBACK_COUNTS=FILE`` in the environment the process writes the
+counts to FILE (JSON) when it exits (bench/callback_counts.py: whole apps).
 """
 from __future__ import annotations
 
+import atexit
 import ctypes
+import functools
+import json
+import os
+import threading
 
 _KEPT: list = []                # every callback made here, alive for the process
+_CALLS: dict[str, int] = {}     # "module.function" -> calls from native code
+_LOCK = threading.Lock()
 
 
 def c_function(fn, restype, *argtypes):
-    """``fn`` as a C function ``restype (*)(argtypes...)`` (kept alive)."""
-    cb = ctypes.CFUNCTYPE(restype, *argtypes)(fn)
+    """``fn`` as a C function ``restype (*)(argtypes...)`` (kept alive and
+    counted: ``calls()``)."""
+    name = f"{getattr(fn, '__module__', '?')}.{getattr(fn, '__qualname__', repr(fn))}"
+    _CALLS.setdefault(name, 0)
+
+    def counted(*a):
+        with _LOCK:
+            _CALLS[name] += 1
+        return fn(*a)
+    cb = ctypes.CFUNCTYPE(restype, *argtypes)(counted)
     _KEPT.append(cb)
     return cb
+
+
+def calls() -> dict[str, int]:
+    """{callback name: calls from native code} (a copy)."""
+    with _LOCK:
+        return dict(_CALLS)
+
+
+def reset_calls() -> None:
+    with _LOCK:
+        for k in _CALLS:
+            _CALLS[k] = 0
+
+
+def _dump(path: str) -> None:
+    try:
+        with open(path, "w") as f:
+            json.dump(calls(), f)
+    except OSError:
+        pass
+
+
+if os.environ.get("PTXC_CALLBACK_COUNTS"):
+    atexit.register(_dump, os.environ["PTXC_CALLBACK_COUNTS"])
 
 
 def guarded(fn, failed=None):

@@ -40,6 +40,7 @@ synccheck.SyncChecker) by its launch-state address; see :class:`active`.
 from __future__ import annotations
 
 import ctypes
+import functools
 import threading
 
 from ptxc import ir
@@ -333,6 +334,7 @@ def _sync(L, cta, ws, iid, event, lanes, masks, sp) -> None:
 
 
 def _safe(fn):
+    @functools.wraps(fn)
     def wrapped(*a):
         try:
             fn(*a)

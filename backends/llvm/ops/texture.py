@@ -2,7 +2,11 @@
 mode: the texture/surface operand is a 64-bit handle register).
 
 PTX ISA, "Texture Instructions" (tex, tld4) and "Surface Instructions"
-(suld, sust). Each warp-level instruction stores the executing lanes'
+(suld, sust). A ``tex`` (not layered), ``tld4``, ``suld.b`` and ``sust.b``
+first run in generated code (texture_native.py, texture_ir.py,
+texture_gather_ir.py, surface_ir.py) for the lanes it can do; the rest, and
+layered fetches, go to Python:
+each warp-level instruction stores the executing lanes'
 handles, coordinates (and for sust the data) in per-warp buffers and calls
 ``ptxc_tex(form, handles, coords, mask, data, cta)`` once: a ctypes callback
 (:func:`run_form`) that looks every handle up in the handle table of
@@ -30,6 +34,8 @@ from ptxc.errors import PtxcError
 
 from ptxc.backends.llvm import callbacks
 from ptxc.backends.llvm import layout as Lo
+from ptxc.backends.llvm.ops import surface_ir, texture_gather_ir, texture_ir
+from ptxc.backends.llvm.ops import texture_native as N
 from ptxc.backends.llvm.ops import texture_objects as T
 
 OP_TEX, OP_TLD4, OP_SULD, OP_SUST = range(4)
@@ -91,13 +97,34 @@ def stage(cg, handle, coords, ctype: str, ndims: int):
     return hbuf, cbuf, dbuf
 
 
-def call(cg, form: int, hbuf, cbuf, dbuf) -> None:
+def call(cg, form: int, hbuf, cbuf, dbuf, slow: str | None = None) -> None:
+    """The callback for the executing lanes, or, after the native fetch
+    (texture_native.py), for its ``slow`` lanes only when there are any."""
     f = cg.f
     cg.decls.add(DECL)
+    if slow is not None:
+        py, join, pre = f.fresh_label("texpy"), f.fresh_label("texj"), f.cur_label
+        f.cbr(f.icmp("ne", "i32", slow, "0"), py, join)
+        f.label(py, dominated=True)
     cta = f.field("i32", "%cta", Lo.CTA_LINEAR)
     bad = f.call("i32", "ptxc_tex", [("i32", str(form)), ("ptr", hbuf), ("ptr", cbuf),
-                                     ("i32", cg.emi), ("ptr", dbuf), ("i32", cta)])
+                                     ("i32", cg.emi if slow is None else slow), ("ptr", dbuf),
+                                     ("i32", cta)])
+    if slow is not None:
+        f.br(join)
+        f.label(join, dominated=True)
+        bad = f.val(f"phi i32 [ 0, %{pre} ], [ {bad}, %{py} ]")
     cg.fail_if(bad, Lo.ERR_TEX, f.load("<32 x i64>", hbuf, 64))
+
+
+def native(cg, dims: int, integer: bool, want_float: bool, hbuf, cbuf, dbuf) -> str:
+    """The generated-code fetch (texture_native.py); the lanes it left."""
+    for name, text in texture_ir.helpers(dims).items():
+        cg.helpers.setdefault(name, text)
+    cg.decls.update(texture_ir.DECLS)
+    return cg.f.call("i32", f"ptxc_tx_warp{dims}", [
+        ("ptr", hbuf), ("ptr", cbuf), ("i32", cg.emi), ("ptr", dbuf),
+        ("i1", "true" if integer else "false"), ("i1", "true" if want_float else "false")])
 
 
 def write_results(cg, dsts, dbuf, bits: int) -> None:
@@ -109,6 +136,19 @@ def write_results(cg, dsts, dbuf, bits: int) -> None:
         if bits < 64:
             v = f.cast("trunc", "<32 x i64>", v, f"<32 x i{bits}>")
         cg.write(item, v, f"b{bits}")
+
+
+def native_surface(cg, op: str, form: int, hbuf, cbuf, dbuf) -> str | None:
+    """suld/sust in generated code (surface_ir.py); the lanes it left, or
+    None for a form it does not do (then Python does every lane)."""
+    d = decode(form)
+    if d["vec"] not in (1, 2, 4) or not 1 <= d["dims"] <= 3:
+        return None
+    for name, text in surface_ir.helpers(op, d["dims"], d["size"], d["vec"]).items():
+        cg.helpers.setdefault(name, text)
+    cg.decls.update(surface_ir.DECLS)
+    return cg.f.call("i32", f"ptxc_sf_{op}{d['dims']}_{d['size']}_{d['vec']}", [
+        ("ptr", hbuf), ("ptr", cbuf), ("i32", cg.emi), ("ptr", dbuf), ("i64", str(d["smode"]))])
 
 
 def refuse_extras(ins) -> None:
@@ -125,7 +165,8 @@ def lower_tex(cg, ins) -> None:
     handle, coords = operands(ins)
     hbuf, cbuf, dbuf = stage(cg, handle, coords, "b32", dims + layered)
     form = encode(OP_TEX, dims, types[1] == "s32", DTYPES.index(types[0]), layered=layered)
-    call(cg, form, hbuf, cbuf, dbuf)
+    slow = None if layered else native(cg, dims, types[1] == "s32", types[0] == "f32", hbuf, cbuf, dbuf)
+    call(cg, form, hbuf, cbuf, dbuf, slow)
     write_results(cg, ins.dsts[0].items, dbuf, 32)
 
 
@@ -138,7 +179,13 @@ def lower_tld4(cg, ins) -> None:
     handle, coords = operands(ins)
     hbuf, cbuf, dbuf = stage(cg, handle, coords, "b32", 2)
     form = encode(OP_TLD4, 2, False, DTYPES.index(types[0]), "rgba".index(comps[0]))
-    call(cg, form, hbuf, cbuf, dbuf)
+    for name, text in texture_gather_ir.helpers().items():
+        cg.helpers.setdefault(name, text)
+    cg.decls.update(texture_ir.DECLS)
+    slow = cg.f.call("i32", "ptxc_tx_gwarp", [
+        ("ptr", hbuf), ("ptr", cbuf), ("i32", cg.emi), ("ptr", dbuf),
+        ("i32", str("rgba".index(comps[0]))), ("i1", "true" if types[0] == "f32" else "false")])
+    call(cg, form, hbuf, cbuf, dbuf, slow)
     write_results(cg, ins.dsts[0].items, dbuf, 32)
 
 
@@ -160,7 +207,7 @@ def lower_suld(cg, ins) -> None:
     form = surface_form(ins, OP_SULD, len(items))
     handle, coords = operands(ins)
     hbuf, cbuf, dbuf = stage(cg, handle, coords, "s32", decode(form)["dims"])
-    call(cg, form, hbuf, cbuf, dbuf)
+    call(cg, form, hbuf, cbuf, dbuf, native_surface(cg, "ld", form, hbuf, cbuf, dbuf))
     write_results(cg, items, dbuf, decode(form)["size"] * 8)
 
 
@@ -177,7 +224,7 @@ def lower_sust(cg, ins) -> None:
         if bits < 64:
             v = f.cast("zext", f"<32 x i{bits}>", v, "<32 x i64>")
         f.store("<32 x i64>", v, f.gep(dbuf, k * 256), 64)
-    call(cg, form, hbuf, cbuf, dbuf)
+    call(cg, form, hbuf, cbuf, dbuf, native_surface(cg, "st", form, hbuf, cbuf, dbuf))
 
 
 OPS = {"tex": lower_tex, "tld4": lower_tld4, "suld": lower_suld, "sust": lower_sust}
@@ -296,4 +343,4 @@ _TEX = callbacks.c_function(_callback, ctypes.c_uint32, ctypes.c_uint32, ctypes.
 
 def register_symbols(binding) -> None:
     """Make the callback known to LLVM's symbol resolution (once)."""
-    callbacks.add_symbols(binding, {"ptxc_tex": _TEX})
+    callbacks.add_symbols(binding, {"ptxc_tex": _TEX, **N.symbols()})

@@ -46,6 +46,8 @@ import numpy as np
 
 from ptxc.errors import PtxcError
 
+from ptxc.backends.llvm.ops import texture_native
+
 ADDRESS = ("wrap", "clamp", "mirror", "border")          # cudaTextureAddressMode 0..3
 FILTERS = ("point", "linear")                             # cudaTextureFilterMode 0..1
 KINDS = ("s", "u", "f")                                   # cudaChannelFormatKind 0..2
@@ -134,10 +136,12 @@ def register(obj):
     with _lock:
         obj.handle = next(_handles)
         REGISTRY[obj.handle] = obj
+    texture_native.publish(obj)
     return obj
 
 
 def destroy(handle: int) -> bool:
+    texture_native.withdraw(int(handle))
     with _lock:
         return REGISTRY.pop(int(handle), None) is not None
 
