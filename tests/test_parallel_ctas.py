@@ -2,8 +2,10 @@
 
 tests/cuda/parallel_ctas.cu (nvcc -O3, sm_90): a tiled matrix multiply, a
 tiled transpose, a shared-memory histogram, a reduction whose loop trip
-counts depend on the data, and a global-atomics histogram (which must run on
-one worker: runtime.Launch, Compiled.in_order). For each, a launch with
+counts depend on the data, a global-atomics histogram and integer max/or
+atomics (which commute: backends/llvm/atomic_order.py), and atomics that
+must run on one worker in CTA order: a ticket whose value is used, a float
+sum (runtime.Launch, Compiled.in_order). For each, a launch with
 ``threads=1`` and one with ``threads=2`` (full and hybrid) must give output
 buffers equal to numpy's, identical to each other byte for byte, and every
 counter identical: totals, per basic block, per branch and per CTA (the raw
@@ -104,8 +106,34 @@ def case_histogram_global():
     return "histogram_global", (16, 1, 1), (128, 1, 1), [data, hist, n], [1], [want]
 
 
+def case_max_or():
+    x = rng(7).integers(-1 << 30, 1 << 30, 20 * 96).astype(np.int32)
+    mx, bits = np.full(1, -(1 << 31), np.int32), np.zeros(1, np.uint32)
+    want_bits = np.bitwise_or.reduce((np.uint32(1) << (x & 31).astype(np.uint32)).astype(np.uint32))
+    return "max_or", (20, 1, 1), (96, 1, 1), [x, mx, bits], [1, 2], [x.max(keepdims=True),
+                                                                        np.array([want_bits])]
+
+
+def case_ticket_slots():
+    count, slots = np.zeros(1, np.uint32), np.zeros(12 * 64, np.uint32)
+    # in linear CTA order and lane order, thread g takes ticket g
+    return ("ticket_slots", (12, 1, 1), (64, 1, 1), [count, slots], [0, 1],
+            [np.array([768], np.uint32), np.arange(768, dtype=np.uint32)])
+
+
+def case_float_sum():
+    x = rng(8).standard_normal(16 * 128).astype(np.float32)
+    s = np.zeros(1, np.float32)
+    want = np.zeros(1, np.float32)
+    for v in x:                          # the float adds in linear thread order, rounded each time
+        want[0] = np.float32(want[0] + v)
+    return "float_sum", (16, 1, 1), (128, 1, 1), [x, s], [1], [want]
+
+
 CASES = {f.__name__[5:]: f for f in (case_matmul, case_transpose, case_histogram_shared,
-                                     case_reduce_varying, case_histogram_global)}
+                                     case_reduce_varying, case_histogram_global, case_max_or,
+                                     case_ticket_slots, case_float_sum)}
+IN_ORDER = {"ticket_slots", "float_sum"}     # full runs: one worker
 
 
 def run_case(module, name: str, mode: str, threads: int):
@@ -130,8 +158,9 @@ def test_two_threads_equal_one(module, spy, name, mode):
     if spy:                                # hybrid runs may run one CTA per class instead
         (w1, cta1), (w2, cta2) = spy[0], spy[-1]
         assert w1 == 1
-        # global atomics run in CTA order (full); the hybrid slice leaves them out
-        assert w2 == (1 if name == "histogram_global" and mode == "full" else 2)
+        # order-dependent atomics run in CTA order; the hybrid slice leaves out the float sum
+        # (nothing reads it) but keeps the ticket (it addresses a store, checked for faults)
+        assert w2 == (1 if name in IN_ORDER and (mode == "full" or name == "ticket_slots") else 2)
         assert np.array_equal(cta1, cta2)
     else:
         assert mode == "hybrid"
@@ -143,3 +172,12 @@ def test_per_cta_counts_differ(module):
     prof, _ = run_case(module, "reduce_varying", "full", threads=2)
     stats = prof.per_cta["inst_executed"]
     assert prof.per_cta["ctas"] == 40 and stats["min"] < stats["max"]
+
+
+@pytest.mark.parametrize("kernel, in_order", [
+    ("histogram_global", False), ("max_or", False), ("histogram_shared", False),
+    ("ticket_slots", True), ("float_sum", True)])
+def test_which_atomics_commute(module, kernel, in_order):
+    from ptxc.backends.llvm import jit
+    c = jit.compile_kernel(module, module.function(kernel), "full", 0)
+    assert c.in_order == in_order

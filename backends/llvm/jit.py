@@ -61,12 +61,14 @@ class Compiled:
     value_or: list = field(default_factory=list)    # counters OR-reduced over workers (value_prof.py)
     value_profile: bool = False     # the value-profiling variant (value_prof.py)
     stack: dict | None = None       # a recursive kernel's call-stack sizes (ops/call_frames.py)
+    atomics_commute: bool = False   # its global atomics leave the same bytes in any order (atomic_order.py)
 
     @property
     def in_order(self) -> bool:
         """Its CTAs must run in linear order on one worker: global atomics
-        see one CTA order, the heap hands out the same addresses."""
-        return self.uses_global_atomics or self.uses_heap
+        that do not commute see one CTA order (atomic_order.py), the heap
+        hands out the same addresses."""
+        return (self.uses_global_atomics and not self.atomics_commute) or self.uses_heap
 
 
 def llvm():
@@ -234,6 +236,7 @@ def _kernel_key(text: str, g, level: int) -> str:
 def _compile_into(cache, module, todo, mode, level, keep_ir, skip_errors, memory,
                   variants=frozenset()) -> None:
     from ptxc.backends.llvm.codegen import module_text_of
+    from ptxc.backends.llvm.atomic_order import commute
     from ptxc.backends.llvm.ops.call_frames import stack_info
     from ptxc.backends.llvm.pipeline import compile_pipelined
     t0 = time.perf_counter()
@@ -259,7 +262,7 @@ def _compile_into(cache, module, todo, mode, level, keep_ir, skip_errors, memory
             memory_counters=bool(memory), bank_bytes=memory, mem_ctr=g.mem_ctr,
             uses_heap=g.uses_heap, inject="inject" in variants, value_ctr=g.value_ctr,
             value_or=g.value_or, value_profile="value_profile" in variants,
-            stack=stack_info(g))
+            stack=stack_info(g), atomics_commute=commute(g.plan))
 
 
 def variant_set(flags: dict) -> frozenset:

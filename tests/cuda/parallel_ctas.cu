@@ -82,3 +82,25 @@ extern "C" __global__ void reduce_varying(const int *src, int *out)
     if (t == 0)
         out[blockIdx.x] = s[0];
 }
+
+// Atomics whose result depends on the CTA order (atomic_order.py): CTAs in linear order.
+// Each thread takes a ticket and writes its global id into that slot.
+extern "C" __global__ void ticket_slots(unsigned *count, unsigned *slots)
+{
+    unsigned slot = atomicAdd(count, 1u);
+    slots[slot] = blockIdx.x * blockDim.x + threadIdx.x;
+}
+
+// A float sum rounds differently in another order.
+extern "C" __global__ void float_sum(const float *x, float *sum)
+{
+    atomicAdd(sum, x[blockIdx.x * blockDim.x + threadIdx.x]);
+}
+
+// Integer max and or: any order gives the same bytes.
+extern "C" __global__ void max_or(const int *x, int *mx, unsigned *bits)
+{
+    int v = x[blockIdx.x * blockDim.x + threadIdx.x];
+    atomicMax(mx, v);
+    atomicOr(bits, 1u << (v & 31));
+}
