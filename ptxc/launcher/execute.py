@@ -59,6 +59,7 @@ def run_compiled(c, fn, grid, block, params, segments, shared_bytes, max_steps, 
     the CUDA runtime does), or a fresh one
     for this launch; it runs every CTA (no CTA equivalence: each CTA's calls
     change the heap)."""
+    from ptxc.backends.llvm.jit import note_run
     from ptxc.backends.llvm.ops import device_heap
     from ptxc.backends.llvm.layout import spare_segment
     from ptxc.launcher.results import build_profile
@@ -111,6 +112,7 @@ def run_compiled(c, fn, grid, block, params, segments, shared_bytes, max_steps, 
         device_fault(err, e.code, run.output.printf(e.cta), run.output.assertions(e.cta))
         raise err from None
     t2 = time.perf_counter()
+    note_run(fn, c, t2 - t1)          # tiered JIT: a hot kernel is recompiled at O2 (jit.py)
     prof = build_profile(c, counts, run.per_cta, fn, c.mode, grid, block)
     prof.printf = run.output.printf()
     prof.timings = {"compile": compile_s, "run": t2 - t1, "cta_classes": t_classes, **c.timings}
