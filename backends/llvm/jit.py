@@ -133,8 +133,9 @@ def choose_level(kernel, mode: str, threads: int) -> int:
     applications (bench/opt_levels.py, docs/performance.md "Compile time"):
     O2 costs 2.5-3.5x the compile time of level 0 and saves 10-25% of the
     run time, so it pays only for kernels that run for seconds; the number
-    of threads of a launch (the rule before) did not tell which do. ``mode``
-    and ``threads`` are kept for callers; PTXC_OPT forces a level."""
+    of threads of a launch (the rule before) did not tell which do. A single
+    long launch switches to O2 code between chunks of CTAs (tier_up.py).
+    ``mode`` and ``threads`` are kept for callers; PTXC_OPT forces a level."""
     if ENV_LEVEL is not None:
         return int(ENV_LEVEL)
     if not kernel.attrs.get("jit_hot"):

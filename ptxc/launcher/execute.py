@@ -59,6 +59,7 @@ def run_compiled(c, fn, grid, block, params, segments, shared_bytes, max_steps, 
     the CUDA runtime does), or a fresh one
     for this launch; it runs every CTA (no CTA equivalence: each CTA's calls
     change the heap)."""
+    from ptxc.backends.llvm import tier_up
     from ptxc.backends.llvm.jit import note_run
     from ptxc.backends.llvm.ops import device_heap
     from ptxc.backends.llvm.layout import spare_segment
@@ -101,11 +102,14 @@ def run_compiled(c, fn, grid, block, params, segments, shared_bytes, max_steps, 
                  grid_ws=grid_ws, memcheck=log, heap=heap if c.uses_heap else None,
                  stack_size=stack_size, read_only=read_only,
                  heap_bounds=heap if memcheck and heap is not None and heap.seg in segments else None)
+    run.tier = tier_up.for_launch(run, c, fn, plain=not check_tools(check) and not injection.wants(fn))
     try:
         with initcheck_active(run, init), injection.launch(c, fn, grid, block), \
                 activate(run, checkers):
             counts = run.run(classes)
+        tier_up.finish(run.tier)
     except RunError as e:
+        tier_up.finish(run.tier)
         sizes = space_sizes(run, segment_names or {})
         sizes["shift"], sizes["params"] = c.plan.shift, bytes(params)
         err = run_error(c, fn, grid, block, e, max_steps, sizes, run.output.assertions(e.cta))
