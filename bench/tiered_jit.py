@@ -7,7 +7,12 @@ mode, cache off) --launches times and prints the compile and run seconds
 summed over the launches (Profile.timings) and the level each launch got.
 Policies alternate, best of --repeat. Output checked against numpy.
 
-Usage: python bench/tiered_jit.py [--n 512] [--launches 10] [--repeat 2]
+With ``--alu ITERS`` the kernel is bench/kernels/loop.ptx's ``loop_fma``
+(2^20 threads, ITERS iterations of an FMA loop; the ALU-bound kernel of
+bench/run.py): one long launch shows the tier-up inside a launch
+(backends/llvm/tier_up.py).
+
+Usage: python bench/tiered_jit.py [--n 512] [--launches 10] [--repeat 2] [--alu ITERS]
 """
 from __future__ import annotations
 
@@ -20,6 +25,23 @@ from pathlib import Path
 
 PTX = Path(__file__).resolve().parent.parent / "tests" / "cuda" / "parallel_ctas.sm90.ptx"
 POLICIES = {"level 0": "0", "tiered (default)": None, "O2": "2"}
+
+
+def worker_alu(iters: int, launches: int) -> None:
+    import numpy as np
+    import ptxc
+    module = ptxc.load(str(PTX.parent.parent.parent / "bench" / "kernels" / "loop.ptx"))
+    n = 1 << 20
+    comp = run = 0.0
+    levels, rates = [], []
+    for _ in range(launches):
+        out = np.zeros(n, np.float32)
+        prof = ptxc.launch(module, "loop_fma", n // 256, 256, [out, n, iters], mode="full")
+        comp += prof.timings["compile"]
+        run += prof.timings["run"]
+        rates.append(prof.thread_inst_executed / prof.timings["run"])
+        levels.append(2 if module.function("loop_fma").attrs.get("jit_hot") else 0)
+    print(json.dumps({"compile": comp, "run": run, "hot_after": levels, "rate": max(rates)}))
 
 
 def worker(n: int, launches: int) -> None:
@@ -47,10 +69,11 @@ def main() -> None:
     ap.add_argument("--n", type=int, default=512)
     ap.add_argument("--launches", type=int, default=10)
     ap.add_argument("--repeat", type=int, default=2)
+    ap.add_argument("--alu", type=int, default=0)
     ap.add_argument("--worker", action="store_true", help=argparse.SUPPRESS)
     o = ap.parse_args()
     if o.worker:
-        return worker(o.n, o.launches)
+        return worker_alu(o.alu, o.launches) if o.alu else worker(o.n, o.launches)
     best = {}
     for _ in range(o.repeat):
         for name, lvl in POLICIES.items():
@@ -59,19 +82,21 @@ def main() -> None:
             if lvl is not None:
                 env["PTXC_OPT"] = lvl
             out = subprocess.run([sys.executable, __file__, "--worker", "--n", str(o.n),
-                                  "--launches", str(o.launches)], env=env, capture_output=True,
+                                  "--launches", str(o.launches), "--alu", str(o.alu)], env=env, capture_output=True,
                                  text=True, check=True).stdout
             r = json.loads(out.strip().splitlines()[-1])
             if name not in best or r["compile"] + r["run"] < best[name]["compile"] + best[name]["run"]:
                 best[name] = r
     ref = best["level 0"]["compile"] + best["level 0"]["run"]
-    print(f"matmul_tiled n={o.n}, {o.launches} launches, full mode, cache off, best of {o.repeat}")
+    what = f"loop_fma 2^20 threads x {o.alu} iterations" if o.alu else f"matmul_tiled n={o.n}"
+    print(f"{what}, {o.launches} launches, full mode, cache off, best of {o.repeat}")
     print(f"{'policy':<18}{'compile s':>10}{'run s':>9}{'total':>9}{'vs 0':>7}  hot after launch")
     for name, r in best.items():
         tot = r["compile"] + r["run"]
         first = next((k + 1 for k, h in enumerate(r["hot_after"]) if h), None)
         print(f"{name:<18}{r['compile']:>10.3f}{r['run']:>9.3f}{tot:>9.3f}{ref / tot:>7.2f}  "
-              f"{first if name.startswith('tiered') else '-'}")
+              f"{first if name.startswith('tiered') else '-'}"
+              + (f"   best rate {r['rate']:.2e} thread-instr/s" if "rate" in r else ""))
 
 
 if __name__ == "__main__":
