@@ -120,6 +120,9 @@ def run_compiled(c, fn, grid, block, params, segments, shared_bytes, max_steps, 
     prof = build_profile(c, counts, run.per_cta, fn, c.mode, grid, block)
     prof.printf = run.output.printf()
     prof.timings = {"compile": compile_s, "run": t2 - t1, "cta_classes": t_classes, **c.timings}
+    if run.tier is not None and run.tier.switched is not None:   # O2 compiled during the run
+        o2 = run.tier.switched.timings
+        prof.timings["tier_up"] = o2.get("codegen", 0.0) + o2.get("llvm", 0.0)
     prof.ctas_launched, prof.ctas_run, prof.cta_equivalence = run.nctas, run.ctas_run, note
     if log is not None:
         from ptxc.launcher.access_errors import describe_errors
