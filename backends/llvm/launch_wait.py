@@ -29,16 +29,17 @@ EVERY = 1.0          # seconds between updates
 POLL = 0.2           # seconds between checks of the workers
 
 
-def run_threads(loop, n: int, state: dict, total: int, label: str, tick=None) -> None:
+def run_threads(loop, n: int, state: dict, total: int, label: str) -> None:
     """Run ``loop(k)`` for k < n in daemon threads; ``state["done"]`` counts
-    finished CTAs (of ``total``); ``tick(done, total)`` is called every POLL
-    seconds (tier_up.py). On KeyboardInterrupt (or an exception of
+    finished CTAs (of ``total``); ``state["tick"](done, total)``, if given,
+    is called every POLL seconds (tier_up.py). On KeyboardInterrupt (or an exception of
     the ``watching`` check) set ``state["stop"]`` to -1 (the loops take no
     more work) and re-raise."""
     threads = [threading.Thread(target=loop, args=(k,), daemon=True) for k in range(n)]
     for t in threads:
         t.start()
     progress = Progress(label, total)
+    tick = state.get("tick")
     try:
         for t in threads:
             while t.is_alive():

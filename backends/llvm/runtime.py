@@ -266,8 +266,9 @@ class Launch:
     def _run_pool(self, loop, n: int, state: dict, total: int) -> None:
         from ptxc.backends.llvm.launch_wait import run_threads
         from ptxc.ir.names import short
-        run_threads(loop, n, state, total, f"kernel {short(self.c.plan.kernel.name)}",
-                    tick=self.tier.tick if self.tier is not None else None)
+        if self.tier is not None:
+            state["tick"] = self.tier.tick
+        run_threads(loop, n, state, total, f"kernel {short(self.c.plan.kernel.name)}")
 
     def _run_parallel(self, workers) -> None:
         # chunks of at most 4096 CTAs: a progress line and Ctrl-C between them
