@@ -9,10 +9,10 @@ dominates when a whole module of small kernels is analysed (the hybrid runs
 of an XLA module). Kernels whose generated code is identical are compiled
 once, and object code is cached on disk per kernel (objcache.py). The
 optimisation level is chosen per launch by ``choose_level`` (measurements in
-docs/executor.md): small launches are dominated by compile time and use no
-IR optimisation; big launches (hybrid ones only when the slice is not tiny)
-use LLVM's O2 pipeline. The CTA loop (runtime_ir.py) is compiled once per
-process.
+docs/performance.md, "Compile time"): every kernel starts without IR
+optimisation, and a kernel whose launches have run for many times its
+compile time is recompiled with LLVM's O2 pipeline for its later launches
+(tiered). The CTA loop (runtime_ir.py) is compiled once per process.
 """
 from __future__ import annotations
 
@@ -26,9 +26,9 @@ from ptxc.errors import PtxcError
 from ptxc.backends.llvm.guards import InvalidIR, gc_paused, invalid_ir_error
 
 ENV_LEVEL = os.environ.get("PTXC_OPT")      # force a level (0-3) for experiments
-BIG_LAUNCH = 1 << 16                        # threads from which O2 pays off (full mode)
 BIG_KERNEL = 4000                           # instructions above which O2 costs seconds
-HYBRID_WORK = 1 << 22                       # threads x slice instructions from which O2 pays off
+TIER_UP_RATIO = 8           # run s per level-0 compile s from which a kernel is recompiled at O2
+TIER_UP_MIN_S = 0.25        # ... and at least this many seconds of run time (choose_level)
 O2_MAX_IR_LINES = 40_000                    # generated IR lines above which O2 is not used (_levels)
 _lock = threading.RLock()
 _llvm = None
@@ -61,12 +61,14 @@ class Compiled:
     value_or: list = field(default_factory=list)    # counters OR-reduced over workers (value_prof.py)
     value_profile: bool = False     # the value-profiling variant (value_prof.py)
     stack: dict | None = None       # a recursive kernel's call-stack sizes (ops/call_frames.py)
+    atomics_commute: bool = False   # its global atomics leave the same bytes in any order (atomic_order.py)
 
     @property
     def in_order(self) -> bool:
         """Its CTAs must run in linear order on one worker: global atomics
-        see one CTA order, the heap hands out the same addresses."""
-        return self.uses_global_atomics or self.uses_heap
+        that do not commute see one CTA order (atomic_order.py), the heap
+        hands out the same addresses."""
+        return (self.uses_global_atomics and not self.atomics_commute) or self.uses_heap
 
 
 def llvm():
@@ -123,22 +125,36 @@ def target_machine():
 
 # ------------------------------------------------------------- policy
 def choose_level(kernel, mode: str, threads: int) -> int:
-    """0 (no IR optimisation) or 2 (LLVM O2) for a launch of ``threads`` threads.
-    A hybrid launch runs only the slice: it pays for the optimiser only when
-    threads x kept instructions is large too (the elementwise kernels of an
-    XLA module keep a handful of instructions: O2 tripled their compile time
-    and saved no run time; docs/executor.md)."""
+    """0 (no IR optimisation) or 2 (LLVM O2) for a launch of ``kernel``.
+    Every kernel starts at level 0; one that has proved hot (``note_run``:
+    its earlier launches ran for TIER_UP_RATIO times its level-0 compile
+    time, and TIER_UP_MIN_S at least) is compiled at O2 for its later
+    launches, as a tiered JIT does. Measured over the test suite's
+    applications (bench/opt_levels.py, docs/performance.md "Compile time"):
+    O2 costs 2.5-3.5x the compile time of level 0 and saves 10-25% of the
+    run time, so it pays only for kernels that run for seconds; the number
+    of threads of a launch (the rule before) did not tell which do. A single
+    long launch switches to O2 code between chunks of CTAs (tier_up.py).
+    ``mode`` and ``threads`` are kept for callers; PTXC_OPT forces a level."""
     if ENV_LEVEL is not None:
         return int(ENV_LEVEL)
-    if threads < BIG_LAUNCH:
+    if not kernel.attrs.get("jit_hot"):
         return 0
     size = sum(len(b.instrs) for b in kernel.blocks)
-    if size > BIG_KERNEL:
-        return 0
-    if mode == "hybrid" and kernel.attrs.get("sliced"):
-        kept = sum(1 for b in kernel.blocks for i in b.instrs if i.attrs.get("slice"))
-        return 2 if threads * kept >= HYBRID_WORK else 0
-    return 2
+    return 0 if size > BIG_KERNEL else 2
+
+
+def note_run(kernel, compiled, run_s: float) -> None:
+    """Count ``run_s`` seconds of a launch of ``kernel`` compiled as
+    ``compiled``; mark the kernel hot (O2 from its next launch on) once its
+    level-0 launches have run for TIER_UP_RATIO times what compiling it cost
+    (TIER_UP_MIN_S at least)."""
+    if compiled.level > 0 or kernel.attrs.get("jit_hot"):
+        return
+    spent = kernel.attrs["jit_run_s"] = kernel.attrs.get("jit_run_s", 0.0) + run_s
+    cost = compiled.timings.get("codegen", 0.0) + compiled.timings.get("llvm", 0.0)
+    if spent >= max(TIER_UP_MIN_S, TIER_UP_RATIO * cost):
+        kernel.attrs["jit_hot"] = True
 
 
 # -------------------------------------------------------------- caching
@@ -234,6 +250,7 @@ def _kernel_key(text: str, g, level: int) -> str:
 def _compile_into(cache, module, todo, mode, level, keep_ir, skip_errors, memory,
                   variants=frozenset()) -> None:
     from ptxc.backends.llvm.codegen import module_text_of
+    from ptxc.backends.llvm.atomic_order import commute
     from ptxc.backends.llvm.ops.call_frames import stack_info
     from ptxc.backends.llvm.pipeline import compile_pipelined
     t0 = time.perf_counter()
@@ -259,7 +276,7 @@ def _compile_into(cache, module, todo, mode, level, keep_ir, skip_errors, memory
             memory_counters=bool(memory), bank_bytes=memory, mem_ctr=g.mem_ctr,
             uses_heap=g.uses_heap, inject="inject" in variants, value_ctr=g.value_ctr,
             value_or=g.value_or, value_profile="value_profile" in variants,
-            stack=stack_info(g))
+            stack=stack_info(g), atomics_commute=commute(g.plan))
 
 
 def variant_set(flags: dict) -> frozenset:

@@ -31,18 +31,22 @@ POLL = 0.2           # seconds between checks of the workers
 
 def run_threads(loop, n: int, state: dict, total: int, label: str) -> None:
     """Run ``loop(k)`` for k < n in daemon threads; ``state["done"]`` counts
-    finished CTAs (of ``total``). On KeyboardInterrupt (or an exception of
+    finished CTAs (of ``total``); ``state["tick"](done, total)``, if given,
+    is called every POLL seconds (tier_up.py). On KeyboardInterrupt (or an exception of
     the ``watching`` check) set ``state["stop"]`` to -1 (the loops take no
     more work) and re-raise."""
     threads = [threading.Thread(target=loop, args=(k,), daemon=True) for k in range(n)]
     for t in threads:
         t.start()
     progress = Progress(label, total)
+    tick = state.get("tick")
     try:
         for t in threads:
             while t.is_alive():
                 t.join(POLL)
                 progress.update(state.get("done", 0))
+                if tick is not None:
+                    tick(state.get("done", 0), total)
                 poll_watch()
     except BaseException:
         state["stop"] = -1

@@ -134,6 +134,8 @@ class Launch:
         self.seg_template = self._segments()
         self.output = DeviceOutput(plan.shift)     # printf records, failed assertions
         self.race = None        # a racecheck.RaceChecker (ptxc.launcher.checks.activate): shadow per worker
+        self.warp_fn = compiled.warp_fn     # the code CTAs run; tier_up.py may switch it to O2 code
+        self.tier = None        # a tier_up.TierUp (set by the launcher), ticked while the workers run
 
     # ---------------------------------------------------------- structs
     def _launch_state(self, dyn_shared: int, max_steps: int) -> np.ndarray:
@@ -264,6 +266,8 @@ class Launch:
     def _run_pool(self, loop, n: int, state: dict, total: int) -> None:
         from ptxc.backends.llvm.launch_wait import run_threads
         from ptxc.ir.names import short
+        if self.tier is not None:
+            state["tick"] = self.tier.tick
         run_threads(loop, n, state, total, f"kernel {short(self.c.plan.kernel.name)}")
 
     def _run_parallel(self, workers) -> None:
@@ -317,7 +321,7 @@ class Worker:
 
     def run_range(self, begin: int, end: int) -> None:
         c = self.launch.c
-        rc = c.run_ctas(ptr(self.launch.L), ptr(self.W), begin, end, c.warp_fn)
+        rc = c.run_ctas(ptr(self.launch.L), ptr(self.W), begin, end, self.launch.warp_fn)
         if rc != 0:
             cta, = struct.unpack_from("<q", self.W, Lo.W_ERR_CTA)
             warp, = struct.unpack_from("<i", self.W, Lo.W_ERR_WARP)

@@ -59,6 +59,8 @@ def run_compiled(c, fn, grid, block, params, segments, shared_bytes, max_steps, 
     the CUDA runtime does), or a fresh one
     for this launch; it runs every CTA (no CTA equivalence: each CTA's calls
     change the heap)."""
+    from ptxc.backends.llvm import tier_up
+    from ptxc.backends.llvm.jit import note_run
     from ptxc.backends.llvm.ops import device_heap
     from ptxc.backends.llvm.layout import spare_segment
     from ptxc.launcher.results import build_profile
@@ -100,20 +102,27 @@ def run_compiled(c, fn, grid, block, params, segments, shared_bytes, max_steps, 
                  grid_ws=grid_ws, memcheck=log, heap=heap if c.uses_heap else None,
                  stack_size=stack_size, read_only=read_only,
                  heap_bounds=heap if memcheck and heap is not None and heap.seg in segments else None)
+    run.tier = tier_up.for_launch(run, c, fn, plain=not check_tools(check) and not injection.wants(fn))
     try:
         with initcheck_active(run, init), injection.launch(c, fn, grid, block), \
                 activate(run, checkers):
             counts = run.run(classes)
+        tier_up.finish(run.tier)
     except RunError as e:
+        tier_up.finish(run.tier)
         sizes = space_sizes(run, segment_names or {})
         sizes["shift"], sizes["params"] = c.plan.shift, bytes(params)
         err = run_error(c, fn, grid, block, e, max_steps, sizes, run.output.assertions(e.cta))
         device_fault(err, e.code, run.output.printf(e.cta), run.output.assertions(e.cta))
         raise err from None
     t2 = time.perf_counter()
+    note_run(fn, c, t2 - t1)          # tiered JIT: a hot kernel is recompiled at O2 (jit.py)
     prof = build_profile(c, counts, run.per_cta, fn, c.mode, grid, block)
     prof.printf = run.output.printf()
     prof.timings = {"compile": compile_s, "run": t2 - t1, "cta_classes": t_classes, **c.timings}
+    if run.tier is not None and run.tier.switched is not None:   # O2 compiled during the run
+        o2 = run.tier.switched.timings
+        prof.timings["tier_up"] = o2.get("codegen", 0.0) + o2.get("llvm", 0.0)
     prof.ctas_launched, prof.ctas_run, prof.cta_equivalence = run.nctas, run.ctas_run, note
     if log is not None:
         from ptxc.launcher.access_errors import describe_errors

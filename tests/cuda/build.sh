@@ -82,6 +82,7 @@ ptx launch_infer  sm90          -arch=sm_90 -O3
 ptx profile_batch sm90          -arch=sm_90 -O3
 ptx memory        sm90          -arch=sm_90 -O3
 ptx cta_order     sm90          -arch=sm_90 -O3
+ptx parallel_ctas sm90          -arch=sm_90 -O3
 ptx launch_alias  sm90          -arch=sm_90 -O3
 ptx cta_equiv     sm90          -arch=sm_90 -O3
 ptx grid_stride   sm90          -arch=sm_90 -O3

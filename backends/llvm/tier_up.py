@@ -1,0 +1,93 @@
+"""Tier-up inside a launch: a long launch that started with level-0 code
+(jit.choose_level) switches to O2 code between chunks of CTAs.
+
+A kernel starts at level 0, and across launches it is recompiled at O2 once
+hot (jit.note_run). A single long launch (one grid that runs for minutes)
+would never profit from that, so while its workers run, the main thread's
+wait loop (launch_wait.run_threads) calls ``TierUp.tick`` with the CTAs
+done: once the launch has run for TIER_UP_MIN_S and the time it still needs
+(estimated from its rate so far) is TIER_UP_RATIO times what compiling the
+kernel cost, a daemon thread compiles the kernel at O2 (LLVM holds no GIL:
+the workers go on running level-0 code meanwhile). When it is ready, the
+launch's ``warp_fn`` is replaced, and chunks that start afterwards run the
+O2 code. Both are generated from the same LLVM IR text (the level only
+changes what LLVM does with it), so they share the counter layout, warp
+state size and semantics: a CTA runs entirely in one of them, counters are
+sums, and the result is the same as with either alone
+(tests/test_tiered_jit.py). The switch is refused if any layout field
+differs. Only plain launches tier up (no check tool, value profile, error
+injection or memory counters), and not with PTXC_OPT set.
+"""
+from __future__ import annotations
+
+import threading
+import time
+
+LAYOUT = ("n_counters", "ws_size", "branch_ctr", "guard_ctr", "mem_ctr", "uses_global_atomics",
+          "uses_heap", "writes_global", "value_ctr", "stack")
+
+
+def same_layout(a, b) -> bool:
+    return all(getattr(a, f) == getattr(b, f) for f in LAYOUT)
+
+
+class TierUp:
+    """Compile ``launch``'s kernel at O2 in the background once the launch
+    proves long (module doc); ``compile_o2()`` returns the Compiled."""
+
+    def __init__(self, launch, compile_o2, cost: float, on_ready=None):
+        self.launch, self.compile_o2, self.cost = launch, compile_o2, cost
+        self.on_ready = on_ready
+        self.t0 = time.monotonic()
+        self.thread = None
+        self.switched = None            # the O2 Compiled, once the launch uses it
+
+    def tick(self, done: int, total: int) -> None:
+        from ptxc.backends.llvm import jit
+        if self.thread is not None or done <= 0 or done >= total:
+            return
+        elapsed = time.monotonic() - self.t0
+        left = elapsed * (total - done) / done
+        if elapsed < jit.TIER_UP_MIN_S or left < jit.TIER_UP_RATIO * self.cost:
+            return
+        self.thread = threading.Thread(target=self._compile, name="ptxc-tier-up", daemon=True)
+        self.thread.start()
+
+    def _compile(self) -> None:
+        try:
+            new = self.compile_o2()
+        except Exception:       # noqa: BLE001 - the level-0 code goes on; its launch reports errors
+            return
+        if new is not None and new.level > 0 and same_layout(self.launch.c, new):
+            self.launch.warp_fn = new.warp_fn
+            self.switched = new
+            if self.on_ready is not None:
+                self.on_ready()
+
+
+def for_launch(launch, compiled, kernel, plain: bool):
+    """The TierUp of a launch, or None where it does not apply: a launch
+    with a check tool (``plain`` false), a compiled variant, memory
+    counters, a level other than 0, PTXC_OPT set, a hybrid run (its code
+    depends on the slice in place), or a kernel too big for O2 (jit.BIG_KERNEL)."""
+    from ptxc.backends.llvm import jit
+    c = compiled
+    if (not plain or jit.ENV_LEVEL is not None or c.level != 0 or c.mode != "full"
+            or c.memory_counters or c.inject or c.value_profile or c.uses_heap):
+        return None
+    if sum(len(b.instrs) for b in kernel.blocks) > jit.BIG_KERNEL:
+        return None
+    module = c.plan.module
+    cost = c.timings.get("codegen", 0.0) + c.timings.get("llvm", 0.0)
+
+    def ready():
+        kernel.attrs["jit_hot"] = True
+
+    return TierUp(launch, lambda: jit.compile_kernel(module, kernel, "full", 2), cost, ready)
+
+
+def finish(tier) -> None:
+    """Wait for a background compile the launch started (so that no compile
+    runs beside the launcher's next steps)."""
+    if tier is not None and tier.thread is not None:
+        tier.thread.join()
