@@ -22,11 +22,11 @@ a uniform half is a masked load/store of its first element only.
 Not used for a variable's address (``[tile+8]``: every lane the same
 constant; its per-lane checks fold to one compare and a fast path measured
 slower: sgemm's 256 ``bTile`` reads, 0.8x), for .local and .param (per-lane
-and parameter storage), nor in the
-compiled check variants (memcheck, initcheck, racecheck, synccheck), which
-look at every lane; and only where the address's lane stride
-(passes/memory/lane_stride.py) says the test will probably pass: a failing
-test costs time and every fast path costs compile time.
+and parameter storage), nor in the compiled check variants (memcheck,
+initcheck, racecheck, synccheck), which look at every lane; and only where
+the address's lane stride (passes/memory/lane_stride.py) says the test will
+probably pass: a failing test costs time and every fast path costs compile
+time.
 ``PTXC_FAST_MEM=0`` turns the fast path off (the code before it),
 ``PTXC_FAST_MEM=global`` keeps it to .global and generic accesses,
 ``PTXC_FAST_MEM=always`` emits it for every allowed access whatever the hint
@@ -42,6 +42,7 @@ from ptxc.backends.llvm.instruments.provenance_ir import expected_segment
 from ptxc.backends.llvm.irtext import lane_consts, splat
 from ptxc.backends.llvm.ops.common import intr
 from ptxc.backends.llvm.values import vname
+
 
 def enabled(cg, space: str, static, ins=None, addr_op=None, nbytes: int = 0) -> bool:
     """Whether to emit the fast path for this access: allowed (space,
