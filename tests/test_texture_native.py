@@ -229,3 +229,23 @@ def test_layered_same_as_python(mod, filt):
         o1, o2 = np.zeros((5, 30), np.float32), np.zeros((5, 30), np.float32)
         return [t1, t2, o1, o2, -0.3, 0.061, 0.37, 30], [o1, o2]
     assert both_surfaces(mod, "tex_layered", 5, 32, make) == (0, 10)
+
+
+def test_unknown_handles_with_an_empty_table_are_errors_not_crashes():
+    """A fresh process has no texture or surface: the native table has no
+    rows at all. A random handle must go to Python (an error), never read
+    a row (regression: suld/sust read row 0 of the empty table)."""
+    import subprocess
+    import sys
+    code = (
+        "import numpy as np, ptxc\n"
+        f"m = ptxc.load({PTX!r})\n"
+        "for k, a in (('surf_rw', [12345, 20, 6]), ('tex1d', [777, np.zeros(32, np.float32), 0.0, 1.0, 32]),\n"
+        "             ('gather', [99, np.zeros((32, 4), np.float32), 0.0, 1.0, 0.0])):\n"
+        "    try:\n"
+        "        ptxc.launch(m, k, 1, 32, a, mode='full')\n"
+        "    except ptxc.PtxcError as e:\n"
+        "        print(k, 'invalid' in str(e) and 'object handle' in str(e))\n")
+    r = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=300)
+    assert r.returncode == 0, r.stderr[-2000:]
+    assert r.stdout.split() == ["surf_rw", "True", "tex1d", "True", "gather", "True"]
