@@ -75,10 +75,13 @@ def offset_fn(nd: int) -> str:
     return "\n".join(L)
 
 
-def _warp(nd: int, name: str, args: str, body: list, pre: list = (), post: list = ()) -> str:
+def _warp(nd: int, name: str, args: str, body: list, pre: list = (), post: list = (),
+          unknown: str = "slowl") -> str:
     """A loop over the lanes of %mask (the slow lanes kept in %slowa, an
     alloca that LLVM promotes); ``body`` runs for lane %l with %d, %off
-    (%at the byte address) and %st, and ends by branching to %next."""
+    (%at the byte address) and %st, and ends by branching to %next. A
+    handle outside the table branches to ``unknown`` before any row is read
+    (the table may be empty: no rows at all)."""
     L = [f"define internal i32 @{name}(ptr %h, ptr %c, i32 %mask, ptr %dbuf, {args}) {{",
          "entry:",
          "  %slowa = alloca i32, align 4", "  store i32 0, ptr %slowa, align 4",
@@ -94,8 +97,9 @@ def _warp(nd: int, name: str, args: str, body: list, pre: list = (), post: list 
          "  %hp = getelementptr inbounds i64, ptr %h, i32 %l",
          "  %hv = load i64, ptr %hp, align 8",
          "  %known = icmp ult i64 %hv, %n",
-         "  %hs = select i1 %known, i64 %hv, i64 0",
-         f"  %d = getelementptr inbounds [{NFIELDS} x i64], ptr %rows, i64 %hs"]
+         f"  br i1 %known, label %row, label %{unknown}",
+         "row:",
+         f"  %d = getelementptr inbounds [{NFIELDS} x i64], ptr %rows, i64 %hv"]
     for k in range(nd):
         L += [f"  %ci{k} = add i32 %l, {32 * k}",
               f"  %cp{k} = getelementptr inbounds i32, ptr %c, i32 %ci{k}",
@@ -103,8 +107,7 @@ def _warp(nd: int, name: str, args: str, body: list, pre: list = (), post: list 
     cs = ", ".join(f"i32 %c{k}" for k in range(nd))
     L += [f"  %os = call {{ i64, i32 }} @ptxc_sf_off{nd}(ptr %d, i64 %nb, i64 %smode, {cs})",
           "  %off = extractvalue { i64, i32 } %os, 0",
-          "  %st0 = extractvalue { i64, i32 } %os, 1",
-          "  %st = select i1 %known, i32 %st0, i32 2",
+          "  %st = extractvalue { i64, i32 } %os, 1",
           f"  %bp = getelementptr inbounds i64, ptr %d, i64 {F_BASE}",
           "  %bi = load i64, ptr %bp, align 8",
           "  %base = inttoptr i64 %bi to ptr",
@@ -164,7 +167,8 @@ def store_fn(nd: int, size: int, vec: int) -> str:
         body += [f"  store {it} {'%v' if size == 8 else '%t'}{k}, ptr %q{k}, align 1"]
     body += ["  br label %next"]
     name = f"ptxc_sf_st{nd}_{size}_{vec}"
-    write = _warp(nd, name + "w", "i64 %smode", body, pre=[f"  %nb = add i64 0, {size * vec}"])
+    write = _warp(nd, name + "w", "i64 %smode", body, pre=[f"  %nb = add i64 0, {size * vec}"],
+                  unknown="next")
     top = (f"define internal i32 @{name}(ptr %h, ptr %c, i32 %mask, ptr %dbuf, i64 %smode) {{\n"
            f"entry:\n  %bad = call i32 @ptxc_sf_chk{nd}_{size}_{vec}(ptr %h, ptr %c, i32 %mask, "
            f"ptr %dbuf, i64 %smode)\n  %any = icmp ne i32 %bad, 0\n"

@@ -2,10 +2,10 @@
 mode: the texture/surface operand is a 64-bit handle register).
 
 PTX ISA, "Texture Instructions" (tex, tld4) and "Surface Instructions"
-(suld, sust). A ``tex`` (not layered), ``tld4``, ``suld.b`` and ``sust.b``
-first run in generated code (texture_native.py, texture_ir.py,
-texture_gather_ir.py, surface_ir.py) for the lanes it can do; the rest, and
-layered fetches, go to Python:
+(suld, sust). ``tex``, ``tld4``, ``suld.b`` and ``sust.b`` first run in
+generated code (texture_native.py, texture_ir.py, texture_layered_ir.py,
+texture_gather_ir.py, surface_ir.py) for the lanes it can do; the rest go to
+Python:
 each warp-level instruction stores the executing lanes'
 handles, coordinates (and for sust the data) in per-warp buffers and calls
 ``ptxc_tex(form, handles, coords, mask, data, cta)`` once: a ctypes callback
@@ -34,7 +34,7 @@ from ptxc.errors import PtxcError
 
 from ptxc.backends.llvm import callbacks
 from ptxc.backends.llvm import layout as Lo
-from ptxc.backends.llvm.ops import surface_ir, texture_gather_ir, texture_ir
+from ptxc.backends.llvm.ops import surface_ir, texture_gather_ir, texture_ir, texture_layered_ir
 from ptxc.backends.llvm.ops import texture_native as N
 from ptxc.backends.llvm.ops import texture_objects as T
 
@@ -117,12 +117,14 @@ def call(cg, form: int, hbuf, cbuf, dbuf, slow: str | None = None) -> None:
     cg.fail_if(bad, Lo.ERR_TEX, f.load("<32 x i64>", hbuf, 64))
 
 
-def native(cg, dims: int, integer: bool, want_float: bool, hbuf, cbuf, dbuf) -> str:
+def native(cg, dims: int, integer: bool, want_float: bool, hbuf, cbuf, dbuf,
+           layered: bool = False) -> str:
     """The generated-code fetch (texture_native.py); the lanes it left."""
-    for name, text in texture_ir.helpers(dims).items():
+    mod = texture_layered_ir if layered else texture_ir
+    for name, text in mod.helpers(dims).items():
         cg.helpers.setdefault(name, text)
-    cg.decls.update(texture_ir.DECLS)
-    return cg.f.call("i32", f"ptxc_tx_warp{dims}", [
+    cg.decls.update(texture_ir.DECLS + (texture_layered_ir.DECLS if layered else ()))
+    return cg.f.call("i32", f"ptxc_tx_{'awarp' if layered else 'warp'}{dims}", [
         ("ptr", hbuf), ("ptr", cbuf), ("i32", cg.emi), ("ptr", dbuf),
         ("i1", "true" if integer else "false"), ("i1", "true" if want_float else "false")])
 
@@ -165,7 +167,7 @@ def lower_tex(cg, ins) -> None:
     handle, coords = operands(ins)
     hbuf, cbuf, dbuf = stage(cg, handle, coords, "b32", dims + layered)
     form = encode(OP_TEX, dims, types[1] == "s32", DTYPES.index(types[0]), layered=layered)
-    slow = None if layered else native(cg, dims, types[1] == "s32", types[0] == "f32", hbuf, cbuf, dbuf)
+    slow = native(cg, dims, types[1] == "s32", types[0] == "f32", hbuf, cbuf, dbuf, layered)
     call(cg, form, hbuf, cbuf, dbuf, slow)
     write_results(cg, ins.dsts[0].items, dbuf, 32)
 

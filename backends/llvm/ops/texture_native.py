@@ -7,7 +7,7 @@ reads through the symbol ``ptxc_tex_table`` (``{ptr rows, i64 count}``,
 indexed by handle: handles are small consecutive integers,
 texture_objects.register). A row holds the memory address and the sampler
 state of texture_objects.Texture (fields ``F_*``); ``F_OK`` is 0 for what
-this path does not do (surfaces, layered and half-float textures, a texture
+this path does not do (surfaces, half-float textures, a texture
 whose memory is smaller than its dimensions say, destroyed handles).
 
 The per-lane code repeats texture_objects.sample/read_at/convert and
@@ -20,9 +20,10 @@ same bits. A lane the native code does not do (the row is not OK, the
 handle is not in the table, the instruction's result type or coordinate
 kind does not match the texture, a coordinate whose floor is not below
 2^31 in magnitude or is NaN) is left to the Python callback
-(texture.run_form), which keeps every error message. Layered fetches stay
-in Python; ``tld4`` (texture_gather_ir.py) and ``suld.b``/``sust.b``
-(surface_ir.py, rows with ``F_SURF``) run in generated code too.
+(texture.run_form), which keeps every error message. Layered fetches
+(texture_layered_ir.py), ``tld4`` (texture_gather_ir.py) and
+``suld.b``/``sust.b`` (surface_ir.py, rows with ``F_SURF``) run in
+generated code too.
 """
 from __future__ import annotations
 
@@ -38,6 +39,7 @@ NFIELDS = 24
 F_BORDER = 17
 F_RETF = 21
 F_SURF = 22                                # 1: a surface this path does (surface_ir.py)
+F_LAYERED = 23                             # 1: layered (texture_layered_ir.py)
 KINDS = ("s", "u", "f")
 MODES = ("wrap", "clamp", "mirror", "border")
 TABLE = "ptxc_tex_table"
@@ -70,7 +72,7 @@ def row_of(tex) -> np.ndarray:
                 for m in tex.address)
     w, h, d = (int(x) for x in tex.dims)
     need = (d - 1) * tex.pitch * h + (h - 1) * tex.pitch + w * fmt.elem_bytes
-    ok = (not tex.layered and not (fmt.kind == "f" and fmt.bits != 32)
+    ok = (not (fmt.kind == "f" and fmt.bits != 32)
           and all(m in MODES for m in eff) and tex.filter in ("point", "linear")
           and tex.memory.dtype == np.uint8 and tex.memory.flags.c_contiguous
           and tex.memory.nbytes >= need > 0)
@@ -88,6 +90,7 @@ def row_of(tex) -> np.ndarray:
     border = np.array((list(tex.border) + [0.0] * 4)[:4], np.float64)
     r[F_BORDER:F_BORDER + 4] = border.view(np.uint64)
     r[F_RETF] = int(tex.returns_float())
+    r[F_LAYERED] = int(tex.layered)
     return r
 
 
