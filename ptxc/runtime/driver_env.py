@@ -14,6 +14,12 @@ ptxc's NVRTC forwards to the real one (native/nvrtc.c) and keeps the PTX of
 each cubin; ``$PTXC_NVRTC`` names the real library when ptxc's own Python
 environment or the CUDA toolkit has one (the program looks next to its own
 packages otherwise).
+
+CuPy keeps the cubins NVRTC made in an on-disk cache (``~/.cupy/kernel_cache``)
+and loads them in later runs without calling NVRTC, and a cubin is SASS,
+which ptxc cannot run; so ``ptxc run`` sets ``CUPY_CACHE_IN_MEMORY=1`` (unless
+the user set it): each run compiles its kernels, and ptxc's NVRTC keeps
+their PTX.
 """
 from __future__ import annotations
 
@@ -36,6 +42,7 @@ def apply(env: dict, libdir: str) -> None:
             os.symlink(target, link)
     old = env.get("LD_PRELOAD", "")
     env["LD_PRELOAD"] = " ".join(PRELOAD) + (" " + old if old else "")
+    env.setdefault("CUPY_CACHE_IN_MEMORY", "1")
     if not env.get("PTXC_NVRTC"):
         real = real_nvrtc(env)
         if real:

@@ -36,6 +36,8 @@ CUresult drv_ctx_check(void)
 }
 
 CUcontext drv_current_ctx(void) { return current(); }
+CUcontext drv_primary_ctx(void) { return &primary; }
+int drv_ctx_valid(CUcontext c) { return ctx_ok(c); }
 
 /* ---------------------------------------------------------- primary */
 EXPORT CUresult cuDevicePrimaryCtxRetain(CUcontext *ctx, CUdevice dev)
@@ -224,6 +226,23 @@ EXPORT CUresult cuCtxSynchronize(void)
 {
     CUresult st = drv_ctx_check();
     return st ? st : drv_from_runtime(device_sync());
+}
+
+/* CUDA 13: the context named, or the current one when ctx is NULL */
+EXPORT CUresult cuCtxGetDevice_v2(CUdevice *dev, CUcontext ctx)
+{
+    DRV_INIT();
+    if (ctx && !ctx_ok(ctx))
+        return CUDA_ERROR_INVALID_CONTEXT;
+    return cuCtxGetDevice(dev);
+}
+
+EXPORT CUresult cuCtxSynchronize_v2(CUcontext ctx)
+{
+    DRV_INIT();
+    if (ctx && !ctx_ok(ctx))
+        return CUDA_ERROR_INVALID_CONTEXT;
+    return cuCtxSynchronize();
 }
 
 EXPORT CUresult cuCtxGetApiVersion(CUcontext ctx, unsigned *version)
