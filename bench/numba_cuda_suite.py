@@ -5,7 +5,8 @@ machine, no GPU.
 Each test module runs as its own process of numba's test runner
 (``python -m numba.runtests MODULE``; pytest cannot import the suite from
 site-packages), both ways, with a time limit per module; a module whose
-process times out or dies before the runner's summary counts as one error. Prints passed / failed /
+process times out or dies before the runner's summary counts as one error,
+one that skips itself at import (raises SkipTest) as one skipped test. Prints passed / failed /
 skipped per way and the modules that fail under ptxc, and writes the
 per-module results to a JSON file.
 
@@ -46,6 +47,8 @@ def run(cmd, env, timeout) -> dict:
         counts["errors"] = int(detail.get("errors", 0))
         counts["skipped"] = int(detail.get("skipped", 0)) + int(detail.get("expected failures", 0))
         counts["passed"] = int(ran[-1]) - counts["failed"] - counts["errors"] - counts["skipped"]
+    elif "unittest.case.SkipTest" in out:
+        counts["skipped"] = 1                 # the whole module skipped itself at import
     else:
         counts["errors"] = 1                  # the module did not finish
     return {"code": code, "seconds": round(time.perf_counter() - t0, 1), **counts,

@@ -12,6 +12,7 @@
 #include <stdlib.h>
 
 #include "driver.h"
+#include "drv_export.h"
 
 #define CTX_MAGIC 0x43545831u
 #define STACK_MAX 64
@@ -77,6 +78,7 @@ EXPORT CUresult cuDevicePrimaryCtxReset_v2(CUdevice dev)
     primary_refs = 0;
     primary.flags = 0;
     UNLOCK();
+    drv_cls_release(&primary);         /* a static runtime's state of the context (drv_export.c) */
     device_reset();                    /* a fresh context: no sticky error (devout.c) */
     return CUDA_SUCCESS;
 }
@@ -205,6 +207,7 @@ EXPORT CUresult cuCtxDestroy_v2(CUcontext ctx)
             depth--;
             i--;
         }
+    drv_cls_release(ctx);
     ctx->magic = 0;
     free(ctx);
     return CUDA_SUCCESS;

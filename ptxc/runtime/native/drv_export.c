@@ -212,6 +212,33 @@ static CUresult cls_get(void **value, CUcontext ctx, void *key)
     return c ? CUDA_SUCCESS : CUDA_ERROR_INVALID_VALUE;
 }
 
+/* a context ends (cuCtxDestroy, cuDevicePrimaryCtxReset): its values go, and
+ * each owner's destructor is called, as the runtime expects */
+void drv_cls_release(CUcontext ctx)
+{
+    struct cls *gone = NULL;
+    LOCK();
+    for (struct cls **pp = &cls_list; *pp;) {
+        struct cls *c = *pp;
+        if (c->ctx == ctx) {
+            *pp = c->next;
+            c->next = gone;
+            gone = c;
+        } else {
+            pp = &c->next;
+        }
+    }
+    UNLOCK();
+    while (gone) {
+        struct cls *c = gone;
+        gone = c->next;
+        TRACE("CONTEXT_LOCAL_STORAGE destructor(%p, %p, %p)\n", (void *)ctx, c->key, c->value);
+        if (c->dtor)
+            c->dtor(ctx, c->key, c->value);
+        free(c);
+    }
+}
+
 static const void *context_local_storage[4] = {
     (const void *)cls_insert, (const void *)cls_remove, (const void *)cls_get,
     (const void *)stub_CONTEXT_LOCAL_STORAGE_3,

@@ -11,6 +11,7 @@ enum { EXPORT_CUDART, EXPORT_HOOKS, EXPORT_TLS, EXPORT_CLS, EXPORT_WRAPPER, EXPO
 const void *drv_export_table(int which);   /* the table handed out for that UUID */
 const void *drv_integrity_slot(void);      /* the function in slot 1 of EXPORT_INTEGRITY */
 CUresult drv_integrity_check(uint32_t runtime_version, uint64_t timestamp, unsigned char *out);
+void drv_cls_release(CUcontext ctx);       /* the context's local storage ends */
 void ptxc_md2(const void *data, size_t len, unsigned char out[16]);
 
 /* the driver calls the tables' slots use (drv_*.c) */
