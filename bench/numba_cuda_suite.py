@@ -11,7 +11,7 @@ skipped per way and the modules that fail under ptxc, and writes the
 per-module results to a JSON file.
 
     .venv/bin/python bench/numba_cuda_suite.py [--groups cudapy,cudadrv] [--timeout S]
-        [--every N] [-o out.json]
+        [--every N] [-o out.json] [--resume]
 
 ``--every N`` runs every N-th module of the cudapy group (alphabetical,
 starting with the first): the whole suite takes hours under ptxc on a small
@@ -66,6 +66,8 @@ def main() -> None:
     ap.add_argument("--timeout", type=int, default=600)
     ap.add_argument("--every", type=int, default=1, help="every N-th module of cudapy")
     ap.add_argument("-o", "--output", default="numba_cuda_suite.json")
+    ap.add_argument("--resume", action="store_true",
+                    help="keep the modules the output file already has, run the others")
     args = ap.parse_args()
     root = tests_root()
     modules = []
@@ -78,7 +80,12 @@ def main() -> None:
     env = dict(os.environ, NUMBA_DISABLE_PERFORMANCE_WARNINGS="1")
     runner = [sys.executable, "-m", "numba.runtests"]
     results = {}
+    if args.resume and os.path.exists(args.output):
+        with open(args.output) as f:
+            results = json.load(f)
     for name in modules:
+        if name in results:
+            continue
         ptxc = run([sys.executable, "-m", "ptxc.cli", "run", "--on-error", "cuda", "-o", os.devnull,
                     "--", *runner, name], env, args.timeout)
         sim = run([*runner, name], dict(env, NUMBA_ENABLE_CUDASIM="1"), args.timeout)
@@ -88,6 +95,7 @@ def main() -> None:
               f"{sim['errors']} ({sim['seconds']} s)", flush=True)
         with open(args.output, "w") as f:
             json.dump(results, f, indent=1)
+    results = {m: r for m, r in results.items() if m in modules}
     for way in ("ptxc", "cudasim"):
         tot = {k: sum(r[way][k] for r in results.values())
                for k in ("passed", "failed", "skipped", "errors")}
