@@ -14,8 +14,8 @@ per-module results to a JSON file.
         [--every N] [-o out.json] [--resume]
 
 ``--every N`` runs every N-th module of the cudapy group (alphabetical,
-starting with the first): the whole suite takes hours under ptxc on a small
-machine, and that group is most of it.
+starting with the first): that group is most of the suite, and its heavy
+modules take minutes each under ptxc on a small machine.
 """
 from __future__ import annotations
 
@@ -77,7 +77,7 @@ def main() -> None:
                      if re.match(r"test_.*\.py$", f)]
             step = args.every if g == "cudapy" else 1
             modules += [f"numba.cuda.tests.{g}.{f[:-3]}" for f in files[::step]]
-    env = dict(os.environ, NUMBA_DISABLE_PERFORMANCE_WARNINGS="1")
+    env = dict(os.environ)         # numba's warning tests need its performance warnings
     runner = [sys.executable, "-m", "numba.runtests"]
     results = {}
     if args.resume and os.path.exists(args.output):
