@@ -5,10 +5,11 @@
  *
  * The runtime asks for each table by UUID. A table is an array of pointers;
  * in most, slot 0 holds the table's size in bytes. The slots that runtime
- * calls were found by running CuPy with every slot a stub that names itself
- * (PTXC_EXPORT_TRACE=1 prints each request and call); the layouts and what
- * each slot does follow ZLUDA's description of these tables (reference only:
- * github.com/vosen/ZLUDA, dark_api and zluda/src/impl/dark_api.rs):
+ * calls were found by running CuPy with every slot not implemented a stub
+ * that names itself (PTXC_EXPORT_TRACE=1 prints each request and call); the
+ * layouts and what each slot does follow ZLUDA's description of these
+ * tables (reference only: github.com/vosen/ZLUDA, dark_api and
+ * zluda/src/impl/dark_api.rs):
  *
  *   6bd5fb6c-5bf4-e74a-8987-d93912fd9df9 CUDART_INTERFACE: [1] module from a
  *     fat binary's wrapper, [2] the primary context of a device, [6] and [8]
@@ -18,9 +19,12 @@
  *     profiler attached they stay zero.
  *   42d85a81-23f6-cb47-8298-f6e78a3aecdc tools thread-local storage.
  *   c693336e-1121-df11-a8c3-68f355d89593 context-local storage (no size
- *     slot): [0] store a value under (context, key), [1] remove, [2] get.
+ *     slot): [0] store a value under (context, key), [1] remove, [2] get;
+ *     the owners' destructors run when the context ends (drv_cls_release).
  *   263e8860-7cd2-6143-92f6-bbd5006dfa7e context wrapper: [2] says whether
- *     a context wraps another one (never, here).
+ *     a context wraps another one (never, here). CUDA 13's runtime also
+ *     calls [3] once at start-up, whose meaning is unknown: a stub, and the
+ *     runtime goes on without it.
  *   d4082055-bde6-704b-8d34-ba123c66e1f2 the runtime's check of the driver:
  *     [1] (drv_integrity.c).
  *
