@@ -14,6 +14,16 @@ ptxc's NVRTC forwards to the real one (native/nvrtc.c) and keeps the PTX of
 each cubin; ``$PTXC_NVRTC`` names the real library when ptxc's own Python
 environment or the CUDA toolkit has one (the program looks next to its own
 packages otherwise).
+
+CuPy keeps the cubins NVRTC made in an on-disk cache (``~/.cupy/kernel_cache``)
+and loads them in later runs without calling NVRTC, and a cubin is SASS,
+which ptxc cannot run; so ``ptxc run`` sets ``CUPY_CACHE_IN_MEMORY=1`` (unless
+the user set it): each run compiles its kernels, and ptxc's NVRTC keeps
+their PTX. CuPy's CUB and Thrust routines are compiled into its wheel with
+the runtime linked statically: SASS, and PTX only for the newest
+architecture, which ptxc's GPU models cannot load; so ``ptxc run`` sets
+``CUPY_ACCELERATORS=`` (unless set), and CuPy reduces with the kernels it
+compiles (a library kernel that cannot run stops the run: native/drv_module.c).
 """
 from __future__ import annotations
 
@@ -36,6 +46,8 @@ def apply(env: dict, libdir: str) -> None:
             os.symlink(target, link)
     old = env.get("LD_PRELOAD", "")
     env["LD_PRELOAD"] = " ".join(PRELOAD) + (" " + old if old else "")
+    env.setdefault("CUPY_CACHE_IN_MEMORY", "1")
+    env.setdefault("CUPY_ACCELERATORS", "")
     if not env.get("PTXC_NVRTC"):
         real = real_nvrtc(env)
         if real:

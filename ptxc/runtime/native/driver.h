@@ -158,6 +158,7 @@ cudaError_t cudaStreamCreateWithPriority(cudaStream_t *s, unsigned flags, int pr
 cudaError_t cudaStreamDestroy(cudaStream_t s);
 cudaError_t cudaStreamSynchronize(cudaStream_t s);
 cudaError_t cudaStreamQuery(cudaStream_t s);
+cudaError_t cudaStreamIsCapturing(cudaStream_t s, int *status);
 cudaError_t cudaStreamWaitEvent(cudaStream_t s, cudaEvent_t e, unsigned flags);
 cudaError_t cudaStreamAddCallback(cudaStream_t s, void (*cb)(cudaStream_t, cudaError_t, void *),
                                   void *data, unsigned flags);

@@ -12,6 +12,7 @@
 #include <stdlib.h>
 
 #include "driver.h"
+#include "drv_export.h"
 
 #define CTX_MAGIC 0x43545831u
 #define STACK_MAX 64
@@ -36,6 +37,8 @@ CUresult drv_ctx_check(void)
 }
 
 CUcontext drv_current_ctx(void) { return current(); }
+CUcontext drv_primary_ctx(void) { return &primary; }
+int drv_ctx_valid(CUcontext c) { return ctx_ok(c); }
 
 /* ---------------------------------------------------------- primary */
 EXPORT CUresult cuDevicePrimaryCtxRetain(CUcontext *ctx, CUdevice dev)
@@ -75,6 +78,7 @@ EXPORT CUresult cuDevicePrimaryCtxReset_v2(CUdevice dev)
     primary_refs = 0;
     primary.flags = 0;
     UNLOCK();
+    drv_cls_release(&primary);         /* a static runtime's state of the context (drv_export.c) */
     device_reset();                    /* a fresh context: no sticky error (devout.c) */
     return CUDA_SUCCESS;
 }
@@ -203,6 +207,7 @@ EXPORT CUresult cuCtxDestroy_v2(CUcontext ctx)
             depth--;
             i--;
         }
+    drv_cls_release(ctx);
     ctx->magic = 0;
     free(ctx);
     return CUDA_SUCCESS;
@@ -224,6 +229,23 @@ EXPORT CUresult cuCtxSynchronize(void)
 {
     CUresult st = drv_ctx_check();
     return st ? st : drv_from_runtime(device_sync());
+}
+
+/* CUDA 13: the context named, or the current one when ctx is NULL */
+EXPORT CUresult cuCtxGetDevice_v2(CUdevice *dev, CUcontext ctx)
+{
+    DRV_INIT();
+    if (ctx && !ctx_ok(ctx))
+        return CUDA_ERROR_INVALID_CONTEXT;
+    return cuCtxGetDevice(dev);
+}
+
+EXPORT CUresult cuCtxSynchronize_v2(CUcontext ctx)
+{
+    DRV_INIT();
+    if (ctx && !ctx_ok(ctx))
+        return CUDA_ERROR_INVALID_CONTEXT;
+    return cuCtxSynchronize();
 }
 
 EXPORT CUresult cuCtxGetApiVersion(CUcontext ctx, unsigned *version)

@@ -167,35 +167,6 @@ EXPORT CUresult cuGetProcAddress(const char *symbol, void **pfn, int version,
 
 ALIAS(cuGetProcAddress_v2_ptsz, cuGetProcAddress_v2);
 
-/* The driver's private interfaces, asked for by UUID, which ptxc cannot
- * serve. NVRTC asks for one and does without it (the unknown-table answer of
- * a real driver, CUDA_ERROR_INVALID_VALUE); NVIDIA's CUDA runtime needs its
- * own (CUDART_INTERFACE, below) and fails without it: that is a runtime that
- * is not ptxc's, above all one linked statically into a program or a Python
- * module (CuPy's cupy_backends, a C++ program built without -cudart shared),
- * which is said once, in one line, with what to do, and named as an
- * unsupported call. */
-static const unsigned char CUDART_INTERFACE[16] = {
-    0x6b, 0xd5, 0xfb, 0x6c, 0x5b, 0xf4, 0xe7, 0x4a, 0x89, 0x87, 0xd9, 0x39, 0x12, 0xfd, 0x9d, 0xf9 };
-
-EXPORT CUresult cuGetExportTable(const void **table, const void *uuid)
-{
-    if (table)
-        *table = NULL;
-    if (!table || !uuid)
-        return CUDA_ERROR_INVALID_VALUE;
-    if (memcmp(uuid, CUDART_INTERFACE, 16) != 0)
-        return CUDA_ERROR_INVALID_VALUE;
-    fflush(NULL);
-    fprintf(stderr, "ptxc: a CUDA runtime that is not ptxc's (one linked statically into the "
-                    "program or a module: CuPy's cupy_backends, cuda.bindings.runtime) needs the "
-                    "driver's private interface (cuGetExportTable), which ptxc cannot serve, so "
-                    "its calls fail: use the driver API (numba-cuda, cuda.core, "
-                    "cuda.bindings.driver) or build C++ with `nvcc -cudart shared` "
-                    "(docs/python-gpu.md)\n");
-    return drv_unsupported("cuGetExportTable");
-}
-
 /* ------------------------------------------------------------- errors */
 static const struct { int code; const char *name; } names[] = {
 #include "cuda_result_names.inc"

@@ -10,6 +10,7 @@
  * .global and .const variables, mapped like the runtime's symbols.
  */
 #define _GNU_SOURCE
+#include <dlfcn.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -136,6 +137,26 @@ CUresult drv_module_load(const void *image, size_t size, struct drv_module **out
     return st;
 }
 
+/* A fat binary that lies in a loaded program or library (its .nv_fatbin) is
+ * the registered code of a CUDA runtime linked statically into it (CuPy's
+ * cub and thrust modules), which loads it just before launching one of its
+ * kernels and whose caller may not check the launch's error. When it cannot
+ * run here, ptxc stops the run, naming the library, rather than let the
+ * program go on with results no kernel computed. */
+static void embedded_failure(const void *image)
+{
+    Dl_info info;
+    if (!dladdr(image, &info) || !info.dli_fname)
+        return;
+    const char *base = strrchr(info.dli_fname, '/');
+    fflush(NULL);
+    fprintf(stderr, "ptxc: error: %s has kernels that ptxc cannot run (above), registered by the "
+                    "CUDA runtime linked statically into it (from %s); the run stops here rather "
+                    "than go on without them (docs/python-gpu.md)\n",
+            base ? base + 1 : info.dli_fname, info.dli_fname);
+    shim_fatal(PTXC_EXIT_STOPPED);
+}
+
 static CUresult load_image(struct drv_module **out, const void *image, int library)
 {
     CUresult st = drv_ctx_check();
@@ -155,6 +176,9 @@ static CUresult load_image(struct drv_module **out, const void *image, int libra
     LOCK();
     st = drv_module_load(p, size, out, library);
     UNLOCK();
+    if (st == CUDA_ERROR_NO_BINARY_FOR_GPU || st == CUDA_ERROR_INVALID_IMAGE ||
+        st == CUDA_ERROR_INVALID_PTX)
+        embedded_failure(image);
     return st;
 }
 

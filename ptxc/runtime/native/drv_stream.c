@@ -159,7 +159,17 @@ EXPORT CUresult cuEventElapsedTime_v2(float *ms, CUevent start, CUevent end)
 }
 ALIAS(cuEventElapsedTime, cuEventElapsedTime_v2);
 
+/* the runtime's capture state of the stream (capture.c): capture begun through
+ * the driver API is unsupported, so a stream captures only when the runtime
+ * half began it */
+EXPORT CUresult cuStreamIsCapturing(CUstream s, int *status)
+{
+    CUresult st = drv_ctx_check();
+    return st ? st : RT(cudaStreamIsCapturing(s, status));
+}
+
 ALIAS(cuStreamSynchronize_ptsz, cuStreamSynchronize);
+ALIAS(cuStreamIsCapturing_ptsz, cuStreamIsCapturing);
 ALIAS(cuStreamQuery_ptsz, cuStreamQuery);
 ALIAS(cuStreamWaitEvent_ptsz, cuStreamWaitEvent);
 ALIAS(cuStreamAddCallback_ptsz, cuStreamAddCallback);
