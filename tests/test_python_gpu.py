@@ -155,3 +155,12 @@ def test_numba_kernel_print_comes_at_the_synchronisation(tmp_path):
     proc, _, _ = run_program("numba_printf.py", tmp_path)
     assert proc.stdout.splitlines() == ["before", "hello from thread 0", "hello from thread 1",
                                         "OK printf"], proc.stdout
+
+
+def test_driver_api_in_a_forked_child_is_not_initialized(tmp_path):
+    """CUDA is not fork-safe: a forked child's driver calls return
+    CUDA_ERROR_NOT_INITIALIZED (driver.h, DRV_CHILD_GUARD), the parent's
+    memory stays usable (docs/runtime.md, "fork and exec")."""
+    pytest.importorskip("cuda.bindings")
+    proc, _, _ = run_program("driver_fork.py", tmp_path)
+    assert "OK child" in proc.stdout and "OK parent" in proc.stdout, proc.stdout + proc.stderr

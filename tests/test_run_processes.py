@@ -190,3 +190,32 @@ def test_every_api_function_refuses_a_forked_child_first():
             if first != "CHILD_GUARD()" and m.group(1) not in NO_GUARD:
                 missing.append(f"{os.path.basename(path)}: {m.group(1)}")
     assert missing == [] and checked > 150
+
+
+# Driver functions that need no device: versions, error names, entry points.
+NO_DRIVER_GUARD = {"cuDriverGetVersion", "cuGetErrorName", "cuGetErrorString",
+                   "cuGetProcAddress", "cuGetProcAddress_v2"}
+
+
+def test_every_driver_function_refuses_a_forked_child_first():
+    """Each exported driver function (libcuda.so.1, drv_*.c) begins with
+    DRV_CHILD_GUARD() (driver.h): in a forked child it returns
+    CUDA_ERROR_NOT_INITIALIZED before it takes the lock or touches the
+    connection (no nvcc needed)."""
+    from ptxc.runtime import shim
+    checked, missing = 0, []
+    for path in sorted(glob.glob(os.path.join(shim.NATIVE, "drv_*.c"))):
+        text = open(path).read()
+        for m in re.finditer(r"^EXPORT CUresult (\w+)\(", text, re.M):
+            depth, i = 1, m.end()
+            while depth:
+                depth += {"(": 1, ")": -1}.get(text[i], 0)
+                i += 1
+            body = text[i:].lstrip()
+            if not body.startswith("{"):
+                continue                         # a declaration
+            checked += 1
+            first = body[1:].split(";", 1)[0].strip()
+            if first != "DRV_CHILD_GUARD()" and m.group(1) not in NO_DRIVER_GUARD:
+                missing.append(f"{os.path.basename(path)}: {m.group(1)}")
+    assert missing == [] and checked > 140

@@ -113,6 +113,11 @@ CUresult drv_unsupported(const char *name);     /* a stub: names the call, 801 *
 CUresult drv_from_runtime(cudaError_t e);       /* the CUresult of a runtime error */
 int drv_initialized(void);
 #define DRV_INIT() do { if (!drv_initialized()) return CUDA_ERROR_NOT_INITIALIZED; } while (0)
+/* A forked child of the application (docs/runtime.md, "fork and exec"): as on
+ * a GPU, the driver is not usable there; every driver function starts with
+ * DRV_CHILD_GUARD(), which returns CUDA_ERROR_NOT_INITIALIZED before the lock
+ * (a thread of the parent may have held it at the fork) or the connection. */
+#define DRV_CHILD_GUARD() do { if (shim_child) return CUDA_ERROR_NOT_INITIALIZED; } while (0)
 /* the CUresult of a runtime call, leaving the runtime's last error as it was */
 #define RT(expr) ({ cudaError_t rt_saved_ = shim_last_error(); cudaError_t rt_e_ = (expr); \
                     shim_restore_error(rt_saved_); drv_from_runtime(rt_e_); })

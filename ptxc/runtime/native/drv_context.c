@@ -43,6 +43,7 @@ int drv_ctx_valid(CUcontext c) { return ctx_ok(c); }
 /* ---------------------------------------------------------- primary */
 EXPORT CUresult cuDevicePrimaryCtxRetain(CUcontext *ctx, CUdevice dev)
 {
+    DRV_CHILD_GUARD();
     DRV_INIT();
     if (!ctx)
         return CUDA_ERROR_INVALID_VALUE;
@@ -57,6 +58,7 @@ EXPORT CUresult cuDevicePrimaryCtxRetain(CUcontext *ctx, CUdevice dev)
 
 EXPORT CUresult cuDevicePrimaryCtxRelease_v2(CUdevice dev)
 {
+    DRV_CHILD_GUARD();
     DRV_INIT();
     if (dev != 0)
         return CUDA_ERROR_INVALID_DEVICE;
@@ -71,6 +73,7 @@ ALIAS(cuDevicePrimaryCtxRelease, cuDevicePrimaryCtxRelease_v2);
 
 EXPORT CUresult cuDevicePrimaryCtxReset_v2(CUdevice dev)
 {
+    DRV_CHILD_GUARD();
     DRV_INIT();
     if (dev != 0)
         return CUDA_ERROR_INVALID_DEVICE;
@@ -86,6 +89,7 @@ ALIAS(cuDevicePrimaryCtxReset, cuDevicePrimaryCtxReset_v2);
 
 EXPORT CUresult cuDevicePrimaryCtxGetState(CUdevice dev, unsigned *flags, int *active)
 {
+    DRV_CHILD_GUARD();
     DRV_INIT();
     if (dev != 0)
         return CUDA_ERROR_INVALID_DEVICE;
@@ -98,6 +102,7 @@ EXPORT CUresult cuDevicePrimaryCtxGetState(CUdevice dev, unsigned *flags, int *a
 
 EXPORT CUresult cuDevicePrimaryCtxSetFlags_v2(CUdevice dev, unsigned flags)
 {
+    DRV_CHILD_GUARD();
     DRV_INIT();
     if (dev != 0)
         return CUDA_ERROR_INVALID_DEVICE;
@@ -111,6 +116,7 @@ ALIAS(cuDevicePrimaryCtxSetFlags, cuDevicePrimaryCtxSetFlags_v2);
 /* ------------------------------------------------------------ stack */
 EXPORT CUresult cuCtxSetCurrent(CUcontext ctx)
 {
+    DRV_CHILD_GUARD();
     DRV_INIT();
     if (ctx && !ctx_ok(ctx))
         return CUDA_ERROR_INVALID_CONTEXT;
@@ -127,6 +133,7 @@ EXPORT CUresult cuCtxSetCurrent(CUcontext ctx)
 
 EXPORT CUresult cuCtxGetCurrent(CUcontext *ctx)
 {
+    DRV_CHILD_GUARD();
     DRV_INIT();
     if (!ctx)
         return CUDA_ERROR_INVALID_VALUE;
@@ -136,6 +143,7 @@ EXPORT CUresult cuCtxGetCurrent(CUcontext *ctx)
 
 EXPORT CUresult cuCtxPushCurrent_v2(CUcontext ctx)
 {
+    DRV_CHILD_GUARD();
     DRV_INIT();
     if (!ctx_ok(ctx))
         return CUDA_ERROR_INVALID_CONTEXT;
@@ -147,6 +155,7 @@ EXPORT CUresult cuCtxPushCurrent_v2(CUcontext ctx)
 
 EXPORT CUresult cuCtxPopCurrent_v2(CUcontext *ctx)
 {
+    DRV_CHILD_GUARD();
     DRV_INIT();
     if (!depth)
         return CUDA_ERROR_INVALID_CONTEXT;
@@ -180,16 +189,19 @@ static CUresult create(CUcontext *ctx, unsigned flags, CUdevice dev)
 
 EXPORT CUresult cuCtxCreate_v2(CUcontext *ctx, unsigned flags, CUdevice dev)
 {
+    DRV_CHILD_GUARD();
     return create(ctx, flags, dev);
 }
 EXPORT CUresult cuCtxCreate_v3(CUcontext *ctx, void *affinity, int n, unsigned flags, CUdevice dev)
 {
+    DRV_CHILD_GUARD();
     if (n > 0 && affinity)
         return drv_unsupported("cuCtxCreate_v3 (execution affinity)");
     return create(ctx, flags, dev);
 }
 EXPORT CUresult cuCtxCreate_v4(CUcontext *ctx, void *params, unsigned flags, CUdevice dev)
 {
+    DRV_CHILD_GUARD();
     if (params)
         return drv_unsupported("cuCtxCreate_v4 (context parameters)");
     return create(ctx, flags, dev);
@@ -197,6 +209,7 @@ EXPORT CUresult cuCtxCreate_v4(CUcontext *ctx, void *params, unsigned flags, CUd
 
 EXPORT CUresult cuCtxDestroy_v2(CUcontext ctx)
 {
+    DRV_CHILD_GUARD();
     DRV_INIT();
     if (!ctx_ok(ctx) || ctx->primary)
         return CUDA_ERROR_INVALID_CONTEXT;
@@ -216,6 +229,7 @@ EXPORT CUresult cuCtxDestroy_v2(CUcontext ctx)
 /* ------------------------------------------------------- the current one */
 EXPORT CUresult cuCtxGetDevice(CUdevice *dev)
 {
+    DRV_CHILD_GUARD();
     CUresult st = drv_ctx_check();
     if (st)
         return st;
@@ -227,6 +241,7 @@ EXPORT CUresult cuCtxGetDevice(CUdevice *dev)
 
 EXPORT CUresult cuCtxSynchronize(void)
 {
+    DRV_CHILD_GUARD();
     CUresult st = drv_ctx_check();
     return st ? st : drv_from_runtime(device_sync());
 }
@@ -234,6 +249,7 @@ EXPORT CUresult cuCtxSynchronize(void)
 /* CUDA 13: the context named, or the current one when ctx is NULL */
 EXPORT CUresult cuCtxGetDevice_v2(CUdevice *dev, CUcontext ctx)
 {
+    DRV_CHILD_GUARD();
     DRV_INIT();
     if (ctx && !ctx_ok(ctx))
         return CUDA_ERROR_INVALID_CONTEXT;
@@ -242,6 +258,7 @@ EXPORT CUresult cuCtxGetDevice_v2(CUdevice *dev, CUcontext ctx)
 
 EXPORT CUresult cuCtxSynchronize_v2(CUcontext ctx)
 {
+    DRV_CHILD_GUARD();
     DRV_INIT();
     if (ctx && !ctx_ok(ctx))
         return CUDA_ERROR_INVALID_CONTEXT;
@@ -250,6 +267,7 @@ EXPORT CUresult cuCtxSynchronize_v2(CUcontext ctx)
 
 EXPORT CUresult cuCtxGetApiVersion(CUcontext ctx, unsigned *version)
 {
+    DRV_CHILD_GUARD();
     DRV_INIT();
     if (!version)
         return CUDA_ERROR_INVALID_VALUE;
@@ -261,6 +279,7 @@ EXPORT CUresult cuCtxGetApiVersion(CUcontext ctx, unsigned *version)
 
 EXPORT CUresult cuCtxGetFlags(unsigned *flags)
 {
+    DRV_CHILD_GUARD();
     CUresult st = drv_ctx_check();
     if (st)
         return st;
@@ -272,6 +291,7 @@ EXPORT CUresult cuCtxGetFlags(unsigned *flags)
 
 EXPORT CUresult cuCtxSetFlags(unsigned flags)
 {
+    DRV_CHILD_GUARD();
     CUresult st = drv_ctx_check();
     if (st)
         return st;
@@ -283,6 +303,7 @@ EXPORT CUresult cuCtxSetFlags(unsigned flags)
 
 EXPORT CUresult cuCtxGetId(CUcontext ctx, unsigned long long *id)
 {
+    DRV_CHILD_GUARD();
     DRV_INIT();
     if (!id)
         return CUDA_ERROR_INVALID_VALUE;
@@ -296,17 +317,20 @@ EXPORT CUresult cuCtxGetId(CUcontext ctx, unsigned long long *id)
 
 EXPORT CUresult cuCtxGetLimit(size_t *value, int limit)
 {
+    DRV_CHILD_GUARD();
     CUresult st = drv_ctx_check();
     return st ? st : RT(cudaDeviceGetLimit(value, limit));
 }
 EXPORT CUresult cuCtxSetLimit(int limit, size_t value)
 {
+    DRV_CHILD_GUARD();
     CUresult st = drv_ctx_check();
     return st ? st : RT(cudaDeviceSetLimit(limit, value));
 }
 
 EXPORT CUresult cuCtxGetCacheConfig(int *config)
 {
+    DRV_CHILD_GUARD();
     CUresult st = drv_ctx_check();
     if (!st && !config)
         st = CUDA_ERROR_INVALID_VALUE;
@@ -316,11 +340,13 @@ EXPORT CUresult cuCtxGetCacheConfig(int *config)
 }
 EXPORT CUresult cuCtxSetCacheConfig(int config)
 {
+    DRV_CHILD_GUARD();
     CUresult st = drv_ctx_check();
     return st ? st : config < 0 || config > 3 ? CUDA_ERROR_INVALID_VALUE : CUDA_SUCCESS;
 }
 EXPORT CUresult cuCtxGetSharedMemConfig(int *config)
 {
+    DRV_CHILD_GUARD();
     CUresult st = drv_ctx_check();
     if (!st && !config)
         st = CUDA_ERROR_INVALID_VALUE;
@@ -330,14 +356,16 @@ EXPORT CUresult cuCtxGetSharedMemConfig(int *config)
 }
 EXPORT CUresult cuCtxSetSharedMemConfig(int config)
 {
+    DRV_CHILD_GUARD();
     CUresult st = drv_ctx_check();
     return st ? st : config < 0 || config > 2 ? CUDA_ERROR_INVALID_VALUE : CUDA_SUCCESS;
 }
 
 EXPORT CUresult cuCtxGetStreamPriorityRange(int *least, int *greatest)
 {
+    DRV_CHILD_GUARD();
     CUresult st = drv_ctx_check();
     return st ? st : RT(cudaDeviceGetStreamPriorityRange(least, greatest));
 }
 
-EXPORT CUresult cuCtxResetPersistingL2Cache(void) { return drv_ctx_check(); }
+EXPORT CUresult cuCtxResetPersistingL2Cache(void) { DRV_CHILD_GUARD(); return drv_ctx_check(); }

@@ -26,6 +26,7 @@ static CUresult check_dev(CUdevice dev)
 
 EXPORT CUresult cuDeviceGet(CUdevice *dev, int ordinal)
 {
+    DRV_CHILD_GUARD();
     DRV_INIT();
     if (!dev)
         return CUDA_ERROR_INVALID_VALUE;
@@ -37,6 +38,7 @@ EXPORT CUresult cuDeviceGet(CUdevice *dev, int ordinal)
 
 EXPORT CUresult cuDeviceGetCount(int *n)
 {
+    DRV_CHILD_GUARD();
     DRV_INIT();
     if (!n)
         return CUDA_ERROR_INVALID_VALUE;
@@ -46,6 +48,7 @@ EXPORT CUresult cuDeviceGetCount(int *n)
 
 EXPORT CUresult cuDeviceGetName(char *name, int len, CUdevice dev)
 {
+    DRV_CHILD_GUARD();
     CUresult st = check_dev(dev);
     if (st)
         return st;
@@ -57,6 +60,7 @@ EXPORT CUresult cuDeviceGetName(char *name, int len, CUdevice dev)
 
 EXPORT CUresult cuDeviceGetUuid_v2(unsigned char *uuid, CUdevice dev)
 {
+    DRV_CHILD_GUARD();
     CUresult st = check_dev(dev);
     if (st)
         return st;
@@ -69,6 +73,7 @@ ALIAS(cuDeviceGetUuid, cuDeviceGetUuid_v2);
 
 EXPORT CUresult cuDeviceTotalMem_v2(size_t *bytes, CUdevice dev)
 {
+    DRV_CHILD_GUARD();
     CUresult st = check_dev(dev);
     if (st)
         return st;
@@ -80,6 +85,7 @@ EXPORT CUresult cuDeviceTotalMem_v2(size_t *bytes, CUdevice dev)
 
 EXPORT CUresult cuDeviceGetAttribute(int *value, int attr, CUdevice dev)
 {
+    DRV_CHILD_GUARD();
     CUresult st = check_dev(dev);
     if (st)
         return st;
@@ -94,6 +100,7 @@ EXPORT CUresult cuDeviceGetAttribute(int *value, int attr, CUdevice dev)
 
 EXPORT CUresult cuDeviceComputeCapability(int *major, int *minor, CUdevice dev)
 {
+    DRV_CHILD_GUARD();
     CUresult st = check_dev(dev);
     if (st)
         return st;
@@ -112,6 +119,7 @@ struct cu_devprop {
 
 EXPORT CUresult cuDeviceGetProperties(struct cu_devprop *p, CUdevice dev)
 {
+    DRV_CHILD_GUARD();
     CUresult st = check_dev(dev);
     if (st)
         return st;
@@ -127,6 +135,7 @@ EXPORT CUresult cuDeviceGetProperties(struct cu_devprop *p, CUdevice dev)
 
 EXPORT CUresult cuDeviceGetPCIBusId(char *bus, int len, CUdevice dev)
 {
+    DRV_CHILD_GUARD();
     CUresult st = check_dev(dev);
     if (st)
         return st;
@@ -138,6 +147,7 @@ EXPORT CUresult cuDeviceGetPCIBusId(char *bus, int len, CUdevice dev)
 
 EXPORT CUresult cuDeviceGetByPCIBusId(CUdevice *dev, const char *bus)
 {
+    DRV_CHILD_GUARD();
     DRV_INIT();
     if (!dev || !bus)
         return CUDA_ERROR_INVALID_VALUE;
@@ -149,6 +159,7 @@ EXPORT CUresult cuDeviceGetByPCIBusId(CUdevice *dev, const char *bus)
 
 EXPORT CUresult cuDeviceCanAccessPeer(int *can, CUdevice dev, CUdevice peer)
 {
+    DRV_CHILD_GUARD();
     CUresult st = check_dev(dev);
     if (!st)
         st = check_dev(peer);
@@ -162,6 +173,7 @@ EXPORT CUresult cuDeviceCanAccessPeer(int *can, CUdevice dev, CUdevice peer)
 
 EXPORT CUresult cuDeviceGetExecAffinitySupport(int *pi, int type, CUdevice dev)
 {
+    DRV_CHILD_GUARD();
     (void)type;
     CUresult st = check_dev(dev);
     if (st)

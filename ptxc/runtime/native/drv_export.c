@@ -311,6 +311,7 @@ const void *drv_export_table(int which) { return tables[which].table; }
 
 EXPORT CUresult cuGetExportTable(const void **table, const void *uuid)
 {
+    DRV_CHILD_GUARD();
     if (table)
         *table = NULL;
     if (!table || !uuid)

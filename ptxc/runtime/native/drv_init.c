@@ -70,6 +70,7 @@ CUresult drv_from_runtime(cudaError_t e)
 /* ------------------------------------------------------------- cuInit */
 EXPORT CUresult cuInit(unsigned flags)
 {
+    DRV_CHILD_GUARD();
     if (flags != 0)
         return CUDA_ERROR_INVALID_VALUE;
     LOCK();
@@ -224,5 +225,5 @@ EXPORT CUresult cuGetErrorString(CUresult e, const char **out)
 }
 
 /* profiler control: nothing to start or stop */
-EXPORT CUresult cuProfilerStart(void) { return CUDA_SUCCESS; }
-EXPORT CUresult cuProfilerStop(void) { return CUDA_SUCCESS; }
+EXPORT CUresult cuProfilerStart(void) { DRV_CHILD_GUARD(); return CUDA_SUCCESS; }
+EXPORT CUresult cuProfilerStop(void) { DRV_CHILD_GUARD(); return CUDA_SUCCESS; }

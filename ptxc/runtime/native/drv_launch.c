@@ -142,6 +142,7 @@ EXPORT CUresult cuLaunchKernel(CUfunction f, unsigned gx, unsigned gy, unsigned 
                                unsigned by, unsigned bz, unsigned shared, CUstream s, void **args,
                                void **extra)
 {
+    DRV_CHILD_GUARD();
     unsigned g[3] = { gx, gy, gz }, b[3] = { bx, by, bz };
     return launch(f, g, b, shared, s, args, extra, 0);
 }
@@ -164,6 +165,7 @@ EXPORT CUresult cuLaunchCooperativeKernel(CUfunction f, unsigned gx, unsigned gy
                                           unsigned bx, unsigned by, unsigned bz, unsigned shared,
                                           CUstream s, void **args)
 {
+    DRV_CHILD_GUARD();
     unsigned g[3] = { gx, gy, gz }, b[3] = { bx, by, bz };
     CUresult st = drv_function_of(f) ? cooperative_fits(f, g, b, shared) : CUDA_ERROR_INVALID_HANDLE;
     return st ? st : launch(f, g, b, shared, s, args, NULL, LAUNCH_COOPERATIVE);
@@ -172,6 +174,7 @@ ALIAS(cuLaunchCooperativeKernel_ptsz, cuLaunchCooperativeKernel);
 
 EXPORT CUresult cuLaunchKernelEx(const CUlaunchConfig *cfg, CUfunction f, void **args, void **extra)
 {
+    DRV_CHILD_GUARD();
     if (!cfg || (cfg->numAttrs && !cfg->attrs))
         return CUDA_ERROR_INVALID_VALUE;
     uint32_t flags = 0;
@@ -211,6 +214,7 @@ static CUresult info_of(void *handle, const int64_t **attrs)
 
 EXPORT CUresult cuFuncGetAttribute(int *value, int attr, CUfunction f)
 {
+    DRV_CHILD_GUARD();
     if (!value)
         return CUDA_ERROR_INVALID_VALUE;
     const int64_t *a;
@@ -238,6 +242,7 @@ EXPORT CUresult cuFuncGetAttribute(int *value, int attr, CUfunction f)
 
 EXPORT CUresult cuFuncSetAttribute(CUfunction f, int attr, int value)
 {
+    DRV_CHILD_GUARD();
     const int64_t *a;
     CUresult st = info_of(f, &a);
     if (st)
@@ -267,12 +272,14 @@ EXPORT CUresult cuFuncSetAttribute(CUfunction f, int attr, int value)
 
 EXPORT CUresult cuFuncSetCacheConfig(CUfunction f, int config)
 {
+    DRV_CHILD_GUARD();
     const int64_t *a;
     CUresult st = info_of(f, &a);
     return st ? st : config < 0 || config > 3 ? CUDA_ERROR_INVALID_VALUE : CUDA_SUCCESS;
 }
 EXPORT CUresult cuFuncSetSharedMemConfig(CUfunction f, int config)
 {
+    DRV_CHILD_GUARD();
     const int64_t *a;
     CUresult st = info_of(f, &a);
     return st ? st : config < 0 || config > 2 ? CUDA_ERROR_INVALID_VALUE : CUDA_SUCCESS;
@@ -282,16 +289,19 @@ static CUresult check_device(CUdevice dev) { return dev == 0 ? CUDA_SUCCESS : CU
 
 EXPORT CUresult cuKernelGetAttribute(int *value, int attr, CUkernel k, CUdevice dev)
 {
+    DRV_CHILD_GUARD();
     CUresult st = check_device(dev);
     return st ? st : cuFuncGetAttribute(value, attr, k);
 }
 EXPORT CUresult cuKernelSetAttribute(int attr, int value, CUkernel k, CUdevice dev)
 {
+    DRV_CHILD_GUARD();
     CUresult st = check_device(dev);
     return st ? st : cuFuncSetAttribute(k, attr, value);
 }
 EXPORT CUresult cuKernelSetCacheConfig(CUkernel k, int config, CUdevice dev)
 {
+    DRV_CHILD_GUARD();
     CUresult st = check_device(dev);
     return st ? st : cuFuncSetCacheConfig(k, config);
 }
@@ -314,12 +324,14 @@ EXPORT CUresult cuOccupancyMaxActiveBlocksPerMultiprocessorWithFlags(int *blocks
                                                                      int block_size, size_t dyn,
                                                                      unsigned flags)
 {
+    DRV_CHILD_GUARD();
     (void)flags;
     return blocks_per_sm(blocks, f, block_size, dyn);
 }
 EXPORT CUresult cuOccupancyMaxActiveBlocksPerMultiprocessor(int *blocks, CUfunction f,
                                                             int block_size, size_t dyn)
 {
+    DRV_CHILD_GUARD();
     return blocks_per_sm(blocks, f, block_size, dyn);
 }
 
@@ -332,6 +344,7 @@ EXPORT CUresult cuOccupancyMaxPotentialBlockSizeWithFlags(int *min_grid, int *bl
                                                           b2d_size dyn_of, size_t dyn, int limit,
                                                           unsigned flags)
 {
+    DRV_CHILD_GUARD();
     (void)flags;
     const int64_t *a;
     CUresult st = info_of(f, &a);
@@ -361,12 +374,14 @@ EXPORT CUresult cuOccupancyMaxPotentialBlockSizeWithFlags(int *min_grid, int *bl
 EXPORT CUresult cuOccupancyMaxPotentialBlockSize(int *min_grid, int *block, CUfunction f,
                                                  b2d_size dyn_of, size_t dyn, int limit)
 {
+    DRV_CHILD_GUARD();
     return cuOccupancyMaxPotentialBlockSizeWithFlags(min_grid, block, f, dyn_of, dyn, limit, 0);
 }
 
 EXPORT CUresult cuOccupancyAvailableDynamicSMemPerBlock(size_t *out, CUfunction f, int nblocks,
                                                         int block_size)
 {
+    DRV_CHILD_GUARD();
     const int64_t *a;
     CUresult st = info_of(f, &a);
     if (st)

@@ -137,6 +137,7 @@ static void answer_options(unsigned n, const int *opts, void **vals)
 
 EXPORT CUresult cuLinkCreate_v2(unsigned n, int *opts, void **vals, CUlinkState *out)
 {
+    DRV_CHILD_GUARD();
     CUresult st = drv_ctx_check();
     if (st)
         return st;
@@ -154,6 +155,7 @@ ALIAS(cuLinkCreate, cuLinkCreate_v2);
 EXPORT CUresult cuLinkAddData_v2(CUlinkState l, int type, void *data, size_t size,
                                  const char *name, unsigned n, int *opts, void **vals)
 {
+    DRV_CHILD_GUARD();
     DRV_INIT();
     if (!link_ok(l))
         return CUDA_ERROR_INVALID_HANDLE;
@@ -168,6 +170,7 @@ ALIAS(cuLinkAddData, cuLinkAddData_v2);
 EXPORT CUresult cuLinkAddFile_v2(CUlinkState l, int type, const char *path, unsigned n, int *opts,
                                  void **vals)
 {
+    DRV_CHILD_GUARD();
     DRV_INIT();
     if (!link_ok(l))
         return CUDA_ERROR_INVALID_HANDLE;
@@ -187,6 +190,7 @@ ALIAS(cuLinkAddFile, cuLinkAddFile_v2);
 
 EXPORT CUresult cuLinkComplete(CUlinkState l, void **image, size_t *size)
 {
+    DRV_CHILD_GUARD();
     DRV_INIT();
     if (!link_ok(l))
         return CUDA_ERROR_INVALID_HANDLE;
@@ -201,6 +205,7 @@ EXPORT CUresult cuLinkComplete(CUlinkState l, void **image, size_t *size)
 
 EXPORT CUresult cuLinkDestroy(CUlinkState l)
 {
+    DRV_CHILD_GUARD();
     DRV_INIT();
     if (!link_ok(l))
         return CUDA_ERROR_INVALID_HANDLE;

@@ -41,12 +41,14 @@ static CUresult allocate(CUdeviceptr *d, size_t size, int kind, unsigned flags, 
 
 EXPORT CUresult cuMemAlloc_v2(CUdeviceptr *d, size_t size)
 {
+    DRV_CHILD_GUARD();
     return allocate(d, size, KIND_DEVICE, 0, "cuMemAlloc");
 }
 
 EXPORT CUresult cuMemAllocPitch_v2(CUdeviceptr *d, size_t *pitch, size_t width, size_t height,
                                    unsigned elem)
 {
+    DRV_CHILD_GUARD();
     if (!pitch || !width || !height || (elem != 4 && elem != 8 && elem != 16))
         return CUDA_ERROR_INVALID_VALUE;
     size_t p = (width + 511) / 512 * 512;
@@ -58,6 +60,7 @@ EXPORT CUresult cuMemAllocPitch_v2(CUdeviceptr *d, size_t *pitch, size_t width, 
 
 EXPORT CUresult cuMemAllocManaged(CUdeviceptr *d, size_t size, unsigned flags)
 {
+    DRV_CHILD_GUARD();
     if (flags != MEM_ATTACH_GLOBAL && flags != MEM_ATTACH_HOST)
         return CUDA_ERROR_INVALID_VALUE;
     return allocate(d, size, KIND_MANAGED, flags, "cuMemAllocManaged");
@@ -65,6 +68,7 @@ EXPORT CUresult cuMemAllocManaged(CUdeviceptr *d, size_t size, unsigned flags)
 
 EXPORT CUresult cuMemHostAlloc(void **p, size_t size, unsigned flags)
 {
+    DRV_CHILD_GUARD();
     if (!p || (flags & ~HOSTALLOC_FLAGS))
         return CUDA_ERROR_INVALID_VALUE;
     CUdeviceptr d = 0;
@@ -74,10 +78,11 @@ EXPORT CUresult cuMemHostAlloc(void **p, size_t size, unsigned flags)
     return st;
 }
 
-EXPORT CUresult cuMemAllocHost_v2(void **p, size_t size) { return cuMemHostAlloc(p, size, 0); }
+EXPORT CUresult cuMemAllocHost_v2(void **p, size_t size) { DRV_CHILD_GUARD(); return cuMemHostAlloc(p, size, 0); }
 
 EXPORT CUresult cuMemFree_v2(CUdeviceptr d)
 {
+    DRV_CHILD_GUARD();
     CUresult st = drv_ctx_check();
     if (st)
         return st;
@@ -92,6 +97,7 @@ EXPORT CUresult cuMemFree_v2(CUdeviceptr d)
 
 EXPORT CUresult cuMemFreeHost(void *p)
 {
+    DRV_CHILD_GUARD();
     CUresult st = drv_ctx_check();
     if (st)
         return st;
@@ -105,6 +111,7 @@ EXPORT CUresult cuMemFreeHost(void *p)
 
 EXPORT CUresult cuMemHostGetDevicePointer_v2(CUdeviceptr *d, void *p, unsigned flags)
 {
+    DRV_CHILD_GUARD();
     CUresult st = drv_ctx_check();
     if (st)
         return st;
@@ -119,6 +126,7 @@ EXPORT CUresult cuMemHostGetDevicePointer_v2(CUdeviceptr *d, void *p, unsigned f
 
 EXPORT CUresult cuMemHostGetFlags(unsigned *flags, void *p)
 {
+    DRV_CHILD_GUARD();
     CUresult st = drv_ctx_check();
     if (st)
         return st;
@@ -134,6 +142,7 @@ EXPORT CUresult cuMemHostGetFlags(unsigned *flags, void *p)
 /* page-locking means nothing here: registered memory stays host memory */
 EXPORT CUresult cuMemHostRegister_v2(void *p, size_t size, unsigned flags)
 {
+    DRV_CHILD_GUARD();
     (void)flags;
     CUresult st = drv_ctx_check();
     return st ? st : !p || !size ? CUDA_ERROR_INVALID_VALUE : CUDA_SUCCESS;
@@ -141,12 +150,14 @@ EXPORT CUresult cuMemHostRegister_v2(void *p, size_t size, unsigned flags)
 ALIAS(cuMemHostRegister, cuMemHostRegister_v2);
 EXPORT CUresult cuMemHostUnregister(void *p)
 {
+    DRV_CHILD_GUARD();
     CUresult st = drv_ctx_check();
     return st ? st : !p ? CUDA_ERROR_INVALID_VALUE : CUDA_SUCCESS;
 }
 
 EXPORT CUresult cuMemGetInfo_v2(size_t *free_bytes, size_t *total)
 {
+    DRV_CHILD_GUARD();
     CUresult st = drv_ctx_check();
     if (st)
         return st;
@@ -157,6 +168,7 @@ EXPORT CUresult cuMemGetInfo_v2(size_t *free_bytes, size_t *total)
 
 EXPORT CUresult cuMemGetAddressRange_v2(CUdeviceptr *base, size_t *size, CUdeviceptr d)
 {
+    DRV_CHILD_GUARD();
     CUresult st = drv_ctx_check();
     if (st)
         return st;
@@ -173,10 +185,10 @@ EXPORT CUresult cuMemGetAddressRange_v2(CUdeviceptr *base, size_t *size, CUdevic
 }
 
 /* managed memory is host memory here: hints and prefetches have nothing to do */
-EXPORT CUresult cuMemPrefetchAsync_v2(void) { return drv_ctx_check(); }
-EXPORT CUresult cuMemPrefetchAsync(void) { return drv_ctx_check(); }
-EXPORT CUresult cuMemAdvise_v2(void) { return drv_ctx_check(); }
-EXPORT CUresult cuMemAdvise(void) { return drv_ctx_check(); }
+EXPORT CUresult cuMemPrefetchAsync_v2(void) { DRV_CHILD_GUARD(); return drv_ctx_check(); }
+EXPORT CUresult cuMemPrefetchAsync(void) { DRV_CHILD_GUARD(); return drv_ctx_check(); }
+EXPORT CUresult cuMemAdvise_v2(void) { DRV_CHILD_GUARD(); return drv_ctx_check(); }
+EXPORT CUresult cuMemAdvise(void) { DRV_CHILD_GUARD(); return drv_ctx_check(); }
 ALIAS(cuMemPrefetchAsync_ptsz, cuMemPrefetchAsync);
 ALIAS(cuMemPrefetchAsync_v2_ptsz, cuMemPrefetchAsync_v2);
 
@@ -208,53 +220,63 @@ static CUresult copy(void *dst, const void *src, size_t n, int kind)
 
 EXPORT CUresult cuMemcpy(CUdeviceptr dst, CUdeviceptr src, size_t n)
 {
+    DRV_CHILD_GUARD();
     CUresult st = blocking_ok();
     return st ? st : copy(ptr(dst), ptr(src), n, cudaMemcpyDefault);
 }
 EXPORT CUresult cuMemcpyHtoD_v2(CUdeviceptr dst, const void *src, size_t n)
 {
+    DRV_CHILD_GUARD();
     CUresult st = blocking_ok();
     return st ? st : copy(ptr(dst), src, n, cudaMemcpyHostToDevice);
 }
 EXPORT CUresult cuMemcpyDtoH_v2(void *dst, CUdeviceptr src, size_t n)
 {
+    DRV_CHILD_GUARD();
     CUresult st = blocking_ok();
     return st ? st : copy(dst, ptr(src), n, cudaMemcpyDeviceToHost);
 }
 EXPORT CUresult cuMemcpyDtoD_v2(CUdeviceptr dst, CUdeviceptr src, size_t n)
 {
+    DRV_CHILD_GUARD();
     CUresult st = blocking_ok();
     return st ? st : copy(ptr(dst), ptr(src), n, cudaMemcpyDeviceToDevice);
 }
 EXPORT CUresult cuMemcpyPeer(CUdeviceptr dst, CUcontext dc, CUdeviceptr src, CUcontext sc, size_t n)
 {
+    DRV_CHILD_GUARD();
     (void)dc; (void)sc;
     return cuMemcpyDtoD_v2(dst, src, n);
 }
 
 EXPORT CUresult cuMemcpyAsync(CUdeviceptr dst, CUdeviceptr src, size_t n, CUstream s)
 {
+    DRV_CHILD_GUARD();
     CUresult st = async_ok(s);
     return st ? st : copy(ptr(dst), ptr(src), n, cudaMemcpyDefault);
 }
 EXPORT CUresult cuMemcpyHtoDAsync_v2(CUdeviceptr dst, const void *src, size_t n, CUstream s)
 {
+    DRV_CHILD_GUARD();
     CUresult st = async_ok(s);
     return st ? st : copy(ptr(dst), src, n, cudaMemcpyHostToDevice);
 }
 EXPORT CUresult cuMemcpyDtoHAsync_v2(void *dst, CUdeviceptr src, size_t n, CUstream s)
 {
+    DRV_CHILD_GUARD();
     CUresult st = async_ok(s);
     return st ? st : copy(dst, ptr(src), n, cudaMemcpyDeviceToHost);
 }
 EXPORT CUresult cuMemcpyDtoDAsync_v2(CUdeviceptr dst, CUdeviceptr src, size_t n, CUstream s)
 {
+    DRV_CHILD_GUARD();
     CUresult st = async_ok(s);
     return st ? st : copy(ptr(dst), ptr(src), n, cudaMemcpyDeviceToDevice);
 }
 EXPORT CUresult cuMemcpyPeerAsync(CUdeviceptr dst, CUcontext dc, CUdeviceptr src, CUcontext sc,
                                   size_t n, CUstream s)
 {
+    DRV_CHILD_GUARD();
     (void)dc; (void)sc;
     return cuMemcpyDtoDAsync_v2(dst, src, n, s);
 }
@@ -312,22 +334,26 @@ static CUresult copy2d(const CUDA_MEMCPY2D *c)
 
 EXPORT CUresult cuMemcpy2D_v2(const CUDA_MEMCPY2D *c)
 {
+    DRV_CHILD_GUARD();
     CUresult st = blocking_ok();
     return st ? st : copy2d(c);
 }
 ALIAS(cuMemcpy2DUnaligned_v2, cuMemcpy2D_v2);
 EXPORT CUresult cuMemcpy2DAsync_v2(const CUDA_MEMCPY2D *c, CUstream s)
 {
+    DRV_CHILD_GUARD();
     CUresult st = async_ok(s);
     return st ? st : copy2d(c);
 }
 EXPORT CUresult cuMemcpy3D_v2(const CUDA_MEMCPY3D *c)
 {
+    DRV_CHILD_GUARD();
     CUresult st = blocking_ok();
     return st ? st : copy3d(c);
 }
 EXPORT CUresult cuMemcpy3DAsync_v2(const CUDA_MEMCPY3D *c, CUstream s)
 {
+    DRV_CHILD_GUARD();
     CUresult st = async_ok(s);
     return st ? st : copy3d(c);
 }
@@ -437,6 +463,7 @@ static CUresult attribute(void *data, int attr, CUdeviceptr p, int found, uint64
 
 EXPORT CUresult cuPointerGetAttribute(void *data, int attr, CUdeviceptr p)
 {
+    DRV_CHILD_GUARD();
     CUresult st = drv_ctx_check();
     if (st)
         return st;
@@ -451,6 +478,7 @@ EXPORT CUresult cuPointerGetAttribute(void *data, int attr, CUdeviceptr p)
 
 EXPORT CUresult cuPointerGetAttributes(unsigned n, int *attrs, void **data, CUdeviceptr p)
 {
+    DRV_CHILD_GUARD();
     CUresult st = drv_ctx_check();
     if (st)
         return st;
@@ -468,6 +496,7 @@ EXPORT CUresult cuPointerGetAttributes(unsigned n, int *attrs, void **data, CUde
 
 EXPORT CUresult cuPointerSetAttribute(const void *value, int attr, CUdeviceptr p)
 {
+    DRV_CHILD_GUARD();
     CUresult st = drv_ctx_check();
     if (st)
         return st;

@@ -195,19 +195,21 @@ static CUresult load_file(struct drv_module **out, const char *path, int library
     return st;
 }
 
-EXPORT CUresult cuModuleLoadData(CUmodule *m, const void *image) { return load_image(m, image, 0); }
+EXPORT CUresult cuModuleLoadData(CUmodule *m, const void *image) { DRV_CHILD_GUARD(); return load_image(m, image, 0); }
 EXPORT CUresult cuModuleLoadDataEx(CUmodule *m, const void *image, unsigned n, void *opts,
                                    void **vals)
 {
+    DRV_CHILD_GUARD();
     (void)n; (void)opts; (void)vals;       /* JIT options: nothing to compile here */
     return load_image(m, image, 0);
 }
-EXPORT CUresult cuModuleLoadFatBinary(CUmodule *m, const void *fatbin) { return load_image(m, fatbin, 0); }
-EXPORT CUresult cuModuleLoad(CUmodule *m, const char *path) { return load_file(m, path, 0); }
+EXPORT CUresult cuModuleLoadFatBinary(CUmodule *m, const void *fatbin) { DRV_CHILD_GUARD(); return load_image(m, fatbin, 0); }
+EXPORT CUresult cuModuleLoad(CUmodule *m, const char *path) { DRV_CHILD_GUARD(); return load_file(m, path, 0); }
 
 EXPORT CUresult cuLibraryLoadData(CUlibrary *lib, const void *code, void *jit_opts, void **jit_vals,
                                   unsigned njit, void *lib_opts, void **lib_vals, unsigned nlib)
 {
+    DRV_CHILD_GUARD();
     (void)jit_opts; (void)jit_vals; (void)njit; (void)lib_opts; (void)lib_vals; (void)nlib;
     return load_image(lib, code, 1);
 }
@@ -215,6 +217,7 @@ EXPORT CUresult cuLibraryLoadFromFile(CUlibrary *lib, const char *path, void *ji
                                       void **jit_vals, unsigned njit, void *lib_opts,
                                       void **lib_vals, unsigned nlib)
 {
+    DRV_CHILD_GUARD();
     (void)jit_opts; (void)jit_vals; (void)njit; (void)lib_opts; (void)lib_vals; (void)nlib;
     return load_file(lib, path, 1);
 }
@@ -229,8 +232,8 @@ static CUresult unload(struct drv_module *m, int library)
     UNLOCK();
     return CUDA_SUCCESS;
 }
-EXPORT CUresult cuModuleUnload(CUmodule m) { return unload(m, 0); }
-EXPORT CUresult cuLibraryUnload(CUlibrary lib) { return unload(lib, 1); }
+EXPORT CUresult cuModuleUnload(CUmodule m) { DRV_CHILD_GUARD(); return unload(m, 0); }
+EXPORT CUresult cuLibraryUnload(CUlibrary lib) { DRV_CHILD_GUARD(); return unload(lib, 1); }
 
 /* -------------------------------------------------------- functions */
 static CUresult function(struct drv_module *m, const char *name, struct drv_function **out)
@@ -272,10 +275,12 @@ static CUresult function(struct drv_module *m, const char *name, struct drv_func
 
 EXPORT CUresult cuModuleGetFunction(CUfunction *f, CUmodule m, const char *name)
 {
+    DRV_CHILD_GUARD();
     return function(m, name, f);
 }
 EXPORT CUresult cuLibraryGetKernel(CUkernel *k, CUlibrary lib, const char *name)
 {
+    DRV_CHILD_GUARD();
     return function(lib, name, k);
 }
 
@@ -289,8 +294,8 @@ static CUresult count(unsigned *n, struct drv_module *m)
     *n = m->nkernels;
     return CUDA_SUCCESS;
 }
-EXPORT CUresult cuModuleGetFunctionCount(unsigned *n, CUmodule m) { return count(n, m); }
-EXPORT CUresult cuLibraryGetKernelCount(unsigned *n, CUlibrary lib) { return count(n, lib); }
+EXPORT CUresult cuModuleGetFunctionCount(unsigned *n, CUmodule m) { DRV_CHILD_GUARD(); return count(n, m); }
+EXPORT CUresult cuLibraryGetKernelCount(unsigned *n, CUlibrary lib) { DRV_CHILD_GUARD(); return count(n, lib); }
 
 static CUresult enumerate(struct drv_function **out, unsigned n, struct drv_module *m)
 {
@@ -306,15 +311,18 @@ static CUresult enumerate(struct drv_function **out, unsigned n, struct drv_modu
 }
 EXPORT CUresult cuModuleEnumerateFunctions(CUfunction *fs, unsigned n, CUmodule m)
 {
+    DRV_CHILD_GUARD();
     return enumerate(fs, n, m);
 }
 EXPORT CUresult cuLibraryEnumerateKernels(CUkernel *ks, unsigned n, CUlibrary lib)
 {
+    DRV_CHILD_GUARD();
     return enumerate(ks, n, lib);
 }
 
 EXPORT CUresult cuLibraryGetModule(CUmodule *m, CUlibrary lib)
 {
+    DRV_CHILD_GUARD();
     DRV_INIT();
     if (!m)
         return CUDA_ERROR_INVALID_VALUE;
@@ -326,6 +334,7 @@ EXPORT CUresult cuLibraryGetModule(CUmodule *m, CUlibrary lib)
 
 EXPORT CUresult cuKernelGetFunction(CUfunction *f, CUkernel k)
 {
+    DRV_CHILD_GUARD();
     DRV_INIT();
     if (!f)
         return CUDA_ERROR_INVALID_VALUE;
@@ -346,8 +355,8 @@ static CUresult owner(struct drv_module **m, void *handle)
     *m = f->module;
     return CUDA_SUCCESS;
 }
-EXPORT CUresult cuFuncGetModule(CUmodule *m, CUfunction f) { return owner(m, f); }
-EXPORT CUresult cuKernelGetLibrary(CUlibrary *lib, CUkernel k) { return owner(lib, k); }
+EXPORT CUresult cuFuncGetModule(CUmodule *m, CUfunction f) { DRV_CHILD_GUARD(); return owner(m, f); }
+EXPORT CUresult cuKernelGetLibrary(CUlibrary *lib, CUkernel k) { DRV_CHILD_GUARD(); return owner(lib, k); }
 
 static CUresult name_of(const char **name, void *handle)
 {
@@ -360,11 +369,12 @@ static CUresult name_of(const char **name, void *handle)
     *name = f->name;
     return CUDA_SUCCESS;
 }
-EXPORT CUresult cuFuncGetName(const char **name, CUfunction f) { return name_of(name, f); }
-EXPORT CUresult cuKernelGetName(const char **name, CUkernel k) { return name_of(name, k); }
+EXPORT CUresult cuFuncGetName(const char **name, CUfunction f) { DRV_CHILD_GUARD(); return name_of(name, f); }
+EXPORT CUresult cuKernelGetName(const char **name, CUkernel k) { DRV_CHILD_GUARD(); return name_of(name, k); }
 
 EXPORT CUresult cuFuncIsLoaded(int *state, CUfunction f)
 {
+    DRV_CHILD_GUARD();
     DRV_INIT();
     if (!state)
         return CUDA_ERROR_INVALID_VALUE;
@@ -375,11 +385,13 @@ EXPORT CUresult cuFuncIsLoaded(int *state, CUfunction f)
 }
 EXPORT CUresult cuFuncLoad(CUfunction f)
 {
+    DRV_CHILD_GUARD();
     DRV_INIT();
     return drv_function_of(f) ? CUDA_SUCCESS : CUDA_ERROR_INVALID_HANDLE;
 }
 EXPORT CUresult cuModuleGetLoadingMode(int *mode)
 {
+    DRV_CHILD_GUARD();
     DRV_INIT();
     if (!mode)
         return CUDA_ERROR_INVALID_VALUE;
@@ -451,10 +463,12 @@ static CUresult param_info(void *handle, size_t index, size_t *offset, size_t *s
 }
 EXPORT CUresult cuFuncGetParamInfo(CUfunction f, size_t i, size_t *offset, size_t *size)
 {
+    DRV_CHILD_GUARD();
     return param_info(f, i, offset, size);
 }
 EXPORT CUresult cuKernelGetParamInfo(CUkernel k, size_t i, size_t *offset, size_t *size)
 {
+    DRV_CHILD_GUARD();
     return param_info(k, i, offset, size);
 }
 
@@ -493,9 +507,11 @@ static CUresult global(CUdeviceptr *dptr, size_t *bytes, struct drv_module *m, c
 }
 EXPORT CUresult cuModuleGetGlobal_v2(CUdeviceptr *d, size_t *n, CUmodule m, const char *name)
 {
+    DRV_CHILD_GUARD();
     return global(d, n, m, name);
 }
 EXPORT CUresult cuLibraryGetGlobal(CUdeviceptr *d, size_t *n, CUlibrary lib, const char *name)
 {
+    DRV_CHILD_GUARD();
     return global(d, n, lib, name);
 }

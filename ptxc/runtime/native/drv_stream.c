@@ -16,6 +16,7 @@ CUcontext drv_current_ctx(void);
 
 EXPORT CUresult cuStreamCreateWithPriority(CUstream *s, unsigned flags, int priority)
 {
+    DRV_CHILD_GUARD();
     CUresult st = drv_ctx_check();
     if (st)
         return st;
@@ -25,6 +26,7 @@ EXPORT CUresult cuStreamCreateWithPriority(CUstream *s, unsigned flags, int prio
 }
 EXPORT CUresult cuStreamCreate(CUstream *s, unsigned flags)
 {
+    DRV_CHILD_GUARD();
     return cuStreamCreateWithPriority(s, flags, 0);
 }
 
@@ -36,6 +38,7 @@ static CUresult handle_ok(CUstream s)
 
 EXPORT CUresult cuStreamDestroy_v2(CUstream s)
 {
+    DRV_CHILD_GUARD();
     CUresult st = handle_ok(s);
     return st ? st : RT(cudaStreamDestroy(s));
 }
@@ -43,16 +46,19 @@ ALIAS(cuStreamDestroy, cuStreamDestroy_v2);
 
 EXPORT CUresult cuStreamSynchronize(CUstream s)
 {
+    DRV_CHILD_GUARD();
     CUresult st = handle_ok(s);
     return st ? st : RT(cudaStreamSynchronize(s));
 }
 EXPORT CUresult cuStreamQuery(CUstream s)
 {
+    DRV_CHILD_GUARD();
     CUresult st = handle_ok(s);
     return st ? st : RT(cudaStreamQuery(s));
 }
 EXPORT CUresult cuStreamWaitEvent(CUstream s, CUevent e, unsigned flags)
 {
+    DRV_CHILD_GUARD();
     CUresult st = handle_ok(s);
     return st ? st : RT(cudaStreamWaitEvent(s, e, flags));
 }
@@ -60,6 +66,7 @@ EXPORT CUresult cuStreamWaitEvent(CUstream s, CUevent e, unsigned flags)
 typedef void (*cu_callback)(CUstream, CUresult, void *);
 EXPORT CUresult cuStreamAddCallback(CUstream s, cu_callback cb, void *data, unsigned flags)
 {
+    DRV_CHILD_GUARD();
     CUresult st = handle_ok(s);
     if (st)
         return st;
@@ -69,6 +76,7 @@ EXPORT CUresult cuStreamAddCallback(CUstream s, cu_callback cb, void *data, unsi
 }
 EXPORT CUresult cuLaunchHostFunc(CUstream s, void (*fn)(void *), void *data)
 {
+    DRV_CHILD_GUARD();
     CUresult st = handle_ok(s);
     if (st)
         return st;
@@ -77,21 +85,25 @@ EXPORT CUresult cuLaunchHostFunc(CUstream s, void (*fn)(void *), void *data)
 
 EXPORT CUresult cuStreamGetFlags(CUstream s, unsigned *flags)
 {
+    DRV_CHILD_GUARD();
     CUresult st = handle_ok(s);
     return st ? st : RT(cudaStreamGetFlags(s, flags));
 }
 EXPORT CUresult cuStreamGetPriority(CUstream s, int *priority)
 {
+    DRV_CHILD_GUARD();
     CUresult st = handle_ok(s);
     return st ? st : RT(cudaStreamGetPriority(s, priority));
 }
 EXPORT CUresult cuStreamGetId(CUstream s, unsigned long long *id)
 {
+    DRV_CHILD_GUARD();
     CUresult st = handle_ok(s);
     return st ? st : RT(cudaStreamGetId(s, id));
 }
 EXPORT CUresult cuStreamGetCtx(CUstream s, CUcontext *ctx)
 {
+    DRV_CHILD_GUARD();
     CUresult st = handle_ok(s);
     if (st)
         return st;
@@ -102,6 +114,7 @@ EXPORT CUresult cuStreamGetCtx(CUstream s, CUcontext *ctx)
 }
 EXPORT CUresult cuStreamGetDevice(CUstream s, CUdevice *dev)
 {
+    DRV_CHILD_GUARD();
     CUresult st = handle_ok(s);
     if (st)
         return st;
@@ -112,6 +125,7 @@ EXPORT CUresult cuStreamGetDevice(CUstream s, CUdevice *dev)
 }
 EXPORT CUresult cuStreamAttachMemAsync(CUstream s, CUdeviceptr p, size_t n, unsigned flags)
 {
+    DRV_CHILD_GUARD();
     (void)p; (void)n; (void)flags;
     return handle_ok(s);
 }
@@ -119,6 +133,7 @@ EXPORT CUresult cuStreamAttachMemAsync(CUstream s, CUdeviceptr p, size_t n, unsi
 /* ------------------------------------------------------------- events */
 EXPORT CUresult cuEventCreate(CUevent *e, unsigned flags)
 {
+    DRV_CHILD_GUARD();
     CUresult st = drv_ctx_check();
     if (st)
         return st;
@@ -128,32 +143,38 @@ EXPORT CUresult cuEventCreate(CUevent *e, unsigned flags)
 }
 EXPORT CUresult cuEventDestroy_v2(CUevent e)
 {
+    DRV_CHILD_GUARD();
     CUresult st = drv_ctx_check();
     return st ? st : RT(cudaEventDestroy(e));
 }
 ALIAS(cuEventDestroy, cuEventDestroy_v2);
 EXPORT CUresult cuEventRecord(CUevent e, CUstream s)
 {
+    DRV_CHILD_GUARD();
     CUresult st = drv_ctx_check();
     return st ? st : RT(cudaEventRecord(e, s));
 }
 EXPORT CUresult cuEventRecordWithFlags(CUevent e, CUstream s, unsigned flags)
 {
+    DRV_CHILD_GUARD();
     CUresult st = drv_ctx_check();
     return st ? st : RT(cudaEventRecordWithFlags(e, s, flags));
 }
 EXPORT CUresult cuEventQuery(CUevent e)
 {
+    DRV_CHILD_GUARD();
     CUresult st = drv_ctx_check();
     return st ? st : RT(cudaEventQuery(e));
 }
 EXPORT CUresult cuEventSynchronize(CUevent e)
 {
+    DRV_CHILD_GUARD();
     CUresult st = drv_ctx_check();
     return st ? st : RT(cudaEventSynchronize(e));
 }
 EXPORT CUresult cuEventElapsedTime_v2(float *ms, CUevent start, CUevent end)
 {
+    DRV_CHILD_GUARD();
     CUresult st = drv_ctx_check();
     return st ? st : RT(cudaEventElapsedTime(ms, start, end));
 }
@@ -164,6 +185,7 @@ ALIAS(cuEventElapsedTime, cuEventElapsedTime_v2);
  * half began it */
 EXPORT CUresult cuStreamIsCapturing(CUstream s, int *status)
 {
+    DRV_CHILD_GUARD();
     CUresult st = drv_ctx_check();
     return st ? st : RT(cudaStreamIsCapturing(s, status));
 }
