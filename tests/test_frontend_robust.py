@@ -218,3 +218,12 @@ def test_initializer_parse_time_is_linear():
         return best
     small, big = cpu(25_000), cpu(100_000)
     assert big / small < 8, (small, big)
+
+
+def test_section_number_of_5000_digits_is_a_located_error():
+    """Found by the seeded fuzz: a decimal .section value longer than Python's
+    int() accepts (4300 digits) is 'does not fit', not a ValueError."""
+    text = HEADER + ".section .debug_str { l: .b32 " + "7" * 5000 + " }\n"
+    with pytest.raises(PtxcError) as info:
+        ptxc.parse(text, "t.ptx")
+    assert "does not fit .b32" in info.value.render()

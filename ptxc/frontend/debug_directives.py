@@ -98,7 +98,8 @@ def check_section(text: str) -> tuple | None:
         bad = None
         if kind in ("label", "data", "end") and state in ("start", "after_item"):
             if kind == "data":
-                state, width = "want_item", _WIDTH[m.group("data")]
+                state, data = "want_item", m.group("data")
+                width = _WIDTH[data]
             elif kind == "end":
                 return None if m.end() == len(text) else _at(text, m.end(), "text after the section's '}'")
         elif kind in ("num", "sym") and state == "want_item":
@@ -106,7 +107,7 @@ def check_section(text: str) -> tuple | None:
             if kind == "num":
                 value = _value(m.group("num"))
                 if not -(1 << (width - 1)) <= value < (1 << width):
-                    bad = f"value {_shown(m.group('num'))} does not fit .b{width}"
+                    bad = f"value {_shown(m.group('num'))} does not fit {data}"
         elif kind == "comma" and state == "after_item":
             state = "want_item"
         else:
@@ -126,6 +127,8 @@ def _value(text: str) -> int:
         value = int(body[2:], 16)
     elif len(body) > 1 and body[0] == "0":
         value = int(body[1:], 8)
+    elif len(body) > 40:        # fits no .bN for sure; int() refuses > 4300 decimal digits
+        value = 1 << 200
     else:
         value = int(body)
     return -value if neg else value
