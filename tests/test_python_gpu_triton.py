@@ -4,7 +4,8 @@ kernel has its Python name, and the launch's counters in the run report
 equal a ``ptxc opt --pass=count`` run of the PTX that Triton keeps in its
 cache, with the same arguments. The PTX comes from ptxc's ptxas wrapper on
 a first run, from Triton's cache on a later one; without either, the load
-fails with ptxc's one-line error.
+fails with ptxc's one-line error. A row softmax (reductions across the
+CTA) checks its output against numpy.
 
 Skipped where Triton (a separate extra: ``pip install -e '.[triton]'``),
 cuda-bindings or a C compiler (Triton builds its launcher) is missing.
@@ -105,3 +106,13 @@ def test_triton_vecadd_from_ptxas_then_from_cache(tmp_path):
     lines = [t for t in proc.stderr.splitlines() if t.startswith("ptxc: ")]
     assert any("is a cubin without PTX (SASS only)" in t and "Triton" in t for t in lines), proc.stderr
     assert "OK triton" not in proc.stdout
+
+
+def test_triton_softmax_reductions(tmp_path):
+    """tl.max and tl.sum across a CTA (Triton's shuffles and shared memory)."""
+    report = str(tmp_path / "run.sqlite")
+    proc = ptxc("run", "--report", report, "--", "env", f"TRITON_CACHE_DIR={tmp_path / 'cache'}",
+                sys.executable, os.path.join(PROGRAMS, "triton_softmax.py"), server_cache=tmp_path)
+    assert "OK triton softmax" in proc.stdout, proc.stdout + proc.stderr
+    [row] = launches(report)
+    assert (row["kernel"], row["grid_x"]) == ("softmax_rows", 8)
