@@ -22,4 +22,6 @@ same addresses. docs/runtime.md describes the design.
 * driver_api_table.py: docs/driver-api.md, the driver functions ptxc implements
 * driver_env.py: the preloads that put the driver API in front of Python
   GPU programs (docs/python-gpu.md)
+* cubin_ptx.py, ptxas_keep.py: the PTX of Triton's cubins (ptxc's ptxas
+  wrapper, Triton's cache)
 """

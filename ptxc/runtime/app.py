@@ -23,7 +23,7 @@ from ptxc.errors import PtxcError
 from ptxc.interrupts import signal_name, sigterm_interrupts
 from ptxc.report.status_line import StatusLine
 
-from . import driver_env, elfinfo, shim, workdir
+from . import cubin_ptx, driver_env, elfinfo, shim, workdir
 from .protocol import APP_ENV, CHECK_ENV, CLOCK_ENV, EXIT_UNSUPPORTED, FD_ENV, ST_FATAL, Channel
 from .server import Options, Session
 
@@ -144,6 +144,7 @@ def run_app(argv: list[str], options: Options, err=None) -> Result:
         try:
             child.close()
             session = Session(options, Channel(parent), progress=progress, app=proc)
+            session.driver.ptx_store = env.get(cubin_ptx.STORE_ENV)   # Triton's PTX (cubin_ptx.py)
             interrupted = None
             try:
                 session.serve()

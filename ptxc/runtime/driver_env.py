@@ -24,12 +24,16 @@ the runtime linked statically: SASS, and PTX only for the newest
 architecture, which ptxc's GPU models cannot load; so ``ptxc run`` sets
 ``CUPY_ACCELERATORS=`` (unless set), and CuPy reduces with the kernels it
 compiles (a library kernel that cannot run stops the run: native/drv_module.c).
+
+Triton compiles its PTX to cubins with ptxas: ``ptxc run`` names its own
+ptxas, which keeps the PTX of each cubin (cubin_ptx.py).
 """
 from __future__ import annotations
 
 import os
 import sys
 
+from . import cubin_ptx
 from .shim import DRIVER_SONAME
 
 JITLINK_SONAME = "libnvJitLink.so.13"
@@ -48,6 +52,7 @@ def apply(env: dict, libdir: str) -> None:
     env["LD_PRELOAD"] = " ".join(PRELOAD) + (" " + old if old else "")
     env.setdefault("CUPY_CACHE_IN_MEMORY", "1")
     env.setdefault("CUPY_ACCELERATORS", "")
+    cubin_ptx.apply(env, libdir)       # Triton's ptxas keeps the PTX of its cubins
     if not env.get("PTXC_NVRTC"):
         real = real_nvrtc(env)
         if real:

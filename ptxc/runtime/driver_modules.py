@@ -32,6 +32,7 @@ class DriverModules:
         self.session = session
         self.unsupported: list[str] = []       # driver calls the application made, in order
         self.functions: dict = {}              # (module id, name) -> kernel id
+        self.ptx_store: str | None = None      # the run's PTX of cubins (cubin_ptx.py)
 
     @property
     def registry(self):
@@ -77,7 +78,7 @@ class DriverModules:
     def _load(self, fid: int, label: str, image: bytes, what: str) -> list[str]:
         from ptxc.frontend.parser import parse_module
         reg = self.registry
-        text = ptx_link.link(driver_images.ptx_of(image, reg.sm, what))
+        text = ptx_link.link(driver_images.ptx_of(image, reg.sm, what, self.ptx_store))
         name = f"{label}.ptx"
         if reg.keep_ptx:
             os.makedirs(reg.keep_ptx, exist_ok=True)
