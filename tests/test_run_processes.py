@@ -167,17 +167,20 @@ def test_forked_children_get_initialization_error(apps, tmp_path, attempt):
 
 # A function that needs no device may answer in a forked child as anywhere.
 NO_GUARD = {"cudaDriverGetVersion", "cudaRuntimeGetVersion"}
+# Driver functions that need no device: versions, error names, entry points.
+NO_DRIVER_GUARD = {"cuDriverGetVersion", "cuGetErrorName", "cuGetErrorString",
+                   "cuGetProcAddress", "cuGetProcAddress_v2"}
 
 
-def test_every_api_function_refuses_a_forked_child_first():
-    """Each exported function returning cudaError_t begins with CHILD_GUARD()
-    (shim.h): in a forked child it returns cudaErrorInitializationError
-    before it takes the lock or touches the connection (no nvcc needed)."""
+def unguarded(files: str, returns: str, guard: str, exempt: set) -> tuple[int, list[str]]:
+    """(functions checked, those not exempt whose first statement is not
+    ``guard``) over the shim's exported functions returning ``returns`` in
+    the native sources matching ``files``."""
     from ptxc.runtime import shim
     checked, missing = 0, []
-    for path in sorted(glob.glob(os.path.join(shim.NATIVE, "*.c"))):
+    for path in sorted(glob.glob(os.path.join(shim.NATIVE, files))):
         text = open(path).read()
-        for m in re.finditer(r"^EXPORT cudaError_t (\w+)\(", text, re.M):
+        for m in re.finditer(rf"^EXPORT {returns} (\w+)\(", text, re.M):
             depth, i = 1, m.end()
             while depth:
                 depth += {"(": 1, ")": -1}.get(text[i], 0)
@@ -187,14 +190,17 @@ def test_every_api_function_refuses_a_forked_child_first():
                 continue                         # a declaration
             checked += 1
             first = body[1:].split(";", 1)[0].strip()
-            if first != "CHILD_GUARD()" and m.group(1) not in NO_GUARD:
+            if first != guard and m.group(1) not in exempt:
                 missing.append(f"{os.path.basename(path)}: {m.group(1)}")
+    return checked, missing
+
+
+def test_every_api_function_refuses_a_forked_child_first():
+    """Each exported function returning cudaError_t begins with CHILD_GUARD()
+    (shim.h): in a forked child it returns cudaErrorInitializationError
+    before it takes the lock or touches the connection (no nvcc needed)."""
+    checked, missing = unguarded("*.c", "cudaError_t", "CHILD_GUARD()", NO_GUARD)
     assert missing == [] and checked > 150
-
-
-# Driver functions that need no device: versions, error names, entry points.
-NO_DRIVER_GUARD = {"cuDriverGetVersion", "cuGetErrorName", "cuGetErrorString",
-                   "cuGetProcAddress", "cuGetProcAddress_v2"}
 
 
 def test_every_driver_function_refuses_a_forked_child_first():
@@ -202,20 +208,5 @@ def test_every_driver_function_refuses_a_forked_child_first():
     DRV_CHILD_GUARD() (driver.h): in a forked child it returns
     CUDA_ERROR_NOT_INITIALIZED before it takes the lock or touches the
     connection (no nvcc needed)."""
-    from ptxc.runtime import shim
-    checked, missing = 0, []
-    for path in sorted(glob.glob(os.path.join(shim.NATIVE, "drv_*.c"))):
-        text = open(path).read()
-        for m in re.finditer(r"^EXPORT CUresult (\w+)\(", text, re.M):
-            depth, i = 1, m.end()
-            while depth:
-                depth += {"(": 1, ")": -1}.get(text[i], 0)
-                i += 1
-            body = text[i:].lstrip()
-            if not body.startswith("{"):
-                continue                         # a declaration
-            checked += 1
-            first = body[1:].split(";", 1)[0].strip()
-            if first != "DRV_CHILD_GUARD()" and m.group(1) not in NO_DRIVER_GUARD:
-                missing.append(f"{os.path.basename(path)}: {m.group(1)}")
+    checked, missing = unguarded("drv_*.c", "CUresult", "DRV_CHILD_GUARD()", NO_DRIVER_GUARD)
     assert missing == [] and checked > 140
