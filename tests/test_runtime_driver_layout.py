@@ -9,7 +9,7 @@ import re
 
 import pytest
 
-from test_runtime_native import NATIVE, cuda_include, run_c
+from test_runtime_native import NATIVE, cuda_include, header_values, run_c
 
 FIELDS = {
     "CUDA_MEMCPY2D": ("srcXInBytes", "srcY", "srcMemoryType", "srcHost", "srcDevice", "srcArray",
@@ -55,11 +55,7 @@ def test_driver_enum_values_match_cuda_h(tmp_path):
         pytest.skip("needs nvcc and the CUDA headers")
     values = driver_enum_values()
     assert len(values) > 25
-    prog = ["#include <cuda.h>", "#include <stdio.h>", "int main(void) {"]
-    prog += [f'printf("{n} %d\\n", (int){n});' for n in values]
-    prog.append("return 0; }")
-    out = run_c(tmp_path, "enums", "\n".join(prog), [inc])
-    assert {n: int(v) for n, v in (line.split() for line in out.splitlines())} == values
+    assert header_values(tmp_path, "cuda.h", values, inc) == values
 
 
 def test_generated_lists_are_current():

@@ -205,9 +205,14 @@ def test_enum_values_match_cuda_headers(tmp_path):
         pytest.skip("needs nvcc and the CUDA headers")
     values = shim_enum_values()
     assert len(values) > 60
-    prog = ["#include <cuda_runtime_api.h>", "#include <stdio.h>", "int main(void) {"]
-    prog += [f'printf("{n} %d\\n", (int){n});' for n in values]
+    assert header_values(tmp_path, "cuda_runtime_api.h", values, inc) == values
+
+
+def header_values(tmp_path, header: str, names, inc: str) -> dict[str, int]:
+    """The value of each enum constant in ``names`` as CUDA's ``header``
+    defines it (a C program compiled against it prints them)."""
+    prog = [f"#include <{header}>", "#include <stdio.h>", "int main(void) {"]
+    prog += [f'printf("{n} %d\\n", (int){n});' for n in names]
     prog.append("return 0; }")
     out = run_c(tmp_path, "enums", "\n".join(prog), [inc])
-    real = {n: int(v) for n, v in (line.split() for line in out.splitlines())}
-    assert real == values
+    return {n: int(v) for n, v in (line.split() for line in out.splitlines())}
