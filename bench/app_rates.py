@@ -150,15 +150,7 @@ def main() -> None:
     results = {}
     with tempfile.TemporaryDirectory(prefix="ptxc-bench-rates-") as tmp:
         tmp = Path(tmp)
-        (tmp / "bin").mkdir()
-        built = H.build_all([a.source for a in apps], tmp / "bin")
-        for app in apps:
-            exe = built[app.name]
-            if isinstance(exe, Exception):
-                print(f"{app.name}: build failed: {exe}", file=sys.stderr)
-                continue
-            work = tmp / app.name
-            work.mkdir()
+        for app, exe, work in H.built_apps(apps, tmp):
             size = app.bench_size if o.size == "bench" else ""
             runs = defaultdict(list)
             for _ in range(o.repeat):                  # settings interleaved

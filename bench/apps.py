@@ -105,16 +105,8 @@ def main() -> None:
     extra = ["--threads", str(opts.threads)] if opts.threads else []
     with tempfile.TemporaryDirectory(prefix="ptxc-bench-apps-") as tmp:
         tmp = Path(tmp)
-        (tmp / "bin").mkdir()
-        built = H.build_all([a.source for a in apps], tmp / "bin")
         rows = []
-        for app in apps:
-            exe = built[app.name]
-            if isinstance(exe, Exception):
-                print(f"{app.name}: build failed: {exe}", file=sys.stderr)
-                continue
-            work = tmp / app.name
-            work.mkdir()
+        for app, exe, work in H.built_apps(apps, tmp):
             size = app.bench_size if opts.size == "bench" else ""
             if not opts.cold:                     # fill the JIT cache (untimed)
                 for mode in ("hybrid", "full"):

@@ -33,15 +33,7 @@ def main() -> None:
     print(f"{'app':16} {'launches':>8} {'callbacks':>9} {'per launch':>10}  by function")
     with tempfile.TemporaryDirectory(prefix="ptxc-callbacks-") as tmp:
         tmp = Path(tmp)
-        (tmp / "bin").mkdir()
-        built = H.build_all([a.source for a in apps], tmp / "bin")
-        for app in apps:
-            exe = built[app.name]
-            if isinstance(exe, Exception):
-                print(f"{app.name}: build failed: {exe}", file=sys.stderr)
-                continue
-            work = tmp / app.name
-            work.mkdir()
+        for app, exe, work in H.built_apps(apps, tmp):
             counts = work / "calls.json"
             env = dict(os.environ, PTXC_CALLBACK_COUNTS=str(counts))
             size = [app.bench_size] if opts.size == "bench" and app.bench_size else []

@@ -95,16 +95,8 @@ def main() -> None:
     apps = [a for a in APPS if not opts.apps or a.name in opts.apps.split(",")]
     with tempfile.TemporaryDirectory(prefix="ptxc-bench-clock-") as tmp:
         tmp = Path(tmp)
-        (tmp / "bin").mkdir()
-        built = H.build_all([a.source for a in apps], tmp / "bin")
         rows = []
-        for app in apps:
-            exe = built[app.name]
-            if isinstance(exe, Exception):
-                print(f"{app.name}: build failed: {exe}", file=sys.stderr)
-                continue
-            work = tmp / app.name
-            work.mkdir()
+        for app, exe, work in H.built_apps(apps, tmp):
             size = app.bench_size if opts.size == "bench" else ""
             args = [size] if size else (["0", str(work / "out.bin")] if app.output else [])
             rows.append(bench_app(app, exe, args, opts.repeat, work))

@@ -2,7 +2,7 @@
 `ptxc run`; read the SQLite report a run writes (docs/runtime.md has its schema).
 Used by tests/test_apps.py, the other tests that build applications at test
 time (require_apps / build_for_tests skip them cleanly without nvcc) and
-bench/apps.py.
+the bench/ scripts (built_apps).
 """
 from __future__ import annotations
 
@@ -81,6 +81,22 @@ def build_all(sources: list[Path], out_dir: Path, workers: int = 2) -> dict:
     with ThreadPoolExecutor(max_workers=workers) as pool:
         return dict(zip((s.stem for s in sources), pool.map(one, sources)))
 
+
+
+def built_apps(apps, tmp: Path):
+    """Build ``apps`` (app_specs entries) into ``tmp``/bin and yield (app,
+    executable, a fresh work folder ``tmp``/<name>) for each one that built,
+    saying on stderr which did not: the loop of the bench/ scripts."""
+    (tmp / "bin").mkdir()
+    built = build_all([a.source for a in apps], tmp / "bin")
+    for app in apps:
+        exe = built[app.name]
+        if isinstance(exe, Exception):
+            print(f"{app.name}: build failed: {exe}", file=sys.stderr)
+            continue
+        work = tmp / app.name
+        work.mkdir()
+        yield app, exe, work
 
 @dataclass
 class Run:
