@@ -104,7 +104,10 @@ EXPORT cudaError_t cudaGraphLaunch(cudaGraphExec_t e, cudaStream_t s)
         return set_error(cudaErrorInvalidResourceHandle);
     LOCK();
     int c = capture_state(s);     /* launched into a capture: a child graph node */
-    cudaError_t st = c ? (c < 0 ? capture_graph(s, e->graph) : c) : launch_graph(e->graph, s);
+    cudaError_t st = c ? (c < 0 ? capture_graph(s, e->graph) : c)
+                   : graph_mem_prelaunch(e->graph, e->flags);   /* unfreed allocations */
+    if (!c && !st)
+        st = launch_graph(e->graph, s);
     UNLOCK();
     return set_error(st);
 }
