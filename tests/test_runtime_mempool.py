@@ -206,6 +206,18 @@ def test_use_after_graph_free(apps):
                      r.proc.stderr)
 
 
+# -------------------------------------------------------- driver_pool.cu
+def test_driver_pools(apps):
+    """cuMemAllocAsync: 4000 bytes -> used 4096, one chunk; a kernel writes
+    3i (sum 3 x 499500); the driver's codes: CUDA_ERROR_INVALID_VALUE (1),
+    CUDA_ERROR_INVALID_DEVICE (101)"""
+    r = run_ptxc(apps.build("driver_pool"), mode="full")
+    assert r.returncode == 0, r.proc.stderr
+    assert r.proc.stdout.splitlines() == [
+        "current is default 1", f"sum {3 * 499500}", f"pool {KIB4} {CHUNK}", "freed 0",
+        "double free -> 1", "mine 512", "destroy default -> 1", "device 1 -> 101", "PASS"]
+
+
 # ------------------------------------------------ layouts against CUDA 13
 STRUCTS = ("cudaMemLocation", "cudaMemAccessDesc", "cudaMemPoolProps", "cudaMemAllocNodeParams")
 
