@@ -12,19 +12,6 @@
 /* the runtime call's CUresult after the context check (RT: driver.h) */
 #define CALL(expr) do { CUresult st_ = drv_ctx_check(); return st_ ? st_ : RT(expr); } while (0)
 
-cudaError_t cudaMallocFromPoolAsync(void **p, size_t size, cudaMemPool_t pool, cudaStream_t s);
-cudaError_t cudaFreeAsync(void *p, cudaStream_t s);
-cudaError_t cudaMemPoolCreate(cudaMemPool_t *out, const struct cudaMemPoolProps *pp);
-cudaError_t cudaMemPoolDestroy(cudaMemPool_t pool);
-cudaError_t cudaDeviceGetDefaultMemPool(cudaMemPool_t *out, int device);
-cudaError_t cudaDeviceGetMemPool(cudaMemPool_t *out, int device);
-cudaError_t cudaDeviceSetMemPool(int device, cudaMemPool_t pool);
-cudaError_t cudaMemPoolSetAttribute(cudaMemPool_t pool, int attr, void *value);
-cudaError_t cudaMemPoolGetAttribute(cudaMemPool_t pool, int attr, void *value);
-cudaError_t cudaMemPoolTrimTo(cudaMemPool_t pool, size_t keep);
-cudaError_t cudaMemPoolSetAccess(cudaMemPool_t pool, const struct cudaMemAccessDesc *d, size_t n);
-cudaError_t cudaMemPoolGetAccess(int *flags, cudaMemPool_t pool, struct cudaMemLocation *loc);
-
 static CUresult pool_alloc(CUdeviceptr *d, size_t size, cudaMemPool_t pool, CUstream s)
 {
     if (!d || !size)

@@ -775,16 +775,3 @@ cudaError_t shim_alloc_at(uint32_t seg, uint64_t size, const char *call)
     UNLOCK();
     return st;
 }
-
-int seg_of_live(const void *p, uint32_t *seg, uint64_t *size)
-{
-    LOCK();
-    struct seg *g = live_seg(p);
-    int ok = g && !((uintptr_t)p & SEG_MASK) && g->kind == KIND_DEVICE;
-    if (ok) {
-        *seg = (uint32_t)((uintptr_t)p >> SEG_SHIFT);
-        *size = g->size;
-    }
-    UNLOCK();
-    return ok;
-}

@@ -56,7 +56,7 @@ struct cudaMemAllocNodeParams {
 #define USED_GRAIN 512ull
 #define CHUNK_BYTES (2ull << 20)
 
-/* mempool.c */
+/* mempool.c, mempool_access.c */
 cudaError_t pool_stats_set(uint64_t *current, uint64_t *high, const void *value);
 void mempool_sync(void);                       /* a synchronising call: release pool memory */
 int mempool_released(uint32_t seg);            /* memory.c: seg freed; 1: a graph allocation */
@@ -64,6 +64,20 @@ uint64_t round_up(uint64_t n, uint64_t grain);
 cudaError_t mempool_ipc_refused(const char *call);     /* says so; cudaErrorNotSupported */
 cudaMemPool_t mempool_current(void);
 int mempool_valid(cudaMemPool_t p);
+
+/* the exported calls (mempool.c) that drv_mempool.c and mempool_access.c use */
+cudaError_t cudaMallocFromPoolAsync(void **p, size_t size, cudaMemPool_t pool, cudaStream_t s);
+cudaError_t cudaFreeAsync(void *p, cudaStream_t s);
+cudaError_t cudaMemPoolCreate(cudaMemPool_t *out, const struct cudaMemPoolProps *pp);
+cudaError_t cudaMemPoolDestroy(cudaMemPool_t pool);
+cudaError_t cudaDeviceGetDefaultMemPool(cudaMemPool_t *out, int device);
+cudaError_t cudaDeviceGetMemPool(cudaMemPool_t *out, int device);
+cudaError_t cudaDeviceSetMemPool(int device, cudaMemPool_t pool);
+cudaError_t cudaMemPoolSetAttribute(cudaMemPool_t pool, int attr, void *value);
+cudaError_t cudaMemPoolGetAttribute(cudaMemPool_t pool, int attr, void *value);
+cudaError_t cudaMemPoolTrimTo(cudaMemPool_t pool, size_t keep);
+cudaError_t cudaMemPoolSetAccess(cudaMemPool_t pool, const struct cudaMemAccessDesc *d, size_t n);
+cudaError_t cudaMemPoolGetAccess(int *flags, cudaMemPool_t pool, struct cudaMemLocation *loc);
 
 /* graph_mem.c */
 int graph_mem_released(uint32_t seg);          /* 1: seg is a graph allocation */
@@ -79,6 +93,5 @@ cudaError_t shim_release(void *p, int host);
 cudaError_t shim_release_checked(const char *call, void *p);  /* a device free (ptxc check) */
 cudaError_t shim_reserve(uint64_t size, uint32_t *seg);       /* a fixed address, no memory */
 cudaError_t shim_alloc_at(uint32_t seg, uint64_t size, const char *call);
-int seg_of_live(const void *p, uint32_t *seg, uint64_t *size);  /* p: start of a live allocation */
 
 #endif
