@@ -159,7 +159,8 @@ def test_negate_squares(graph_memory):
 
 def test_memory_node_graphs(graph_memory):
     """3 allocations, 3 copies, 2 kernels, 3 frees, captured (events make no
-    nodes) or explicit; cloning a graph with memory nodes: 801"""
+    nodes) or explicit; cloning a graph with memory nodes: 801; a second
+    executable graph while one exists: 1"""
     out = graph_memory[0].proc.stdout
     assert "captured: 11 nodes, 3 alloc, 3 free" in out
     assert "explicit: 11 nodes, 3 alloc, 3 free" in out
@@ -167,6 +168,7 @@ def test_memory_node_graphs(graph_memory):
     assert codes(out) == {"free node of cudaMalloc memory": 1, "second free node": 1,
                           "free node inside an allocation": 1, "clone": 801,
                           "relaunch with an unfreed allocation": 1,
+                          "second instantiation": 1,
                           "free node in the owning graph after another graph's": 1}
 
 

@@ -265,6 +265,8 @@ int main(int argc, char **argv) {
   CHECK(cudaMemcpy(neg, kept, bytes, cudaMemcpyDeviceToHost));
   sums("kept plus one");
   show("relaunch with an unfreed allocation", cudaGraphLaunch(e, s));
+  cudaGraphExec_t e2;
+  show("second instantiation", cudaGraphInstantiate(&e2, g, 0));
   cudaGetLastError();
   CHECK(cudaFree(kept));                        // freed outside: by cudaFree
   counters("freed");

@@ -143,6 +143,7 @@ void graph_mem_free(struct graph_mem *m);
 struct graph_mem *graph_mem_copy(const struct graph_mem *m);
 int graph_has_mem_nodes(cudaGraph_t g);
 cudaError_t graph_mem_prelaunch(cudaGraph_t g, unsigned long long flags);
+cudaError_t graph_mem_instances(cudaGraph_t g, int delta);
 
 /* register.c: the parameter layout of the kernel whose host stub is func */
 cudaError_t kernel_param_layout(const void *func, uint32_t *nparams, uint32_t *nbytes,

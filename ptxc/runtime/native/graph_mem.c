@@ -21,7 +21,8 @@
  *   instantiated with cudaGraphInstantiateFlagAutoFreeOnLaunch, which frees
  *   them first;
  * - a graph with memory nodes cannot be cloned or used as a child graph
- *   (cudaErrorNotSupported: ptxc has no ownership moves).
+ *   (cudaErrorNotSupported: ptxc has no ownership moves), nor instantiated
+ *   while an executable graph made from it exists (cudaErrorInvalidValue).
  *
  * Graph memory counters (cudaDeviceGetGraphMemAttribute): each live graph
  * allocation uses its size rounded up to 2 MiB (CHUNK_BYTES); reserved
@@ -43,6 +44,7 @@ struct galloc {
     cudaGraph_t owner;          /* the graph of the allocation node */
     int freed_in_owner;         /* the owner has a free node for it */
     int freed_elsewhere;        /* another graph has one */
+    int execs;                  /* executable graphs made from its graph */
     struct galloc *next;
 };
 
@@ -211,6 +213,24 @@ cudaError_t graph_mem_run(cudaGraphNode_t n)
     if (!a->live)              /* freed already (or never made) */
         return cudaErrorInvalidValue;
     return shim_release(n->mem->ptr, 0);
+}
+
+/* executable graphs of g: delta 0 may one be made (cudaErrorInvalidValue
+ * when one exists: a graph with allocation nodes has one at a time), 1 one
+ * more, -1 one less */
+cudaError_t graph_mem_instances(cudaGraph_t g, int delta)
+{
+    for (size_t i = 0; i < g->n; i++) {
+        cudaGraphNode_t n = g->nodes[i];
+        if (n->type == cudaGraphNodeTypeMemAlloc && n->mem && delta == 0 && n->mem->a->execs)
+            return cudaErrorInvalidValue;
+    }
+    for (size_t i = 0; i < g->n; i++) {
+        cudaGraphNode_t n = g->nodes[i];
+        if (n->type == cudaGraphNodeTypeMemAlloc && n->mem)
+            n->mem->a->execs += delta;
+    }
+    return cudaSuccess;
 }
 
 /* before a launch of executable graph g: its allocations of an earlier
