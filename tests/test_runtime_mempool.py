@@ -15,6 +15,8 @@ recomputed with numpy in float32, as the kernels compute them.
 """
 import os
 import re
+import subprocess
+import sys
 
 import numpy as np
 import pytest
@@ -130,6 +132,26 @@ def test_use_after_free_async(apps):
                      r"\(freed allocation #\d+ \(cudaMalloc 4000 bytes\) \+ 0\)", r.proc.stderr)
 
 
+def check(app):
+    return subprocess.run([sys.executable, "-m", "ptxc.cli", "check", "--leak-check", "full", "--",
+                           app], capture_output=True, text=True, timeout=300,
+                          cwd=os.path.dirname(app))
+
+
+def test_memcheck_of_stream_ordered_frees(apps):
+    """ptxc check: the two frees of freed memory (the double free and the
+    free inside a freed allocation) are the run's only errors; every
+    allocation was freed (no leak)"""
+    r = check(apps.build("stream_alloc"))
+    assert r.returncode == 1, r.stderr        # ptxc check found errors
+    text = r.stdout + r.stderr
+    assert text.count("on CUDA API call to cudaFreeAsync") == 2
+    assert len(re.findall(r"freed allocation #\d+ \(cudaMalloc (?:16|100) bytes\) \+ [04]: "
+                          r"already freed \(a double free\)", text)) == 2
+    assert "LEAK SUMMARY: 0 bytes leaked in 0 allocations" in text
+    assert "ERROR SUMMARY: 2 errors" in text
+
+
 # ------------------------------------------------------- graph_memory.cu
 @pytest.fixture(scope="module")
 def graph_memory(apps):
@@ -218,6 +240,15 @@ def test_driver_pools(apps):
     assert r.proc.stdout.splitlines() == [
         "current is default 1", f"sum {3 * 499500}", f"pool {KIB4} {CHUNK}", "freed 0",
         "double free -> 1", "mine 512", "destroy default -> 1", "device 1 -> 101", "PASS"]
+
+
+def test_memcheck_of_graph_memory(apps):
+    """graph allocations freed in and outside their graphs: no errors, no leak"""
+    r = check(apps.build("graph_memory"))
+    assert r.returncode == 0, r.stderr
+    text = r.stdout + r.stderr
+    assert "LEAK SUMMARY: 0 bytes leaked in 0 allocations" in text
+    assert "ERROR SUMMARY: 0 errors" in text
 
 
 # ------------------------------------------------ layouts against CUDA 13
