@@ -12,6 +12,12 @@ the address space has room, so a pointer into freed memory names the
 allocation it once was ("freed allocation #3 (cudaMalloc 4096 bytes)").
 When the application's address range for a segment is already taken, the
 shim asks for another number (``remap``).
+
+A graph allocation (CUDA graph memory nodes, runtime/graph_memory.py) has
+its address fixed when its node is made, before its memory exists:
+``reserve`` sets a segment number aside (never handed out otherwise), and
+each run of the node allocates at that number (``allocate(..., seg=s)``);
+its frees leave the number reserved.
 """
 from __future__ import annotations
 
@@ -59,6 +65,7 @@ class DeviceMemory:
         self.freed: dict[int, Allocation] = {}
         self.next_seg = SEG_FIRST_BUFFER
         self.unusable: set[int] = set()
+        self.reserved: set[int] = set()   # graph allocations' fixed segments
         self.count = 0
         self.bytes_live = 0
         self.peak = 0
@@ -67,15 +74,31 @@ class DeviceMemory:
         while self.next_seg < SEG_LIMIT:
             s = self.next_seg
             self.next_seg += 1
-            if s not in self.unusable and s not in self.by_seg:
+            if s not in self.unusable and s not in self.by_seg and s not in self.reserved:
                 return s
         for s in list(self.freed):     # out of numbers: reuse the oldest freed ones
+            if s in self.reserved:
+                continue
             del self.freed[s]
             if s not in self.unusable:
                 return s
         raise MemoryError("no segment number left")
 
-    def allocate(self, size: int, kind: int, label: str | None = None) -> Allocation:
+    def reserve(self, bad: int = 0) -> int:
+        """A segment number for a graph allocation; ``bad``: one the shim
+        could not reserve in the application (never used again)."""
+        if bad in self.reserved and bad not in self.by_seg:
+            self.reserved.discard(bad)
+            self.unusable.add(bad)
+        s = self._new_seg()
+        self.reserved.add(s)
+        return s
+
+    def allocate(self, size: int, kind: int, label: str | None = None,
+                 seg: int | None = None) -> Allocation:
+        """A new allocation; ``seg``: at this reserved segment (not live)."""
+        if seg is not None and (seg not in self.reserved or seg in self.by_seg):
+            raise MemoryError(f"segment {seg} is not a free reserved segment")
         if size <= 0 or size > MAX_SIZE:
             raise MemoryError(f"{size} bytes: an allocation must be 1 byte to 4 GiB")
         fd = os.memfd_create("ptxc-device-memory", os.MFD_CLOEXEC)
@@ -88,7 +111,7 @@ class DeviceMemory:
             raise MemoryError(f"cannot allocate {size} bytes")
         self.count += 1
         array = np.frombuffer(mm, dtype=np.uint8, count=size)
-        a = Allocation(self.count, self._new_seg(), kind, size,
+        a = Allocation(self.count, self._new_seg() if seg is None else seg, kind, size,
                        label or f"{KIND_NAMES[kind]} {size} bytes", fd, mm, array)
         self.by_seg[a.seg] = a
         self.freed.pop(a.seg, None)

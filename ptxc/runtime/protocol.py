@@ -46,6 +46,8 @@ OP_MODULE_FUNCTION = 52
 CHECK_ENV = "PTXC_CHECK_HOST"
 OP_TEXTURE_CREATE = 40     # runtime/textures.py
 OP_TEXTURE_DESTROY = 41
+OP_MEM_RESERVE = 60        # runtime/graph_memory.py: a fixed address for a graph allocation
+OP_MALLOC_AT = 61
 
 KIND_DEVICE = 0
 KIND_MANAGED = 1

@@ -123,8 +123,9 @@ class Session:
                          P.OP_LAUNCH: self.launch, P.OP_UNSUPPORTED: self.note_unsupported,
                          P.OP_SET_HEAP_LIMIT: self.set_heap_limit,
                          P.OP_SET_STACK_LIMIT: self.set_stack_limit}
-        from . import driver_modules, textures
+        from . import driver_modules, graph_memory, textures
         self.handlers.update(textures.handlers(self))
+        self.handlers.update(graph_memory.handlers(self))     # graph memory nodes
         self.handlers.update(driver_modules.handlers(self))   # the driver API (libcuda.so.1)
         self.handlers.update(checks.handlers(self))
 

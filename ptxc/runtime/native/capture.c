@@ -5,7 +5,8 @@
  * issued to s is recorded as graph nodes instead of running: kernel
  * launches, cudaMemcpyAsync/cudaMemcpy2DAsync (memcpy nodes),
  * cudaMemsetAsync/cudaMemset2DAsync (memset nodes), cudaLaunchHostFunc
- * (host nodes) and cudaGraphLaunch (child graph nodes). Each stream taking
+ * (host nodes), cudaGraphLaunch (child graph nodes) and cudaMallocAsync /
+ * cudaFreeAsync (memory alloc and free nodes, graph_mem.c). Each stream taking
  * part in a capture has a dependency set: a recorded operation depends on
  * it and then replaces it. cudaEventRecord(e, s) on a capturing stream
  * remembers s's set in e; cudaStreamWaitEvent(t, e) makes t join the
@@ -21,8 +22,8 @@
  * stream whose capture was invalidated returns
  * cudaErrorStreamCaptureInvalidated, and so does cudaStreamEndCapture,
  * which then ends the capture with no graph. Operations capture cannot
- * record here (cudaMallocAsync, cudaFreeAsync, symbol copies, stream
- * callbacks, 3D sets, cooperative launches) return cudaErrorStreamCaptureUnsupported and
+ * record here (symbol copies, stream callbacks, 3D sets, cooperative
+ * launches) return cudaErrorStreamCaptureUnsupported and
  * invalidate the capture.
  */
 #define _GNU_SOURCE
@@ -239,6 +240,11 @@ static cudaError_t record(cudaStream_t s, int type, setter set, const void *para
         invalidate(m->cap);
     UNLOCK();
     return st;
+}
+
+cudaError_t capture_record(cudaStream_t s, int type, setter set, const void *params)
+{
+    return record(s, type, set, params);
 }
 
 static cudaError_t set_kernel(cudaGraphNode_t n, const void *p) { return node_set_kernel(n, p); }

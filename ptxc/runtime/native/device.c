@@ -7,6 +7,7 @@
 #include <string.h>
 
 #include "shim.h"
+#include "mempool.h"
 
 #define CUDART_VERSION 13000
 
@@ -95,6 +96,8 @@ EXPORT cudaError_t cudaDeviceSynchronize(void)
 {
     CHILD_GUARD();
     cudaError_t c = capture_sync(NULL, 1);
+    if (!c)
+        mempool_sync();                         /* pools release memory (mempool.c) */
     return set_error(c ? c : device_sync());     /* device_sync: devout.c */
 }
 EXPORT cudaError_t cudaDeviceReset(void) { CHILD_GUARD(); device_reset(); return cudaSuccess; }

@@ -11,7 +11,8 @@
  * kernel node as cudaLaunchKernel (the launch is measured and reported like
  * any other), a memcpy node as a pitched 3D copy, a memset node as a 2D set
  * of 1-, 2- or 4-byte elements, a host node calls its function, a child
- * graph node runs its graph, an empty node does nothing.
+ * graph node runs its graph, an empty node does nothing, memory alloc
+ * and free nodes make and free their allocation (graph_mem.c).
  *
  * Parameters are copied when a node is added or set (kernel arguments
  * included: kernelParams[i] points at argument i, whose bytes are copied
@@ -62,6 +63,7 @@ void node_free(cudaGraphNode_t n)
     free(n->args.argv);
     if (n->child)
         graph_free(n->child);
+    graph_mem_free(n->mem);
     n->magic = 0;
     free(n);
 }
@@ -282,6 +284,9 @@ static cudaError_t run_node(cudaGraphNode_t n, cudaStream_t s)
         return cudaSuccess;
     case cudaGraphNodeTypeGraph:
         return graph_run(n->child, s);
+    case cudaGraphNodeTypeMemAlloc:
+    case cudaGraphNodeTypeMemFree:
+        return graph_mem_run(n);
     default:
         return cudaSuccess;
     }
@@ -341,6 +346,11 @@ cudaError_t node_copy_params(cudaGraphNode_t to, cudaGraphNode_t from)
     to->copy = from->copy;
     to->set = from->set;
     to->host = from->host;
+    if (from->mem) {
+        graph_mem_free(to->mem);
+        if (!(to->mem = graph_mem_copy(from->mem)))
+            return cudaErrorMemoryAllocation;
+    }
     if (from->type == cudaGraphNodeTypeKernel) {
         struct cudaKernelNodeParams p = from->kernel;
         p.kernelParams = from->args.argv;

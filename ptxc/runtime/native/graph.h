@@ -42,6 +42,7 @@ struct cudaGraphExecUpdateResultInfo_st {
     struct CUgraphNode_st *errorFromNode;
 };
 
+enum { cudaGraphNodeTypeMemAlloc = 10, cudaGraphNodeTypeMemFree = 11 };   /* graph_mem.c */
 enum {
     cudaGraphNodeTypeKernel = 0, cudaGraphNodeTypeMemcpy = 1, cudaGraphNodeTypeMemset = 2,
     cudaGraphNodeTypeHost = 3, cudaGraphNodeTypeGraph = 4, cudaGraphNodeTypeEmpty = 5,
@@ -99,6 +100,7 @@ struct CUgraphNode_st {
     struct cudaMemsetParams set;
     struct cudaHostNodeParams host;
     struct CUgraph_st *child;          /* cudaGraphNodeTypeGraph: owned copy */
+    struct graph_mem *mem;             /* memory alloc and free nodes (graph_mem.c) */
 };
 
 struct CUgraph_st {
@@ -135,6 +137,14 @@ cudaGraphNode_t index_node(cudaGraph_t from, cudaGraph_t to, cudaGraphNode_t n);
 cudaError_t set_host_params(cudaGraphNode_t n, const struct cudaHostNodeParams *p);
 cudaError_t cudaGraphDestroyNode(cudaGraphNode_t n);
 
+/* graph_mem.c: memory allocation and free nodes */
+cudaError_t graph_mem_run(cudaGraphNode_t n);
+void graph_mem_free(struct graph_mem *m);
+struct graph_mem *graph_mem_copy(const struct graph_mem *m);
+int graph_has_mem_nodes(cudaGraph_t g);
+cudaError_t graph_mem_prelaunch(cudaGraph_t g, unsigned long long flags);
+cudaError_t graph_mem_instances(cudaGraph_t g, int delta);
+
 /* register.c: the parameter layout of the kernel whose host stub is func */
 cudaError_t kernel_param_layout(const void *func, uint32_t *nparams, uint32_t *nbytes,
                                 const uint32_t **offsets, const uint32_t **sizes);
@@ -143,5 +153,9 @@ cudaError_t cudaLaunchKernel(const void *func, dim3 grid, dim3 block, void **arg
 
 /* capture.c: cudaGraphLaunch into a capturing stream adds a child graph node */
 cudaError_t capture_graph(cudaStream_t s, cudaGraph_t g);
+/* capture.c: record a node of `type` on capturing stream s, set by `set` */
+cudaError_t capture_record(cudaStream_t s, int type,
+                           cudaError_t (*set)(cudaGraphNode_t n, const void *params),
+                           const void *params);
 
 #endif

@@ -39,7 +39,9 @@ EXPORT cudaError_t cudaGraphClone(cudaGraph_t *out, cudaGraph_t g)
 {
     CHILD_GUARD();
     LOCK();
-    cudaError_t st = !out || !graph_ok(g) ? cudaErrorInvalidValue : graph_clone(g, out);
+    cudaError_t st = !out || !graph_ok(g) ? cudaErrorInvalidValue
+                   : graph_has_mem_nodes(g) ? cudaErrorNotSupported     /* graph_mem.c */
+                   : graph_clone(g, out);
     UNLOCK();
     return set_error(st);
 }
@@ -130,7 +132,9 @@ EXPORT cudaError_t cudaGraphAddEmptyNode(cudaGraphNode_t *out, cudaGraph_t g,
 
 static cudaError_t set_child(cudaGraphNode_t n, cudaGraph_t child)
 {
-    return graph_ok(child) ? graph_clone(child, &n->child) : cudaErrorInvalidValue;
+    if (!graph_ok(child))
+        return cudaErrorInvalidValue;
+    return graph_has_mem_nodes(child) ? cudaErrorNotSupported : graph_clone(child, &n->child);
 }
 
 EXPORT cudaError_t cudaGraphAddChildGraphNode(cudaGraphNode_t *out, cudaGraph_t g,

@@ -28,6 +28,8 @@ static cudaError_t instantiate(cudaGraphExec_t *out, cudaGraph_t g, unsigned lon
     if (!order)
         return cycle ? cudaErrorInvalidValue : cudaErrorMemoryAllocation;
     free(order);
+    if (graph_mem_instances(g, 0))      /* one executable graph of memory nodes (graph_mem.c) */
+        return cudaErrorInvalidValue;
     struct CUgraphExec_st *e = calloc(1, sizeof *e);
     if (!e)
         return cudaErrorMemoryAllocation;
@@ -38,6 +40,7 @@ static cudaError_t instantiate(cudaGraphExec_t *out, cudaGraph_t g, unsigned lon
     }
     e->magic = EXEC_MAGIC;
     e->flags = flags;
+    graph_mem_instances(e->graph, 1);
     *out = e;
     return cudaSuccess;
 }
@@ -74,6 +77,7 @@ EXPORT cudaError_t cudaGraphExecDestroy(cudaGraphExec_t e)
     if (!exec_ok(e))
         return set_error(cudaErrorInvalidValue);
     LOCK();
+    graph_mem_instances(e->graph, -1);
     graph_free(e->graph);
     e->magic = 0;
     free(e);
@@ -104,7 +108,10 @@ EXPORT cudaError_t cudaGraphLaunch(cudaGraphExec_t e, cudaStream_t s)
         return set_error(cudaErrorInvalidResourceHandle);
     LOCK();
     int c = capture_state(s);     /* launched into a capture: a child graph node */
-    cudaError_t st = c ? (c < 0 ? capture_graph(s, e->graph) : c) : launch_graph(e->graph, s);
+    cudaError_t st = c ? (c < 0 ? capture_graph(s, e->graph) : c)
+                   : graph_mem_prelaunch(e->graph, e->flags);   /* unfreed allocations */
+    if (!c && !st)
+        st = launch_graph(e->graph, s);
     UNLOCK();
     return set_error(st);
 }

@@ -6,6 +6,12 @@
  * kernels). The shim keeps a mirror of the table (size, kind, live or freed)
  * to check copies and sets itself: an invalid pointer or range returns
  * cudaErrorInvalidValue, as CUDA does, instead of crashing.
+ *
+ * A graph allocation (graph_mem.c) keeps its segment for its whole life: its
+ * range holds an inaccessible placeholder mapping while its memory does not
+ * exist (before its allocation node runs, after a free), and the memory is
+ * mapped over it (shim_alloc_at); stream-ordered allocations (mempool.c) are
+ * ordinary allocations that their pool accounts for.
  */
 #define _GNU_SOURCE
 #include <dlfcn.h>
@@ -17,7 +23,7 @@
 #include <sys/mman.h>
 #include <unistd.h>
 
-#include "shim.h"
+#include "mempool.h"
 
 #ifndef MAP_FIXED_NOREPLACE
 #define MAP_FIXED_NOREPLACE 0x100000
@@ -272,6 +278,14 @@ static cudaError_t alloc(void **p, size_t size, int kind, unsigned flags, const 
     return st;
 }
 
+/* an inaccessible mapping that holds the range of a graph allocation */
+static int placeholder(void *at, uint64_t len)
+{
+    int fixed = at ? MAP_FIXED : 0;
+    void *got = mmap(at, len, PROT_NONE, MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE | fixed, -1, 0);
+    return got != MAP_FAILED && (!at || got == at);
+}
+
 static cudaError_t release(void *p, int host)
 {
     if (!p)
@@ -285,7 +299,11 @@ static cudaError_t release(void *p, int host)
         || (g->kind == KIND_HOST) != host) {
         st = cudaErrorInvalidValue;
     } else {
-        munmap(p, g->mapped);
+        uint32_t s = (uint32_t)((uintptr_t)p >> SEG_SHIFT);
+        if (mempool_released(s))        /* a graph allocation keeps its address */
+            placeholder(p, g->mapped);
+        else
+            munmap(p, g->mapped);
         g->state = SEG_FREED;
         if (g->kind != KIND_HOST)
             device_bytes -= g->size;
@@ -319,14 +337,6 @@ EXPORT cudaError_t cudaHostAlloc(void **p, size_t size, unsigned flags)
     CHILD_GUARD();
     return set_error(alloc(p, size, KIND_HOST, flags, "cudaHostAlloc"));
 }
-EXPORT cudaError_t cudaMallocAsync(void **p, size_t size, cudaStream_t s)
-{
-    CHILD_GUARD();
-    int c = capture_state(s);     /* no memory-allocation nodes: refused in a capture */
-    if (c)
-        return set_error(c < 0 ? capture_refuse(s) : c);
-    return set_error(alloc(p, size, KIND_DEVICE, 0, "cudaMallocAsync"));
-}
 EXPORT cudaError_t cudaFree(void *p)
 {
     CHILD_GUARD();
@@ -337,15 +347,6 @@ EXPORT cudaError_t cudaFreeHost(void *p)
     CHILD_GUARD();
     return set_error(api_check("cudaFreeHost", release(p, 1), p, 0));
 }
-EXPORT cudaError_t cudaFreeAsync(void *p, cudaStream_t s)
-{
-    CHILD_GUARD();
-    int c = capture_state(s);
-    if (c)
-        return set_error(c < 0 ? capture_refuse(s) : c);
-    return set_error(api_check("cudaFreeAsync", release(p, 0), p, 0));
-}
-
 static size_t pitch_of(size_t width) { return (width + 511) / 512 * 512; }
 
 EXPORT cudaError_t cudaMallocPitch(void **p, size_t *pitch, size_t width, size_t height)
@@ -628,8 +629,6 @@ ALIAS(cudaMemset2D_ptds, cudaMemset2D);
 ALIAS(cudaMemset2DAsync_ptsz, cudaMemset2DAsync);
 ALIAS(cudaMemset3D_ptds, cudaMemset3D);
 ALIAS(cudaMemset3DAsync_ptsz, cudaMemset3DAsync);
-ALIAS(cudaMallocAsync_ptsz, cudaMallocAsync);
-ALIAS(cudaFreeAsync_ptsz, cudaFreeAsync);
 ALIAS(cudaMemPrefetchAsync_ptsz, cudaMemPrefetchAsync);
 ALIAS(cudaStreamAttachMemAsync_ptsz, cudaStreamAttachMemAsync);
 
@@ -656,6 +655,10 @@ cudaError_t shim_alloc(void **p, size_t size, int kind, unsigned flags, const ch
     return alloc(p, size, kind, flags, call);
 }
 cudaError_t shim_release(void *p, int host) { return release(p, host); }
+cudaError_t shim_release_checked(const char *call, void *p)
+{
+    return api_check(call, release(p, 0), p, 0);
+}
 cudaError_t shim_copy2d(void *dst, size_t dpitch, const void *src, size_t spitch, size_t width,
                         size_t height, int kind)
 {
@@ -677,4 +680,98 @@ int shim_range(const void *p, uint64_t *base, uint64_t *size, int *kind, unsigne
     }
     UNLOCK();
     return g != NULL && ((uint64_t)(uintptr_t)p & SEG_MASK) < g->size;
+}
+
+/* ------------------------------------ graph allocations (graph_mem.c) */
+/* A segment for a graph allocation of `size` bytes whose range is held by a
+ * placeholder here (ptxc retires the numbers whose range is taken). */
+cudaError_t shim_reserve(uint64_t size, uint32_t *seg)
+{
+    if (shim_dead())
+        return cudaErrorCudartUnloading;
+    LOCK();
+    cudaError_t st = cudaErrorMemoryAllocation;
+    uint32_t bad = 0;
+    for (int tries = 0; tries < 64; tries++) {
+        char req[12];
+        put64(req, size);
+        put32(req + 8, bad);
+        struct reply r;
+        shim_call(OP_MEM_RESERVE, req, sizeof req, NULL, 0, &r);
+        int ok = !r.status && r.len >= 4;
+        uint32_t s = ok ? get32(r.data) : 0;
+        st = r.status ? r.status : cudaErrorMemoryAllocation;
+        reply_free(&r);
+        if (!ok)
+            break;
+        void *want = (void *)((uintptr_t)s << SEG_SHIFT);
+        uint64_t len = page_round(size);
+        void *got = mmap(want, len, PROT_NONE, MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE
+                         | MAP_FIXED_NOREPLACE, -1, 0);
+        if (got == want) {
+            madvise(got, len, MADV_DONTFORK);
+            struct seg *g = seg_at(s);
+            if (!g) {
+                munmap(got, len);
+                break;
+            }
+            g->size = size;
+            g->mapped = len;
+            g->state = SEG_FREED;      /* a device address, no memory yet */
+            g->kind = KIND_DEVICE;
+            *seg = s;
+            st = cudaSuccess;
+            break;
+        }
+        if (got != MAP_FAILED)
+            munmap(got, len);
+        bad = s;
+    }
+    UNLOCK();
+    return st;
+}
+
+/* make the memory of graph allocation `seg` (reserved, not live) */
+cudaError_t shim_alloc_at(uint32_t seg, uint64_t size, const char *call)
+{
+    if (shim_dead())
+        return cudaErrorCudartUnloading;
+    LOCK();
+    char req[16 + 4096];
+    put64(req, size);
+    put32(req + 8, KIND_DEVICE);
+    put32(req + 12, seg);
+    size_t n = 16;
+    if (check_host())
+        n += alloc_site(req + 16, sizeof req - 16, call);
+    struct reply r;
+    shim_call(OP_MALLOC_AT, req, n, NULL, 0, &r);
+    cudaError_t st = r.status;
+    if (!st && (r.len < MAPPING_BYTES || r.nfds < 1 || get32(r.data) != seg))
+        st = cudaErrorUnknown;
+    if (!st) {
+        void *want = (void *)((uintptr_t)seg << SEG_SHIFT);
+        uint64_t len = page_round(size);
+        void *got = mmap(want, len, PROT_READ | PROT_WRITE, MAP_SHARED | MAP_FIXED, r.fds[0], 0);
+        if (got != want) {
+            st = cudaErrorMemoryAllocation;
+            char fr[4];
+            struct reply f;
+            put32(fr, seg);
+            shim_call(OP_FREE, fr, 4, NULL, 0, &f);
+            reply_free(&f);
+        } else {
+            madvise(got, len, MADV_DONTFORK);
+            struct seg *g = seg_at(seg);
+            g->size = size;
+            g->mapped = len;
+            g->state = SEG_LIVE;
+            g->kind = KIND_DEVICE;
+            g->flags = 0;
+            device_bytes += size;
+        }
+    }
+    reply_free(&r);
+    UNLOCK();
+    return st;
 }

@@ -65,6 +65,12 @@
 #define PTXC_CHECK_ENV "PTXC_CHECK_HOST"  /* "1": send OP_HOST_WRITE and OP_API_ERROR */
 #define OP_TEXTURE_CREATE 40  /* texture/surface description (runtime/textures.py) -> u64 handle */
 #define OP_TEXTURE_DESTROY 41 /* u64 handle */
+/* graph memory nodes (runtime/graph_memory.py): an allocation's address is
+ * fixed when its node is made, its memory exists between the alloc node and
+ * the free */
+#define OP_MEM_RESERVE 60     /* u64 size, u32 segment the shim could not reserve (0: none) -> u32 segment */
+#define OP_MALLOC_AT 61       /* u64 size, u32 kind, u32 segment (reserved) -> mapping; under ptxc
+                                 check also the allocation site (as OP_MALLOC) */
 
 /* allocation kinds (also the report's names) */
 #define KIND_DEVICE 0         /* cudaMalloc, cudaMallocPitch, cudaMalloc3D */

@@ -14,6 +14,7 @@
 #include <time.h>
 
 #include "shim.h"
+#include "mempool.h"
 
 #define STREAM_MAGIC 0x5354524du
 #define EVENT_MAGIC 0x4556544eu
@@ -88,6 +89,7 @@ EXPORT cudaError_t cudaStreamSynchronize(cudaStream_t s)
     if (c)
         return set_error(c);
     cudaError_t e = device_sync();      /* devout.c: device output, device faults */
+    mempool_sync();                     /* pools release memory (mempool.c) */
     return e ? set_error(e) : stream_ok(s);
 }
 EXPORT cudaError_t cudaStreamQuery(cudaStream_t s)
@@ -259,6 +261,7 @@ EXPORT cudaError_t cudaEventSynchronize(cudaEvent_t e)
 {
     CHILD_GUARD();
     cudaError_t d = device_sync();      /* devout.c */
+    mempool_sync();
     return set_error(d ? d : bad_event(e) ? cudaErrorInvalidResourceHandle : cudaSuccess);
 }
 EXPORT cudaError_t cudaEventQuery(cudaEvent_t e)
