@@ -335,3 +335,27 @@ def test_layered_surface_needs_layered_instructions(mod):
         ptxc.launch(plain, "surf_rw", 1, 32, [ptxc.surface(S, layered=True), 4, 3], mode="full")
     with pytest.raises(ptxc.PtxcError, match="is not layered: .a1d/.a2d"):
         ptxc.launch(mod, "surf_layered_at", 1, 1, [ptxc.surface(S[0]), 0, 0, 0, 0, 1], mode="full")
+
+
+def test_2d_layers_of_height_one(mod):
+    """A 2-D layered array of height 1 (extent (w, 1, layers)) has the shape
+    of a 1-D layered one (w, 0, layers): tex2DLayered reads it (here with
+    border mode: y = 1.25 is outside the one row, so point sampling reads
+    the border 0 and y = 0.5 the row), and tex1DLayered of 2-D layers
+    (height 2) is an error."""
+    L = np.arange(12, dtype=np.float32).reshape(3, 1, 4) + 1
+    t1 = ptxc.texture(L[:, 0, :], layered=True)
+    t2 = ptxc.texture(L, address="border", layered=True)
+    x = np.array([0.5, 2.5, 3.5], np.float32)
+    layer = np.array([0, 1, 2], np.int32)
+    for y, want in ((0.5, [1, 7, 12]), (1.25, [0, 0, 0])):
+        def make():
+            o1, o2 = np.zeros(3, np.float32), np.zeros(3, np.float32)
+            return [t1, t2, x, np.full(3, y, np.float32), layer, o1, o2, 3], [o1, o2]
+        (o1, o2), calls = launch_both(mod, "layered_at", 1, 32, make)
+        assert o1.tolist() == [1, 7, 12] and o2.tolist() == want and calls == (0, 2)
+    tall = ptxc.texture(np.zeros((3, 2, 4), np.float32), layered=True)
+    one = np.zeros(3, np.float32)
+    with pytest.raises(ptxc.PtxcError, match="has 2-D layers; the instruction reads 1-D ones"):
+        ptxc.launch(mod, "layered_at", 1, 32, [tall, t2, x, one, layer, one, np.zeros(3, np.float32), 3],
+                    mode="full")

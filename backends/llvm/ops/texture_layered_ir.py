@@ -5,9 +5,8 @@ its own: a copy of the row with the layer's base address, one layer
 (``F_D`` 1) and not layered, given to texture_ir's ``ptxc_tx_lane{N}``.
 
 Left to Python (the error messages): a texture that is not layered, a
-cubemap (texture_cube_ir.py), or one whose
-layers are not N-dimensional (1-D layers when its height is 1), and every
-lane texture_ir leaves.
+cubemap (texture_cube_ir.py), ``tex.a1d`` of 2-D layers (height above 1),
+and every lane texture_ir leaves.
 """
 from __future__ import annotations
 
@@ -22,9 +21,9 @@ def _lane(nd: int) -> str:
     ok = f.v(f"icmp ne i64 {f.field(F_OK)}, 0")
     lay = f.v(f"icmp ne i64 {f.field(F_LAYERED)}, 0")
     h = f.field(F_H)
-    one = f.v(f"icmp eq i64 {h}, 1")
-    dims = f.v(f"select i1 {one}, i64 1, i64 2")
-    fits = f.v(f"icmp eq i64 {dims}, {nd}")
+    # tex.a1d needs 1-D layers (height 1); tex.a2d reads any layers (a 2-D
+    # layered array of height 1 looks like a 1-D layered one: both are allowed)
+    fits = f.v(f"icmp eq i64 {h}, 1") if nd == 1 else "true"
     flat = f.v(f"icmp eq i64 {f.field(F_CUBE)}, 0")
     go = f.v(f"and i1 {f.v(f'and i1 {ok}, {lay}')}, {f.v(f'and i1 {fits}, {flat}')}")
     f.e(f"br i1 {go}, label %body, label %slow")

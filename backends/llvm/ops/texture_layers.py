@@ -85,10 +85,9 @@ def sample_layered(tex: T.Texture, coords: list, integer: bool, layer) -> np.nda
         what = "a layered texture with tex.1d/tex.2d" if layer is None else \
             "tex.a1d/tex.a2d on a texture that is not layered"
         raise T.TextureError(f"texture object {tex.handle}: {what}")
-    want = 1 if tex.dims[1] == 1 else 2
-    if len(coords) != want:
-        raise T.TextureError(f"texture object {tex.handle} has {want}-D layers; the instruction "
-                             f"reads {len(coords)}-D ones")
+    if len(coords) == 1 and tex.dims[1] != 1:      # tex.a2d also reads layers of height 1
+        raise T.TextureError(f"texture object {tex.handle} has 2-D layers; the instruction "
+                             "reads 1-D ones (tex1DLayered)")
     layer = layer_index(layer, tex.dims[2])
     return per_layer(tex, layer, lambda one, pick: T.sample(one, [c[pick] for c in coords], integer))
 
