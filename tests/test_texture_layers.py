@@ -359,3 +359,26 @@ def test_2d_layers_of_height_one(mod):
     with pytest.raises(ptxc.PtxcError, match="has 2-D layers; the instruction reads 1-D ones"):
         ptxc.launch(mod, "layered_at", 1, 32, [tall, t2, x, one, layer, one, np.zeros(3, np.float32), 3],
                     mode="full")
+
+
+@pytest.mark.parametrize("lod", [0.0, 2.7, -1.5])
+def test_lod_and_gradient_forms_read_level_zero(mod, lod):
+    """tex.level.a2d, tex.level.cube and tex.grad.cube: a texture without
+    mipmaps has level 0 only, whatever the LOD or gradients say; the values
+    are the model's plain fetches (linear filtering)."""
+    rng = np.random.default_rng(3)
+    L = rng.uniform(0, 1, (2, 3, 5)).astype(np.float32)
+    F = rng.uniform(0, 1, (6, 4, 4)).astype(np.float32)
+    t2 = ptxc.texture(L, filter="linear", address="wrap", normalized=True, layered=True)
+    tc = ptxc.texture(F, filter="linear", address="clamp", cubemap=True)
+    x = np.linspace(-0.9, 0.9, 20).astype(np.float32)
+
+    def make():
+        outs = [np.zeros(20, np.float32) for _ in range(3)]
+        return [t2, tc, x, lod, *outs, 20], outs
+    (o1, o2, o3), calls = launch_both(mod, "lod_at", 1, 32, make)
+    assert calls == (0, 3)
+    for i in range(20):
+        assert o1[i] == pytest.approx(model_fetch(L[1], [x[i], 0.5], "linear", "wrap", True), abs=2e-6)
+        want = model_cube(F, [x[i], 1.0, 0.25], "linear", "clamp")
+        assert o2[i] == pytest.approx(want, abs=2e-6) and o3[i] == o2[i]

@@ -2,7 +2,8 @@
 // tex1DLayered/tex2DLayered (tex.a1d/tex.a2d) with any layer operand,
 // texCubemap/texCubemapLayered (tex.cube/tex.acube) at given directions,
 // surf1DLayered/surf2DLayered/surfCubemap/surfCubemapLayered read and write
-// (suld.b.a1d/a2d, sust.b.a1d/a2d: a cubemap face is a layer).
+// (suld.b.a1d/a2d, sust.b.a1d/a2d: a cubemap face is a layer), and the LOD and
+// gradient forms (tex.level, tex.grad).
 //   nvcc -ptx -arch=sm_90 -O3 texture_layers.cu -o texture_layers.sm90.ptx
 
 // o1[i] = tex1DLayered(t1, x[i], layer[i]); o2[i] = tex2DLayered(t2, x[i], y[i], layer[i])
@@ -92,4 +93,18 @@ extern "C" __global__ void surf_layered_at(cudaSurfaceObject_t s, int x, int y, 
         surf2DLayeredwrite<int>(value, s, x, y, layer, cudaBoundaryModeClamp);
     else
         surf2DLayeredwrite<int>(value, s, x, y, layer, cudaBoundaryModeZero);
+}
+
+// tex2DLayeredLod, texCubemapLod, texCubemapGrad (tex.level.a2d, tex.level.cube,
+// tex.grad.cube): ptxc's textures have one level, so these read level 0
+extern "C" __global__ void lod_at(cudaTextureObject_t t2, cudaTextureObject_t tc, const float *x,
+                                  float lod, float *o1, float *o2, float *o3, int n)
+{
+    int i = threadIdx.x;
+    if (i < n) {
+        o1[i] = tex2DLayeredLod<float>(t2, x[i], 0.5f, 1, lod);
+        o2[i] = texCubemapLod<float>(tc, x[i], 1.0f, 0.25f, lod);
+        o3[i] = texCubemapGrad<float>(tc, x[i], 1.0f, 0.25f, make_float4(lod, 0, 0, 0),
+                                      make_float4(0, lod, 0, 0));
+    }
 }

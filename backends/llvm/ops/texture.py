@@ -19,7 +19,7 @@ callback kept for that CTA (``ERRORS``).
 ``form`` packs the instruction form into an i32 (see :func:`encode`), so
 compiled code (also from the on-disk object cache) holds no Python state.
 Forms ptxc does not run (texture references ``.texref``, ``.2dms/.a2dms``,
-sampler operands, depth compare, offsets, LOD/gradient variants, the
+sampler operands, depth compare, offsets, the
 residency predicate, ``suld.p``/``sust.p``, ``sured``) compile to a
 run-time "not supported yet" error naming the instruction.
 """
@@ -168,9 +168,19 @@ def native_surface(cg, op: str, form: int, hbuf, cbuf, dbuf) -> str | None:
         ("ptr", hbuf), ("ptr", cbuf), ("i32", cg.emi), ("ptr", dbuf), ("i64", str(d["smode"]))])
 
 
+LOD_SRCS = {"level": 2, "grad": 3}    # tex.level: + lod; tex.grad: + dPdx, dPdy
+
+
 def refuse_extras(ins) -> None:
-    if len(ins.srcs) > 1 or not isinstance(ins.dsts[0], ir.Vec):
-        raise PtxcError("sampler, offset, depth-compare, LOD and predicate operands are not supported")
+    """Only ``[handle, {coordinates}]``, or for ``tex.level``/``tex.grad``
+    that and the LOD or gradient operands, which pick a mipmap level: ptxc's
+    textures have one level (mipmapped arrays are refused when the texture
+    is made), so the fetch reads level 0 whatever they say (PTX ISA, tex:
+    the LOD selects among the levels of a mipmapped texture)."""
+    lod = [m for m in ins.mods if m in LOD_SRCS]
+    want = LOD_SRCS[lod[0]] if len(lod) == 1 else 1
+    if len(ins.srcs) != want or not isinstance(ins.dsts[0], ir.Vec):
+        raise PtxcError("sampler, offset, depth-compare and predicate operands are not supported")
 
 
 def lower_tex(cg, ins) -> None:
