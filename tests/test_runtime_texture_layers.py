@@ -90,11 +90,15 @@ def test_layered_texture(apps, size):
     z, y, x = np.meshgrid(np.arange(layers - 1), np.arange(h - 1), np.arange(w - 2), indexing="ij")
     want[z, y, x + 1] = (z + 1) * 1000 + (y + 1) * w + (x + 2)
     np.testing.assert_array_equal(back.reshape(layers, h, w), want)
+    copied, pos = take(buf, pos, w * h * layers)        # (1, 2, 1) + extent -> (0, 0, 0)
+    want = np.zeros((layers, h, w), np.float32)
+    want[:layers - 1, :h - 2, :w - 1] = data[1:, 2:, 1:]
+    np.testing.assert_array_equal(copied.reshape(layers, h, w), want)
     assert pos == len(buf)
     assert lines == [f"2-D layered: {w} x {h} x {layers} flags 1 bits 32",
                      f"1-D layered: 5 x 0 x {layers} flags 1 bits 32",
                      f"layered surface: {w} x {h} x {layers} flags 3 bits 32",
-                     "layered depth 0: 1", "cudaMallocArray layered: 1", "3-D height 0: 1",
+                     "copy between element sizes 4 and 2: 1", "layered depth 0: 1", "cudaMallocArray layered: 1", "3-D height 0: 1",
                      "copy past the last layer: 1", "copy to array and pointer: 1", "done"]
 
 

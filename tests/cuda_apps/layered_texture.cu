@@ -5,7 +5,8 @@
 // -data + layer) and half a texel off; a 1-D layered array (height 0) with
 // tex1DLayered (point, clamp, unnormalized), layer operands -1 .. layers;
 // a layered surface (surf2DLayeredwrite) copied back with cudaMemcpy3D from
-// an offset; cudaArrayGetInfo; the extent and cudaMemcpy3D error paths.
+// an offset; an array-to-array cudaMemcpy3D; cudaArrayGetInfo; the extent
+// and cudaMemcpy3D error paths.
 // Usage: layered_texture OUT.bin [W H LAYERS]. Writes the results to OUT.bin
 // (tests/test_runtime_texture_layers.py computes every value with numpy) and
 // prints one line per query. Built with nvcc -cudart shared -arch=sm_90.
@@ -191,6 +192,42 @@ int main(int argc, char **argv)
     CHECK(cudaMemcpy3D(&p2));
     fwrite(back, sizeof(int), n, out);
     CHECK(cudaDestroySurfaceObject(s));
+
+    // array to array: layers 1.. of the 2-D layered array, from (1, 2), into a
+    // second layered array at (0, 0, 0), then back to the host
+    cudaArray_t a2;
+    CHECK(cudaMalloc3DArray(&a2, &desc, make_cudaExtent(w, h, layers), cudaArrayLayered));
+    cudaMemcpy3DParms p3 = {0};
+    p3.srcArray = cu_3darray;
+    p3.srcPos = make_cudaPos(1, 2, 1);
+    p3.dstArray = a2;
+    p3.extent = make_cudaExtent(w - 1, h - 2, layers - 1);
+    p3.kind = cudaMemcpyDeviceToDevice;
+    float *zeros = (float *)calloc(n, sizeof(float));
+    cudaMemcpy3DParms pz = {0};
+    pz.srcPtr = make_cudaPitchedPtr(zeros, w * sizeof(float), w, h);
+    pz.dstArray = a2;
+    pz.extent = make_cudaExtent(w, h, layers);
+    pz.kind = cudaMemcpyHostToDevice;
+    CHECK(cudaMemcpy3D(&pz));
+    CHECK(cudaMemcpy3D(&p3));
+    cudaMemcpy3DParms pb = {0};
+    pb.srcArray = a2;
+    pb.dstPtr = make_cudaPitchedPtr(res, w * sizeof(float), w, h);
+    pb.extent = make_cudaExtent(w, h, layers);
+    pb.kind = cudaMemcpyDeviceToHost;
+    CHECK(cudaMemcpy3D(&pb));
+    fwrite(res, sizeof(float), n, out);
+    p3.dstArray = sa;                                    // int array: same element size
+    CHECK(cudaMemcpy3D(&p3));
+    cudaArray_t small;
+    cudaChannelFormatDesc hdesc = cudaCreateChannelDesc<short>();
+    CHECK(cudaMalloc3DArray(&small, &hdesc, make_cudaExtent(w, h, layers), cudaArrayLayered));
+    p3.dstArray = small;
+    printf("copy between element sizes 4 and 2: %d\n", (int)cudaMemcpy3D(&p3));
+    cudaGetLastError();
+    CHECK(cudaFreeArray(a2));
+    CHECK(cudaFreeArray(small));
 
     errors();
     fclose(out);
