@@ -94,6 +94,10 @@ def test_layered_texture(apps, size):
     want = np.zeros((layers, h, w), np.float32)
     want[:layers - 1, :h - 2, :w - 1] = data[1:, 2:, 1:]
     np.testing.assert_array_equal(copied.reshape(layers, h, w), want)
+    pitched, pos = take(buf, pos, w * h * layers)       # bytes (4, 1, 1) + extent -> (0, 0, 0)
+    want = np.zeros((layers, h, w), np.float32)
+    want[:layers - 1, :h - 1, :w - 1] = data[1:, 1:, 1:]
+    np.testing.assert_array_equal(pitched.reshape(layers, h, w), want)
     assert pos == len(buf)
     assert lines == [f"2-D layered: {w} x {h} x {layers} flags 1 bits 32",
                      f"1-D layered: 5 x 0 x {layers} flags 1 bits 32",

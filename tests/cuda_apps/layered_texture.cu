@@ -5,7 +5,8 @@
 // -data + layer) and half a texel off; a 1-D layered array (height 0) with
 // tex1DLayered (point, clamp, unnormalized), layer operands -1 .. layers;
 // a layered surface (surf2DLayeredwrite) copied back with cudaMemcpy3D from
-// an offset; an array-to-array cudaMemcpy3D; cudaArrayGetInfo; the extent
+// an offset; array-to-array and pointer-to-pointer (cudaMalloc3D) cudaMemcpy3D;
+// cudaArrayGetInfo; the extent
 // and cudaMemcpy3D error paths.
 // Usage: layered_texture OUT.bin [W H LAYERS]. Writes the results to OUT.bin
 // (tests/test_runtime_texture_layers.py computes every value with numpy) and
@@ -228,6 +229,26 @@ int main(int argc, char **argv)
     cudaGetLastError();
     CHECK(cudaFreeArray(a2));
     CHECK(cudaFreeArray(small));
+
+    // pointer to pointer: into cudaMalloc3D memory (pitched), back from (4 bytes, 1, 1)
+    cudaPitchedPtr pp;
+    CHECK(cudaMalloc3D(&pp, make_cudaExtent(w * sizeof(float), h, layers)));
+    cudaMemcpy3DParms q = {0};
+    q.srcPtr = make_cudaPitchedPtr(data, w * sizeof(float), w, h);
+    q.dstPtr = pp;
+    q.extent = make_cudaExtent(w * sizeof(float), h, layers);     // bytes: no array
+    q.kind = cudaMemcpyHostToDevice;
+    CHECK(cudaMemcpy3D(&q));
+    for (size_t i = 0; i < n; i++) res[i] = 0.0f;
+    cudaMemcpy3DParms qb = {0};
+    qb.srcPtr = pp;
+    qb.srcPos = make_cudaPos(sizeof(float), 1, 1);
+    qb.dstPtr = make_cudaPitchedPtr(res, w * sizeof(float), w, h);
+    qb.extent = make_cudaExtent((w - 1) * sizeof(float), h - 1, layers - 1);
+    qb.kind = cudaMemcpyDeviceToHost;
+    CHECK(cudaMemcpy3D(&qb));
+    fwrite(res, sizeof(float), n, out);
+    CHECK(cudaFree(pp.ptr));
 
     errors();
     fclose(out);
