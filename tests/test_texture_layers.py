@@ -382,3 +382,16 @@ def test_lod_and_gradient_forms_read_level_zero(mod, lod):
         assert o1[i] == pytest.approx(model_fetch(L[1], [x[i], 0.5], "linear", "wrap", True), abs=2e-6)
         want = model_cube(F, [x[i], 1.0, 0.25], "linear", "clamp")
         assert o2[i] == pytest.approx(want, abs=2e-6) and o3[i] == o2[i]
+
+
+def test_hybrid_equals_full_for_cubemap_fetches(mod):
+    """A hybrid run of texCubemapLayered (a fetch whose value only reaches a
+    store) gives the full run's counters."""
+    rng = np.random.default_rng(8)
+    t = ptxc.texture(rng.uniform(0, 1, (12, 3, 3)).astype(np.float32), filter="linear",
+                     cubemap=True, layered=True)
+    d = directions(rng, 50)
+    args = [t, d.reshape(-1), np.arange(50, dtype=np.int32) % 3, np.zeros(50, np.float32), 50]
+    full = ptxc.launch(mod, "cube_layered_at", 2, 32, args, mode="full")
+    hybrid = ptxc.launch(mod, "cube_layered_at", 2, 32, args, mode="hybrid")
+    assert hybrid.counters() == full.counters()

@@ -4,8 +4,8 @@ mode: the texture/surface operand is a 64-bit handle register).
 PTX ISA, "Texture Instructions" (tex, tld4) and "Surface Instructions"
 (suld, sust). ``tex``, ``tld4``, ``suld.b`` and ``sust.b`` first run in
 generated code (texture_native.py, texture_ir.py, texture_layered_ir.py,
-texture_gather_ir.py, surface_ir.py) for the lanes it can do; the rest go to
-Python:
+texture_cube_ir.py, texture_gather_ir.py, surface_ir.py) for the lanes it
+can do; the rest go to Python (layered and cubemap fetches: texture_layers.py):
 each warp-level instruction stores the executing lanes'
 handles, coordinates (and for sust the data) in per-warp buffers and calls
 ``ptxc_tex(form, handles, coords, mask, data, cta)`` once: a ctypes callback
