@@ -45,13 +45,14 @@ def test_simple_texture_other_size(apps):
     both_modes(apps.build("simple_texture"), "37", "29")
 
 
-def test_layered_array_is_refused(apps):
-    """An unsupported array kind stops the application with one line naming
-    the call (exit status 86, docs/runtime.md)."""
-    r = run_ptxc(apps.build("simple_texture"), "layered")
+def test_sparse_array_is_refused(apps):
+    """An unsupported array kind (cudaArraySparse) stops the application
+    with one line naming the call (exit status 86, docs/runtime.md); layered
+    and cubemap arrays are supported (tests/test_runtime_texture_layers.py)."""
+    r = run_ptxc(apps.build("simple_texture"), "sparse")
     assert r.returncode == 86
     assert "ptxc: unsupported CUDA runtime call: cudaMallocArray/cudaMalloc3DArray with " \
-           "cudaArrayLayered" in r.proc.stderr
+           "cudaArraySparse" in r.proc.stderr
 
 
 def fields(name: str) -> list[str]:

@@ -10,6 +10,10 @@ application's memory at once) and answers the handle. CUDA enums
 pitch2D 3; cudaTextureAddressMode wrap 0, clamp 1, mirror 2, border 3;
 cudaTextureFilterMode point 0, linear 1; cudaTextureReadMode element 0,
 normalized float 1; cudaChannelFormatKind signed 0, unsigned 1, float 2.
+An array made with cudaArrayLayered and/or cudaArrayCubemap (the request
+carries the array's flags) gives a layered and/or cubemap texture (dims
+(w, max(h, 1), layers or faces)) and a layered surface (faces are layers:
+surfCubemap* compile to the .a2d surface instructions).
 """
 from __future__ import annotations
 
@@ -20,8 +24,9 @@ from ptxc.errors import PtxcError
 
 from . import protocol as P
 
-CREATE = struct.Struct("<IIQQQQQ5i3iiii4f")     # 108 bytes
+CREATE = struct.Struct("<IIQQQQQ5i3iiii4fIi")   # 116 bytes
 RES_ARRAY, RES_LINEAR, RES_PITCH2D = 0, 2, 3
+ARRAY_LAYERED, ARRAY_CUBEMAP = 0x01, 0x04           # cudaArrayLayered, cudaArrayCubemap
 ERR_INVALID_VALUE = 1
 SHIFT = 32
 
@@ -44,7 +49,8 @@ def memory_view(devmem, addr: int, nbytes: int):
 
 def build(devmem, fields):
     (surface, res, dev, w, h, d, pitch, x, y, z, cw, f, a0, a1, a2, filt, read, norm,
-     *border) = fields
+     *border, flags, seamless) = fields
+    border = border[:4]
     fmt = channel_format(x, y, z, cw, f)
     if res == RES_LINEAR:
         w = pitch // fmt.elem_bytes             # pitch = sizeInBytes
@@ -53,10 +59,15 @@ def build(devmem, fields):
     if mem is None or w == 0 or (res == RES_PITCH2D and pitch < w * fmt.elem_bytes):
         return None
     dims = (w, h1, d1)
+    layered, cubemap = bool(flags & ARRAY_LAYERED), bool(flags & ARRAY_CUBEMAP)
     if surface:
-        return T.Surface(mem, fmt, dims, pitch)
+        return T.Surface(mem, fmt, dims, pitch, layered=layered or cubemap)
+    if cubemap and seamless:
+        raise PtxcError("cudaTextureDesc.seamlessCubemap (filtering across cubemap faces) is not "
+                        "supported yet")
     modes = tuple(T.ADDRESS[m] if 0 <= m < 4 else "?" for m in (a0, a1, a2))
-    tex = T.Texture(mem, fmt, dims, pitch, linear=(res == RES_LINEAR),
+    tex = T.Texture(mem, fmt, dims, pitch, linear=(res == RES_LINEAR), layered=layered,
+                    cubemap=cubemap,
                     filter=T.FILTERS[filt] if filt in (0, 1) else "?", address=modes,
                     normalized=bool(norm), read_normalized=bool(read), border=tuple(border))
     T.check_filter(tex)

@@ -253,10 +253,10 @@ static int pitched(int w, int h)
 
 int main(int argc, char **argv)
 {
-    if (argc > 1 && !strcmp(argv[1], "layered")) {    // ptxc refuses layered arrays
+    if (argc > 1 && !strcmp(argv[1], "sparse")) {     // ptxc refuses sparse arrays
         cudaChannelFormatDesc desc = cudaCreateChannelDesc<float>();
         cudaArray_t arr;
-        CHECK(cudaMalloc3DArray(&arr, &desc, make_cudaExtent(8, 8, 2), cudaArrayLayered));
+        CHECK(cudaMalloc3DArray(&arr, &desc, make_cudaExtent(8, 8, 2), cudaArraySparse));
         return 0;
     }
     int w = argc > 1 ? atoi(argv[1]) : 64, h = argc > 2 ? atoi(argv[2]) : 48;

@@ -4,8 +4,8 @@ mode: the texture/surface operand is a 64-bit handle register).
 PTX ISA, "Texture Instructions" (tex, tld4) and "Surface Instructions"
 (suld, sust). ``tex``, ``tld4``, ``suld.b`` and ``sust.b`` first run in
 generated code (texture_native.py, texture_ir.py, texture_layered_ir.py,
-texture_gather_ir.py, surface_ir.py) for the lanes it can do; the rest go to
-Python:
+texture_cube_ir.py, texture_gather_ir.py, surface_ir.py) for the lanes it
+can do; the rest go to Python (layered and cubemap fetches: texture_layers.py):
 each warp-level instruction stores the executing lanes'
 handles, coordinates (and for sust the data) in per-warp buffers and calls
 ``ptxc_tex(form, handles, coords, mask, data, cta)`` once: a ctypes callback
@@ -18,8 +18,8 @@ callback kept for that CTA (``ERRORS``).
 
 ``form`` packs the instruction form into an i32 (see :func:`encode`), so
 compiled code (also from the on-disk object cache) holds no Python state.
-Forms ptxc does not run (texture references ``.texref``, ``.a1d/.a2d/.cube``,
-sampler operands, depth compare, offsets, LOD/gradient variants, the
+Forms ptxc does not run (texture references ``.texref``, ``.2dms/.a2dms``,
+sampler operands, depth compare, offsets, the
 residency predicate, ``suld.p``/``sust.p``, ``sured``) compile to a
 run-time "not supported yet" error naming the instruction.
 """
@@ -34,13 +34,16 @@ from ptxc.errors import PtxcError
 
 from ptxc.backends.llvm import callbacks
 from ptxc.backends.llvm import layout as Lo
-from ptxc.backends.llvm.ops import surface_ir, texture_gather_ir, texture_ir, texture_layered_ir
+from ptxc.backends.llvm.ops import surface_ir, texture_cube_ir, texture_gather_ir, texture_ir
+from ptxc.backends.llvm.ops import texture_layered_ir
+from ptxc.backends.llvm.ops import texture_layers as TL
 from ptxc.backends.llvm.ops import texture_native as N
 from ptxc.backends.llvm.ops import texture_objects as T
 
 OP_TEX, OP_TLD4, OP_SULD, OP_SUST = range(4)
 GEOMS = {"1d": 1, "2d": 2, "3d": 3}
-LAYERED = {"a1d": 1, "a2d": 2}          # tex only: {layer, x[, y, _]}
+LAYERED = {"a1d": 1, "a2d": 2}          # {layer, x[, y, _]}
+CUBE = {"cube": False, "acube": True}   # tex only: {x, y, z, _} / {cube, x, y, z}
 DTYPES = ("f32", "s32", "u32")
 SMODES = ("trap", "clamp", "zero")
 SIZES = {"b8": 0, "b16": 1, "b32": 2, "b64": 3}
@@ -48,15 +51,17 @@ DECL = "declare i32 @ptxc_tex(i32, ptr, ptr, i32, ptr, i32)"
 
 
 def encode(op: int, dims: int, integer: bool, dtype: int = 0, comp: int = 0,
-           smode: int = 0, size_log2: int = 2, vec: int = 1, layered: bool = False) -> int:
+           smode: int = 0, size_log2: int = 2, vec: int = 1, layered: bool = False,
+           cube: bool = False) -> int:
     return (op | dims << 2 | int(integer) << 5 | dtype << 6 | comp << 8 | smode << 10
-            | size_log2 << 12 | vec << 16 | int(layered) << 19)
+            | size_log2 << 12 | vec << 16 | int(layered) << 19 | int(cube) << 20)
 
 
 def decode(form: int) -> dict:
     return {"op": form & 3, "dims": form >> 2 & 7, "integer": bool(form >> 5 & 1),
             "dtype": form >> 6 & 3, "comp": form >> 8 & 3, "smode": form >> 10 & 3,
-            "size": 1 << (form >> 12 & 3), "vec": form >> 16 & 7, "layered": bool(form >> 19 & 1)}
+            "size": 1 << (form >> 12 & 3), "vec": form >> 16 & 7, "layered": bool(form >> 19 & 1),
+            "cube": bool(form >> 20 & 1)}
 
 
 # ------------------------------------------------------------ lowering
@@ -74,26 +79,29 @@ def operands(ins):
     return handle, coords
 
 
-def geometry(ins, layered_ok: bool = False) -> tuple:
-    """(dimensions, layered?) of the instruction's geometry."""
+def geometry(ins, allowed=tuple(GEOMS)) -> tuple:
+    """(dimensions, layered?, cube?) of the instruction's geometry (one of ``allowed``)."""
     geoms = [m for m in ins.mods if m in GEOMS or m in ("a1d", "a2d", "cube", "acube", "2dms", "a2dms")]
-    if len(geoms) == 1 and layered_ok and geoms[0] in LAYERED:
-        return LAYERED[geoms[0]], True
-    if len(geoms) != 1 or geoms[0] not in GEOMS:
-        ok = "1d, 2d, 3d, a1d, a2d" if layered_ok else "1d, 2d, 3d"
-        raise PtxcError(f"geometry {'.'.join(geoms) or '(none)'} is not supported ({ok})")
-    return GEOMS[geoms[0]], False
+    if len(geoms) != 1 or geoms[0] not in allowed:
+        raise PtxcError(f"geometry {'.'.join(geoms) or '(none)'} is not supported "
+                        f"({', '.join(allowed)})")
+    g = geoms[0]
+    if g in CUBE:
+        return 3, CUBE[g], True
+    return (LAYERED[g], True, False) if g in LAYERED else (GEOMS[g], False, False)
 
 
 def stage(cg, handle, coords, ctype: str, ndims: int):
-    """Per-warp buffers holding the handles and the coordinates."""
+    """Per-warp buffers holding the handles and the coordinates (an item
+    None: 0 in every lane)."""
     f = cg.f
     hbuf = f.alloca("<32 x i64>", "texh", 64)
     cbuf = f.alloca("[4 x <32 x i32>]", "texc", 64)
     dbuf = f.alloca("[4 x <32 x i64>]", "texd", 64)
     f.store("<32 x i64>", cg.read(handle, "b64"), hbuf, 64)
     for k in range(ndims):
-        f.store("<32 x i32>", cg.read(coords[k], ctype), f.gep(cbuf, k * 128), 64)
+        v = "zeroinitializer" if coords[k] is None else cg.read(coords[k], ctype)
+        f.store("<32 x i32>", v, f.gep(cbuf, k * 128), 64)
     return hbuf, cbuf, dbuf
 
 
@@ -118,13 +126,19 @@ def call(cg, form: int, hbuf, cbuf, dbuf, slow: str | None = None) -> None:
 
 
 def native(cg, dims: int, integer: bool, want_float: bool, hbuf, cbuf, dbuf,
-           layered: bool = False) -> str:
+           layered: bool = False, cube: bool = False) -> str:
     """The generated-code fetch (texture_native.py); the lanes it left."""
-    mod = texture_layered_ir if layered else texture_ir
-    for name, text in mod.helpers(dims).items():
-        cg.helpers.setdefault(name, text)
-    cg.decls.update(texture_ir.DECLS + (texture_layered_ir.DECLS if layered else ()))
-    return cg.f.call("i32", f"ptxc_tx_{'awarp' if layered else 'warp'}{dims}", [
+    if cube:
+        mod, name = texture_cube_ir, f"ptxc_tx_cwarp{int(layered)}"
+        helpers = mod.helpers(layered)
+    else:
+        mod = texture_layered_ir if layered else texture_ir
+        name = f"ptxc_tx_{'awarp' if layered else 'warp'}{dims}"
+        helpers = mod.helpers(dims)
+    for hname, text in helpers.items():
+        cg.helpers.setdefault(hname, text)
+    cg.decls.update(texture_ir.DECLS + (texture_layered_ir.DECLS if layered or cube else ()))
+    return cg.f.call("i32", name, [
         ("ptr", hbuf), ("ptr", cbuf), ("i32", cg.emi), ("ptr", dbuf),
         ("i1", "true" if integer else "false"), ("i1", "true" if want_float else "false")])
 
@@ -146,28 +160,42 @@ def native_surface(cg, op: str, form: int, hbuf, cbuf, dbuf) -> str | None:
     d = decode(form)
     if d["vec"] not in (1, 2, 4) or not 1 <= d["dims"] <= 3:
         return None
-    for name, text in surface_ir.helpers(op, d["dims"], d["size"], d["vec"]).items():
+    for name, text in surface_ir.helpers(op, d["dims"], d["size"], d["vec"], d["layered"]).items():
         cg.helpers.setdefault(name, text)
     cg.decls.update(surface_ir.DECLS)
-    return cg.f.call("i32", f"ptxc_sf_{op}{d['dims']}_{d['size']}_{d['vec']}", [
+    tag = "a" if d["layered"] else ""
+    return cg.f.call("i32", f"ptxc_sf_{op}{d['dims']}{tag}_{d['size']}_{d['vec']}", [
         ("ptr", hbuf), ("ptr", cbuf), ("i32", cg.emi), ("ptr", dbuf), ("i64", str(d["smode"]))])
 
 
+LOD_SRCS = {"level": 2, "grad": 3}    # tex.level: + lod; tex.grad: + dPdx, dPdy
+
+
 def refuse_extras(ins) -> None:
-    if len(ins.srcs) > 1 or not isinstance(ins.dsts[0], ir.Vec):
-        raise PtxcError("sampler, offset, depth-compare, LOD and predicate operands are not supported")
+    """Only ``[handle, {coordinates}]``, or for ``tex.level``/``tex.grad``
+    that and the LOD or gradient operands, which pick a mipmap level: ptxc's
+    textures have one level (mipmapped arrays are refused when the texture
+    is made), so the fetch reads level 0 whatever they say (PTX ISA, tex:
+    the LOD selects among the levels of a mipmapped texture)."""
+    lod = [m for m in ins.mods if m in LOD_SRCS]
+    want = LOD_SRCS[lod[0]] if len(lod) == 1 else 1
+    if len(ins.srcs) != want or not isinstance(ins.dsts[0], ir.Vec):
+        raise PtxcError("sampler, offset, depth-compare and predicate operands are not supported")
 
 
 def lower_tex(cg, ins) -> None:
     refuse_extras(ins)
-    dims, layered = geometry(ins, layered_ok=True)
+    dims, layered, cube = geometry(ins, tuple(GEOMS) + tuple(LAYERED) + tuple(CUBE))
     types = [m for m in ins.mods if m in ("f32", "s32", "u32", "f16")]
     if "v4" not in ins.mods or len(types) != 2 or types[0] == "f16" or types[1] not in ("f32", "s32"):
         raise PtxcError("only .v4 results of f32/s32/u32 with f32/s32 coordinates are supported")
+    if cube and types[1] != "f32":
+        raise PtxcError("tex.cube/tex.acube take .f32 coordinates (PTX ISA, tex)")
     handle, coords = operands(ins)
+    integer = types[1] == "s32"
     hbuf, cbuf, dbuf = stage(cg, handle, coords, "b32", dims + layered)
-    form = encode(OP_TEX, dims, types[1] == "s32", DTYPES.index(types[0]), layered=layered)
-    slow = native(cg, dims, types[1] == "s32", types[0] == "f32", hbuf, cbuf, dbuf, layered)
+    form = encode(OP_TEX, dims, integer, DTYPES.index(types[0]), layered=layered, cube=cube)
+    slow = native(cg, dims, integer, types[0] == "f32", hbuf, cbuf, dbuf, layered, cube)
     call(cg, form, hbuf, cbuf, dbuf, slow)
     write_results(cg, ins.dsts[0].items, dbuf, 32)
 
@@ -176,7 +204,7 @@ def lower_tld4(cg, ins) -> None:
     refuse_extras(ins)
     comps = [m for m in ins.mods if m in ("r", "g", "b", "a")]
     types = [m for m in ins.mods if m in ("f32", "s32", "u32")]
-    if geometry(ins) != (2, False) or len(comps) != 1 or len(types) != 2 or types[1] != "f32":
+    if geometry(ins) != (2, False, False) or len(comps) != 1 or len(types) != 2 or types[1] != "f32":
         raise PtxcError("only tld4.{r,g,b,a}.2d.v4.{f32,s32,u32}.f32 is supported")
     handle, coords = operands(ins)
     hbuf, cbuf, dbuf = stage(cg, handle, coords, "b32", 2)
@@ -192,14 +220,26 @@ def lower_tld4(cg, ins) -> None:
 
 
 def surface_form(ins, op: int, nvals: int) -> int:
+    """The form of a suld/sust; layered geometries (``.a1d/.a2d``) are staged
+    as 3-D ones with the layer as the third coordinate (:func:`surface_coords`)."""
     if "b" not in ins.mods:
         raise PtxcError("only the .b (raw bytes) surface form is supported")
-    dims, _ = geometry(ins)
+    dims, layered, _ = geometry(ins, tuple(GEOMS) + tuple(LAYERED))
     sizes = [m for m in ins.mods if m in SIZES]
     smodes = [m for m in ins.mods if m in SMODES] or ["trap"]
     if len(sizes) != 1:
         raise PtxcError("surface element type must be one of .b8 .b16 .b32 .b64")
-    return encode(op, dims, True, smode=SMODES.index(smodes[0]), size_log2=SIZES[sizes[0]], vec=nvals)
+    return encode(op, 3 if layered else dims, True, smode=SMODES.index(smodes[0]),
+                  size_log2=SIZES[sizes[0]], vec=nvals, layered=layered)
+
+
+def surface_coords(coords: list, form: int) -> list:
+    """The staged coordinates: as written, or for ``.a1d {layer, x}`` /
+    ``.a2d {layer, x, y, _}`` (PTX ISA, suld) ``x, y (0 for .a1d), layer``."""
+    d = decode(form)
+    if not d["layered"]:
+        return coords[:d["dims"]]
+    return [coords[1], coords[2] if len(coords) > 2 else None, coords[0]]
 
 
 def lower_suld(cg, ins) -> None:
@@ -208,7 +248,7 @@ def lower_suld(cg, ins) -> None:
     items = ins.dsts[0].items if isinstance(ins.dsts[0], ir.Vec) else [ins.dsts[0]]
     form = surface_form(ins, OP_SULD, len(items))
     handle, coords = operands(ins)
-    hbuf, cbuf, dbuf = stage(cg, handle, coords, "s32", decode(form)["dims"])
+    hbuf, cbuf, dbuf = stage(cg, handle, surface_coords(coords, form), "s32", decode(form)["dims"])
     call(cg, form, hbuf, cbuf, dbuf, native_surface(cg, "ld", form, hbuf, cbuf, dbuf))
     write_results(cg, items, dbuf, decode(form)["size"] * 8)
 
@@ -219,7 +259,7 @@ def lower_sust(cg, ins) -> None:
     form = surface_form(ins, OP_SUST, len(items))
     bits = decode(form)["size"] * 8
     handle, coords = operands(ins)
-    hbuf, cbuf, dbuf = stage(cg, handle, coords, "s32", decode(form)["dims"])
+    hbuf, cbuf, dbuf = stage(cg, handle, surface_coords(coords, form), "s32", decode(form)["dims"])
     f = cg.f
     for k, item in enumerate(items):
         v = cg.read(item, f"b{bits}")
@@ -268,11 +308,13 @@ def one_handle(T, d, h, sel, coords, data) -> None:
         first = int(d["layered"])
         raw = coords[first:first + d["dims"], sel]
         cs = list(raw.view(np.int32) if d["integer"] else raw.view(np.float32))
+        layer = coords[0, sel] if d["layered"] else None         # .u32 bits
         if d["op"] == OP_TLD4:
             vals = T.gather(tex, cs, d["comp"])
-        elif d["layered"] or tex.layered:
-            layer = coords[0, sel].view(np.int32) if d["layered"] else None
-            vals = T.sample_layered(tex, cs, d["integer"], layer)
+        elif d["cube"]:
+            vals = TL.sample_cube(tex, cs, layer)
+        elif d["layered"] or tex.layered or tex.cubemap:
+            vals = TL.sample_layered(tex, cs, d["integer"], layer)
         else:
             vals = T.sample(tex, cs, d["integer"])
         put_results(T, tex, d, vals, sel, data)
@@ -281,6 +323,14 @@ def one_handle(T, d, h, sel, coords, data) -> None:
     surf = T.lookup(h, T.Surface)
     nbytes = d["size"] * d["vec"]
     cs = list(raw.view(np.int32).astype(np.int64))
+    if surf.layered != d["layered"]:
+        raise T.TextureError(
+            f"surface object {h} is layered (a layered or cubemap array): it needs "
+            "surf1DLayered/surf2DLayered/surfCubemap* (.a1d/.a2d)" if surf.layered else
+            f"surface object {h} is not layered: .a1d/.a2d (surf*Layered*, surfCubemap*) need a "
+            "layered or cubemap array")
+    if d["layered"]:
+        cs[2] = raw[2].astype(np.int64)                          # the .u32 layer
     mode = SMODES[d["smode"]]
     if d["op"] == OP_SULD:
         rows, bad = T.surface_load(surf, cs, nbytes, mode)
@@ -302,9 +352,11 @@ def trap(T, surf, cs, sel, bad, what: str) -> None:
     if bad.any():
         k = int(np.argmax(bad))
         at = ", ".join(str(int(c[k])) for c in cs)
-        e = T.TextureError(f"surface {what} out of range at ({at}) (x in bytes) of surface object "
-                           f"{surf.handle} ({surf.dims[0]} x {surf.dims[1]} elements of "
-                           f"{surf.fmt.elem_bytes} bytes), .trap mode")
+        names = "x in bytes, y, layer" if surf.layered else "x in bytes"
+        size = f"{surf.dims[0]} x {surf.dims[1]} elements" + \
+            (f" x {surf.dims[2]} layers" if surf.layered else "")
+        e = T.TextureError(f"surface {what} out of range at ({at}) ({names}) of surface object "
+                           f"{surf.handle} ({size} of {surf.fmt.elem_bytes} bytes), .trap mode")
         e.lanes = sel[bad]
         raise e
 

@@ -27,7 +27,7 @@ from __future__ import annotations
 
 from ptxc.backends.llvm.ops.texture_native import (
     F_BASE, F_BITS, F_BORDER, F_CH, F_EB, F_FILTER, F_H, F_KIND, F_LINEAR, F_MODE, F_NORM,
-    F_LAYERED, F_OK, F_PITCH, F_RETF, F_W, NFIELDS, TABLE)
+    F_CUBE, F_LAYERED, F_OK, F_PITCH, F_RETF, F_W, NFIELDS, TABLE)
 
 
 class _Fn:
@@ -279,6 +279,7 @@ def _lane(nd: int) -> str:
     ok = f.v(f"icmp ne i64 {f.field(F_OK)}, 0")
     flat = f.v(f"icmp eq i64 {f.field(F_LAYERED)}, 0")         # layered: texture_layered_ir.py
     ok = f.v(f"and i1 {ok}, {flat}")
+    ok = f.v(f"and i1 {ok}, {f.v(f'icmp eq i64 {f.field(F_CUBE)}, 0')}")   # texture_cube_ir.py
     retf = f.v(f"icmp ne i64 {f.field(F_RETF)}, 0")
     same = f.v(f"icmp eq i1 {retf}, %wantf")
     f.e(f"br i1 {f.v(f'and i1 {ok}, {same}')}, label %body, label %slow")

@@ -1,18 +1,18 @@
-"""``tex.a1d``/``tex.a2d`` in generated code (texture_objects.sample_layered,
-lane by lane): the layer operand (an integer, clamped to the layers) picks
+"""``tex.a1d``/``tex.a2d`` in generated code (texture_layers.sample_layered,
+lane by lane): the layer operand (a .u32, clamped to the last layer) picks
 ``pitch * h`` bytes of the texture, which is then sampled as a texture of
 its own: a copy of the row with the layer's base address, one layer
 (``F_D`` 1) and not layered, given to texture_ir's ``ptxc_tx_lane{N}``.
 
-Left to Python (the error messages): a texture that is not layered, or whose
-layers are not N-dimensional (1-D layers when its height is 1), and every
-lane texture_ir leaves.
+Left to Python (the error messages): a texture that is not layered, a
+cubemap (texture_cube_ir.py), ``tex.a1d`` of 2-D layers (height above 1),
+and every lane texture_ir leaves.
 """
 from __future__ import annotations
 
 from ptxc.backends.llvm.ops import texture_ir as X
 from ptxc.backends.llvm.ops.texture_native import (
-    F_BASE, F_D, F_H, F_LAYERED, F_OK, F_PITCH, NFIELDS)
+    F_BASE, F_CUBE, F_D, F_H, F_LAYERED, F_OK, F_PITCH, NFIELDS)
 
 
 def _lane(nd: int) -> str:
@@ -21,18 +21,18 @@ def _lane(nd: int) -> str:
     ok = f.v(f"icmp ne i64 {f.field(F_OK)}, 0")
     lay = f.v(f"icmp ne i64 {f.field(F_LAYERED)}, 0")
     h = f.field(F_H)
-    one = f.v(f"icmp eq i64 {h}, 1")
-    dims = f.v(f"select i1 {one}, i64 1, i64 2")
-    fits = f.v(f"icmp eq i64 {dims}, {nd}")
-    go = f.v(f"and i1 {f.v(f'and i1 {ok}, {lay}')}, {fits}")
+    # tex.a1d needs 1-D layers (height 1); tex.a2d reads any layers (a 2-D
+    # layered array of height 1 looks like a 1-D layered one: both are allowed)
+    fits = f.v(f"icmp eq i64 {h}, 1") if nd == 1 else "true"
+    flat = f.v(f"icmp eq i64 {f.field(F_CUBE)}, 0")
+    go = f.v(f"and i1 {f.v(f'and i1 {ok}, {lay}')}, {f.v(f'and i1 {fits}, {flat}')}")
     f.e(f"br i1 {go}, label %body, label %slow")
     f.label("slow")
     f.e("ret i1 false")
     f.label("body")
-    layer = f.v("sext i32 %c0 to i64")
+    layer = f.v("zext i32 %c0 to i64")                      # a .u32 index
     last = f.v(f"sub i64 {f.field(F_D)}, 1")
-    layer = f.v(f"select i1 {f.v(f'icmp sgt i64 {layer}, {last}')}, i64 {last}, i64 {layer}")
-    layer = f.v(f"select i1 {f.v(f'icmp slt i64 {layer}, 0')}, i64 0, i64 {layer}")
+    layer = f.v(f"select i1 {f.v(f'icmp ugt i64 {layer}, {last}')}, i64 {last}, i64 {layer}")
     copy = f.v(f"alloca [{NFIELDS} x i64], align 8")
     f.e(f"call void @llvm.memcpy.p0.p0.i64(ptr {copy}, ptr %d, i64 {8 * NFIELDS}, i1 false)")
     step = f.v(f"mul i64 {f.field(F_PITCH)}, {h}")

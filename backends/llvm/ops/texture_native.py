@@ -2,7 +2,7 @@
 LLVM IR of ``tex`` for the common cases, so that a fetch costs no call into
 Python (issue 25; docs/performance-sync.md).
 
-The IR is in texture_ir.py. Every registered texture gets a row of 24 i64 in a table the generated code
+The IR is in texture_ir.py. Every registered texture gets a row of 25 i64 in a table the generated code
 reads through the symbol ``ptxc_tex_table`` (``{ptr rows, i64 count}``,
 indexed by handle: handles are small consecutive integers,
 texture_objects.register). A row holds the memory address and the sampler
@@ -20,8 +20,8 @@ same bits. A lane the native code does not do (the row is not OK, the
 handle is not in the table, the instruction's result type or coordinate
 kind does not match the texture, a coordinate whose floor is not below
 2^31 in magnitude or is NaN) is left to the Python callback
-(texture.run_form), which keeps every error message. Layered fetches
-(texture_layered_ir.py), ``tld4`` (texture_gather_ir.py) and
+(texture.run_form), which keeps every error message. Layered and cubemap
+fetches (texture_layered_ir.py, texture_cube_ir.py), ``tld4`` (texture_gather_ir.py) and
 ``suld.b``/``sust.b`` (surface_ir.py, rows with ``F_SURF``) run in
 generated code too.
 """
@@ -33,13 +33,14 @@ import threading
 
 import numpy as np
 
-NFIELDS = 24
+NFIELDS = 25
 (F_BASE, F_OK, F_KIND, F_BITS, F_CH, F_EB, F_W, F_H, F_D, F_PITCH, F_LINEAR, F_FILTER,
  F_NORM, F_READN, F_MODE) = range(15)
 F_BORDER = 17
 F_RETF = 21
 F_SURF = 22                                # 1: a surface this path does (surface_ir.py)
-F_LAYERED = 23                             # 1: layered (texture_layered_ir.py)
+F_LAYERED = 23                             # 1: layered (texture_layered_ir.py; a layered surface)
+F_CUBE = 24                                # 1: cubemap (texture_cube_ir.py; F_LAYERED: layered cubemap)
 KINDS = ("s", "u", "f")
 MODES = ("wrap", "clamp", "mirror", "border")
 TABLE = "ptxc_tex_table"
@@ -68,7 +69,8 @@ def row_of(tex) -> np.ndarray:
     """The descriptor row of a Texture (F_OK 0 where the native path does not apply)."""
     r = np.zeros(NFIELDS, np.uint64)
     fmt = tex.fmt
-    eff = tuple("clamp" if (m in ("wrap", "mirror") and not tex.normalized) else m
+    normalized = tex.normalized or tex.cubemap      # faces are read normalized (texture_layers.py)
+    eff = tuple("clamp" if (m in ("wrap", "mirror") and not normalized) else m
                 for m in tex.address)
     w, h, d = (int(x) for x in tex.dims)
     need = (d - 1) * tex.pitch * h + (h - 1) * tex.pitch + w * fmt.elem_bytes
@@ -91,6 +93,7 @@ def row_of(tex) -> np.ndarray:
     r[F_BORDER:F_BORDER + 4] = border.view(np.uint64)
     r[F_RETF] = int(tex.returns_float())
     r[F_LAYERED] = int(tex.layered)
+    r[F_CUBE] = int(tex.cubemap)
     return r
 
 
@@ -106,6 +109,7 @@ def surface_row(surf) -> np.ndarray:
     r[F_BASE] = surf.memory.ctypes.data if surf.memory.nbytes else 0
     r[F_EB], r[F_W], r[F_H], r[F_D], r[F_PITCH] = eb, w, h, d, surf.pitch
     r[F_SURF] = int(ok)
+    r[F_LAYERED] = int(surf.layered)
     return r
 
 

@@ -40,7 +40,7 @@ from __future__ import annotations
 
 import itertools
 import threading
-from dataclasses import dataclass, field, replace
+from dataclasses import dataclass, field
 
 import numpy as np
 
@@ -104,6 +104,7 @@ class Texture:
     pitch: int
     linear: bool = False
     layered: bool = False          # dims[2] layers of 1-D (dims[1] == 1) or 2-D textures
+    cubemap: bool = False          # dims[2] = 6 (x cubemaps when layered) faces of dims[0]^2
     filter: str = "point"
     address: tuple = ("clamp", "clamp", "clamp")
     normalized: bool = False
@@ -120,11 +121,15 @@ class Texture:
 
 @dataclass(eq=False)
 class Surface:
-    """A surface object over a CUDA array's bytes (``dims``, ``pitch`` as for Texture)."""
+    """A surface object over a CUDA array's bytes (``dims``, ``pitch`` as for
+    Texture); a ``layered`` one (layered or cubemap array: dims[2] layers or
+    faces) is accessed with ``.a1d``/``.a2d`` (the layer as the third
+    coordinate), any other with ``.1d/.2d/.3d``."""
     memory: np.ndarray
     fmt: Format
     dims: tuple
     pitch: int
+    layered: bool = False
     handle: int = field(default=0)
 
     def __int__(self) -> int:
@@ -160,47 +165,70 @@ def check_filter(tex: Texture) -> None:
 # ------------------------------------------------------------ Python API
 def texture(array: np.ndarray, filter: str = "point", address="clamp", normalized: bool = False,
             read: str = "element", channels: int = 1, linear: bool = False,
-            layered: bool = False, border=(0.0, 0.0, 0.0, 0.0)) -> Texture:
+            layered: bool = False, border=(0.0, 0.0, 0.0, 0.0), cubemap: bool = False) -> Texture:
     """A texture over numpy ``array`` (used in place) for standalone launches.
 
     ``array`` has shape (w,), (h, w) or (d, h, w), plus a last axis of
     ``channels`` (2 or 4) values per texel; with ``layered=True`` the first
-    axis is the layer: (layers, w) or (layers, h, w). ``address`` is one
-    mode or one per dimension; ``read`` is 'element' or 'normalized';
-    ``linear=True`` makes a linear-memory texture (tex1Dfetch: 1-D, integer
-    index)."""
+    axis is the layer: (layers, w) or (layers, h, w); with ``cubemap=True``
+    it is the face: (6, w, w), or (6 n, w, w) for n cubemaps with
+    ``layered=True`` too. ``address`` is one mode or one per dimension;
+    ``read`` is 'element' or 'normalized'; ``linear=True`` makes a
+    linear-memory texture (tex1Dfetch: 1-D, integer index)."""
     a = array if array.flags.c_contiguous else np.ascontiguousarray(array)
     shape = a.shape[:-1] if channels > 1 else a.shape
     if channels > 1 and a.shape[-1] != channels:
         raise PtxcError(f"texture: last axis {a.shape[-1]} is not the {channels} channels")
+    if cubemap:
+        check_cube_shape(shape, layered)
     if not 1 <= len(shape) - layered <= 3 - layered:
         raise PtxcError(f"texture: array of shape {a.shape} is not a 1-, 2- or 3-D texture "
                         f"{'(layers first) ' if layered else ''}")
     if read not in ("element", "normalized"):
         raise PtxcError(f"texture: read must be 'element' or 'normalized', not {read!r}")
     fmt = Format.of_dtype(a.dtype, channels)
-    if layered:
-        inner = tuple(reversed(shape[1:])) + (1,) * (3 - len(shape))
-        dims = inner[:2] + (shape[0],)
-    else:
-        dims = tuple(reversed(shape)) + (1,) * (3 - len(shape))
+    dims = layer_dims(shape) if (layered or cubemap) else \
+        tuple(reversed(shape)) + (1,) * (3 - len(shape))
     modes = (address,) * 3 if isinstance(address, str) else tuple(address) + ("clamp",) * (3 - len(address))
     tex = Texture(a.reshape(-1).view(np.uint8), fmt, dims, dims[0] * fmt.elem_bytes, linear=linear,
-                  layered=layered, filter=filter, address=modes, normalized=normalized,
-                  read_normalized=(read == "normalized"), border=tuple(border))
+                  layered=layered, cubemap=cubemap, filter=filter, address=modes,
+                  normalized=normalized, read_normalized=(read == "normalized"), border=tuple(border))
     check_filter(tex)
     tex.keepalive = a
     return register(tex)
 
 
-def surface(array: np.ndarray, channels: int = 1) -> Surface:
-    """A surface over numpy ``array`` (shape (w,) or (h, w) [+ channels]), in place."""
+def layer_dims(shape: tuple) -> tuple:
+    """(w, h, layers) of a layers-first shape (layers, w) or (layers, h, w)."""
+    inner = tuple(reversed(shape[1:])) + (1,) * (3 - len(shape))
+    return inner[:2] + (shape[0],)
+
+
+def check_cube_shape(shape: tuple, layered: bool) -> None:
+    """A cubemap is (6, w, w) (CUDA: width == height, depth 6); a layered
+    one (6 n, w, w), n >= 1 (depth a multiple of 6)."""
+    ok = len(shape) == 3 and shape[1] == shape[2] > 0 and shape[0] > 0 and \
+        (shape[0] % 6 == 0 if layered else shape[0] == 6)
+    if not ok:
+        want = "(6 n, w, w)" if layered else "(6, w, w)"
+        raise PtxcError(f"texture: a {'layered ' if layered else ''}cubemap needs shape {want} "
+                        f"(faces first, square faces), not {shape}")
+
+
+def surface(array: np.ndarray, channels: int = 1, layered: bool = False) -> Surface:
+    """A surface over numpy ``array`` (shape (w,) or (h, w) [+ channels];
+    with ``layered=True`` (layers, w) or (layers, h, w): a layered or cubemap
+    surface for surf1DLayered/surf2DLayered/surfCubemap*), in place."""
     if not array.flags.c_contiguous:
         raise PtxcError("surface: the array must be C-contiguous (it is written in place)")
     shape = array.shape[:-1] if channels > 1 else array.shape
+    if layered and len(shape) not in (2, 3):
+        raise PtxcError(f"surface: a layered surface has shape (layers, w) or (layers, h, w), "
+                        f"not {array.shape}")
     fmt = Format.of_dtype(array.dtype, channels)
-    dims = tuple(reversed(shape)) + (1,) * (3 - len(shape))
-    s = Surface(array.reshape(-1).view(np.uint8), fmt, dims, dims[0] * fmt.elem_bytes)
+    dims = layer_dims(shape) if layered else tuple(reversed(shape)) + (1,) * (3 - len(shape))
+    s = Surface(array.reshape(-1).view(np.uint8), fmt, dims, dims[0] * fmt.elem_bytes,
+                layered=layered)
     s.keepalive = array
     return register(s)
 
@@ -321,31 +349,6 @@ def sample(tex: Texture, coords: list, integer: bool) -> np.ndarray:
             w = w * (a if bit else 1.0 - a)
         total = total + w[:, None] * read_at(tex, [b + bit for b, bit in zip(base, corner)])
     return total
-
-
-def sample_layered(tex: Texture, coords: list, integer: bool, layer) -> np.ndarray:
-    """tex.a1d / tex.a2d: sample layer ``layer`` (clamped to the layers) of a
-    layered texture; each layer is a texture of its own (no filtering across
-    layers)."""
-    if layer is None or not tex.layered:
-        what = "a layered texture with tex.1d/tex.2d" if layer is None else \
-            "tex.a1d/tex.a2d on a texture that is not layered"
-        raise TextureError(f"texture object {tex.handle}: {what}")
-    want = 1 if tex.dims[1] == 1 else 2
-    if len(coords) != want:
-        raise TextureError(f"texture object {tex.handle} has {want}-D layers; the instruction "
-                           f"reads {len(coords)}-D ones")
-    layer = np.clip(np.asarray(layer, np.int64), 0, tex.dims[2] - 1)
-    out = np.zeros((len(layer), tex.fmt.channels))
-    step = tex.pitch * tex.dims[1]
-    for k in np.unique(layer):
-        pick = layer == k
-        one = replace(tex, memory=tex.memory[k * step:(k + 1) * step], dims=tex.dims[:2] + (1,),
-                      layered=False)
-        vals = sample(one, [c[pick] for c in coords], integer)
-        out = out.astype(vals.dtype) if out.dtype != vals.dtype else out
-        out[pick] = vals
-    return out
 
 
 def gather(tex: Texture, coords: list, comp: int) -> np.ndarray:

@@ -4,8 +4,12 @@
  *
  * A CUDA array is an ordinary device allocation (cudaMalloc) with rows of
  * width * element bytes, no padding, described by a struct cudaArray that
- * lives in the shim; copies to and from arrays are 2-D copies of that
- * memory. Texture and surface objects are made by ptxc (OP_TEXTURE_CREATE:
+ * lives in the shim (texture.h); copies to and from arrays are 2-D copies of
+ * that memory (cudaMemcpy3D: memcpy3d.c). Layered arrays hold their layers
+ * one after the other, cubemaps their faces in cudaGraphicsCubeFace order
+ * (+x, -x, +y, -y, +z, -z), layered cubemaps 6 faces per cubemap: the
+ * memory of a 3-D array of that depth. cudaMalloc3DArray checks CUDA's
+ * extent rules for each kind (extent_ok). Texture and surface objects are made by ptxc (OP_TEXTURE_CREATE:
  * it enters the descriptor in its handle table, ptxc/textures.py, and
  * answers the 64-bit handle kernels use); the shim keeps the descriptors the
  * application gave, for the cudaGet*Desc calls.
@@ -23,16 +27,7 @@ EXPORT cudaError_t cudaMemcpy2D(void *dst, size_t dpitch, const void *src, size_
                                 size_t width, size_t height, int kind);
 
 #define ARRAY_MAGIC 0x70747841u
-#define ARRAY_SURFACE_LOAD_STORE 0x02   /* cudaArraySurfaceLoadStore (driver_types.h) */
-#define ARRAY_TEXTURE_GATHER 0x08       /* cudaArrayTextureGather */
-
-struct cudaArray {
-    unsigned magic;
-    void *dev;
-    struct cudaChannelFormatDesc desc;
-    size_t width, height, depth, pitch;   /* height, depth 0 when not used (as given) */
-    unsigned flags;
-};
+#define ARRAY_FLAGS (ARRAY_LAYERED | ARRAY_SURFACE_LOAD_STORE | ARRAY_CUBEMAP | ARRAY_TEXTURE_GATHER)
 
 /* bytes per element of a channel description (0 if not supported) */
 static size_t elem_bytes(const struct cudaChannelFormatDesc *d)
@@ -53,6 +48,26 @@ static int valid_array(cudaArray_t a) { return a && a->magic == ARRAY_MAGIC; }
 
 static size_t rows(cudaArray_t a) { return (a->height ? a->height : 1) * (a->depth ? a->depth : 1); }
 
+int array_valid(cudaArray_t a) { return valid_array(a); }
+size_t array_rows(cudaArray_t a) { return rows(a); }
+size_t array_elem_bytes(cudaArray_t a) { return elem_bytes(&a->desc); }
+
+/* CUDA's extent rules (cudaMalloc3DArray): 1-D (w, 0, 0), 2-D (w, h, 0),
+ * 3-D (w, h, d); layered: (w, 0, layers) or (w, h, layers); cubemap
+ * (w, w, 6); layered cubemap (w, w, 6 n); gather only on 2-D arrays */
+static int extent_ok(size_t w, size_t h, size_t d, unsigned flags)
+{
+    if (!w)
+        return 0;
+    if (flags & ARRAY_CUBEMAP)
+        return h == w && (flags & ARRAY_LAYERED ? d > 0 && d % 6 == 0 : d == 6);
+    if (flags & ARRAY_LAYERED)
+        return d > 0;
+    if (flags & ARRAY_TEXTURE_GATHER)
+        return h > 0 && d == 0;
+    return !(d && !h);
+}
+
 EXPORT struct cudaChannelFormatDesc cudaCreateChannelDesc(int x, int y, int z, int w, int f)
 {
     struct cudaChannelFormatDesc d = {x, y, z, w, f};
@@ -62,12 +77,14 @@ EXPORT struct cudaChannelFormatDesc cudaCreateChannelDesc(int x, int y, int z, i
 static cudaError_t make_array(cudaArray_t *out, const struct cudaChannelFormatDesc *desc,
                               size_t w, size_t h, size_t d, unsigned flags)
 {
-    if (!out || !desc || !w)
+    if (!out || !desc)
         return cudaErrorInvalidValue;
-    if (flags & ~(ARRAY_SURFACE_LOAD_STORE | ARRAY_TEXTURE_GATHER))
-        shim_unsupported("cudaMallocArray/cudaMalloc3DArray with cudaArrayLayered, cudaArrayCubemap "
-                         "or other flags (ptxc supports cudaArraySurfaceLoadStore and "
-                         "cudaArrayTextureGather)");
+    if (flags & ~ARRAY_FLAGS)
+        shim_unsupported("cudaMallocArray/cudaMalloc3DArray with cudaArraySparse, "
+                         "cudaArrayDeferredMapping or other flags (ptxc supports cudaArrayLayered, "
+                         "cudaArrayCubemap, cudaArraySurfaceLoadStore and cudaArrayTextureGather)");
+    if (!extent_ok(w, h, d, flags))
+        return cudaErrorInvalidValue;
     size_t eb = elem_bytes(desc);
     if (!eb) {
         shim_unsupported("cudaMallocArray with this channel format (ptxc supports 1, 2 or 4 "
@@ -90,6 +107,8 @@ EXPORT cudaError_t cudaMallocArray(cudaArray_t *a, const struct cudaChannelForma
                                    size_t width, size_t height, unsigned flags)
 {
     CHILD_GUARD();
+    if (flags & (ARRAY_LAYERED | ARRAY_CUBEMAP))     /* cudaMalloc3DArray's flags only */
+        return set_error(cudaErrorInvalidValue);
     return set_error(make_array(a, desc, width, height, 0, flags));
 }
 
@@ -244,6 +263,7 @@ static cudaError_t describe(char *q, int surface, const struct cudaResourceDesc 
     const void *dev;
     struct cudaChannelFormatDesc desc;
     size_t w, h = 0, d = 0, pitch;
+    unsigned flags = 0;
     switch (r->resType) {
     case cudaResourceTypeArray:
         if (!valid_array(r->res.array.array))
@@ -254,6 +274,7 @@ static cudaError_t describe(char *q, int surface, const struct cudaResourceDesc 
         h = r->res.array.array->height;
         d = r->res.array.array->depth;
         pitch = r->res.array.array->pitch;
+        flags = r->res.array.array->flags;
         break;
     case cudaResourceTypeLinear:
         dev = r->res.linear.devPtr;
@@ -288,11 +309,13 @@ static cudaError_t describe(char *q, int surface, const struct cudaResourceDesc 
         memcpy(q + 84, &t->readMode, 4);
         memcpy(q + 88, &t->normalizedCoords, 4);
         memcpy(q + 92, t->borderColor, 16);
+        memcpy(q + 112, &t->seamlessCubemap, 4);
     }
+    put32(q + 108, flags);
     return cudaSuccess;
 }
 
-#define CREATE_BYTES 108
+#define CREATE_BYTES 116
 
 static cudaError_t create(unsigned long long *out, int surface, const struct cudaResourceDesc *r,
                           const struct cudaTextureDesc *t)

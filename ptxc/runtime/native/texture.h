@@ -18,6 +18,27 @@ struct cudaChannelFormatDesc {
 
 typedef struct cudaArray *cudaArray_t;
 typedef unsigned long long cudaTextureObject_t;
+
+/* cudaMalloc3DArray flags (driver_types.h) */
+#define ARRAY_LAYERED 0x01              /* cudaArrayLayered */
+#define ARRAY_SURFACE_LOAD_STORE 0x02   /* cudaArraySurfaceLoadStore */
+#define ARRAY_CUBEMAP 0x04              /* cudaArrayCubemap */
+#define ARRAY_TEXTURE_GATHER 0x08       /* cudaArrayTextureGather */
+
+/* A CUDA array (texture.c): device memory of rows(a) rows of pitch bytes,
+ * no padding (pitch = width * element bytes); width, height, depth as the
+ * application gave them (height 0 for 1-D and 1-D layered arrays, depth 0
+ * unless 3-D, layered or cubemap: then the depth is the layers or faces). */
+struct cudaArray {
+    unsigned magic;
+    void *dev;
+    struct cudaChannelFormatDesc desc;
+    size_t width, height, depth, pitch;
+    unsigned flags;
+};
+int array_valid(cudaArray_t a);         /* a live array of the shim */
+size_t array_rows(cudaArray_t a);       /* max(height, 1) * max(depth, 1) */
+size_t array_elem_bytes(cudaArray_t a);
 typedef unsigned long long cudaSurfaceObject_t;
 
 struct cudaResourceDesc {
