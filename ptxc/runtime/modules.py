@@ -21,7 +21,7 @@ from dataclasses import dataclass, field
 
 from ptxc.errors import PtxcError
 
-from . import fatbin
+from . import driver_funcs_ptx, fatbin
 from .protocol import KATTR_COUNT, KIND_MODULE
 
 NUM_REGS = 32      # ptxc allocates no registers: what cudaFuncGetAttributes reports
@@ -132,7 +132,7 @@ class Registry:
                             f"libraries (docs/python-gpu.md)")
         entry = fatbin.choose_ptx(entries, self.sm, what)
         name = f"{label}.compute_{entry.arch}.ptx"
-        text = entry.text()
+        text = driver_funcs_ptx.provide(entry.text())   # cudaGraphSetConditional ...
         if self.keep_ptx:
             os.makedirs(self.keep_ptx, exist_ok=True)
             with open(os.path.join(self.keep_ptx, name), "w") as f:
