@@ -39,7 +39,7 @@ import subprocess
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 SOURCES = ("conn.c", "memory.c", "register.c", "device.c", "stream.c", "errors.c", "graph.c",
-           "graph_api.c", "graph_exec.c", "capture.c", "stream_attr.c", "devout.c", "device12.c",
+           "graph_api.c", "graph_exec.c", "graph_cond.c", "capture.c", "stream_attr.c", "devout.c", "device12.c",
            "texture.c", "drv_init.c", "drv_device.c", "drv_context.c", "drv_module.c", "drv_link.c",
            "drv_memory.c", "drv_stream.c", "drv_launch.c", "drv_export.c", "drv_integrity.c", "nvjitlink.c",
            "nvrtc.c")

@@ -62,6 +62,8 @@ void node_free(cudaGraphNode_t n)
     free(n->args.argv);
     if (n->child)
         graph_free(n->child);
+    if (n->cond)
+        cond_free(n);
     n->magic = 0;
     free(n);
 }
@@ -104,6 +106,9 @@ cudaError_t graph_add(cudaGraph_t g, int type, const cudaGraphNode_t *deps, size
     for (size_t i = 0; i < ndeps; i++)
         if (!node_ok(deps[i]) || deps[i]->graph != g)
             return cudaErrorInvalidValue;
+    cudaError_t allowed = cond_allows(g, type, NULL);  /* a conditional body's rules */
+    if (allowed)
+        return allowed;
     struct CUgraphNode_st *n = calloc(1, sizeof *n);
     if (!n || !grow((void **)&g->nodes, &g->cap, g->n, sizeof *g->nodes)) {
         free(n);
@@ -282,6 +287,8 @@ static cudaError_t run_node(cudaGraphNode_t n, cudaStream_t s)
         return cudaSuccess;
     case cudaGraphNodeTypeGraph:
         return graph_run(n->child, s);
+    case cudaGraphNodeTypeConditional:
+        return cond_run(n, s);
     default:
         return cudaSuccess;
     }
@@ -357,6 +364,8 @@ cudaError_t node_copy_params(cudaGraphNode_t to, cudaGraphNode_t from)
             graph_free(to->child);
         to->child = c;
     }
+    if (from->type == cudaGraphNodeTypeConditional)
+        return cond_copy(to, from);
     return cudaSuccess;
 }
 

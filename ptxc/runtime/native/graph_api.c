@@ -28,7 +28,8 @@ EXPORT cudaError_t cudaGraphDestroy(cudaGraph_t g)
 {
     CHILD_GUARD();
     LOCK();
-    cudaError_t st = graph_ok(g) ? cudaSuccess : cudaErrorInvalidValue;
+    /* a conditional node's body belongs to the node (graph_cond.c) */
+    cudaError_t st = graph_ok(g) && !g->owner ? cudaSuccess : cudaErrorInvalidValue;
     if (!st)
         graph_free(g);
     UNLOCK();
@@ -39,7 +40,9 @@ EXPORT cudaError_t cudaGraphClone(cudaGraph_t *out, cudaGraph_t g)
 {
     CHILD_GUARD();
     LOCK();
-    cudaError_t st = !out || !graph_ok(g) ? cudaErrorInvalidValue : graph_clone(g, out);
+    /* graphs with conditional nodes cannot be cloned (CUDA Runtime API cudaGraphClone) */
+    cudaError_t st = !out || !graph_ok(g) || graph_has_cond(g) ? cudaErrorInvalidValue
+                                                               : graph_clone(g, out);
     UNLOCK();
     return set_error(st);
 }
@@ -130,7 +133,9 @@ EXPORT cudaError_t cudaGraphAddEmptyNode(cudaGraphNode_t *out, cudaGraph_t g,
 
 static cudaError_t set_child(cudaGraphNode_t n, cudaGraph_t child)
 {
-    return graph_ok(child) ? graph_clone(child, &n->child) : cudaErrorInvalidValue;
+    /* a graph with conditional nodes cannot be a child (cudaGraphAddChildGraphNode) */
+    return graph_ok(child) && !graph_has_cond(child) ? graph_clone(child, &n->child)
+                                                     : cudaErrorInvalidValue;
 }
 
 EXPORT cudaError_t cudaGraphAddChildGraphNode(cudaGraphNode_t *out, cudaGraph_t g,

@@ -678,3 +678,11 @@ int shim_range(const void *p, uint64_t *base, uint64_t *size, int *kind, unsigne
     UNLOCK();
     return g != NULL && ((uint64_t)(uintptr_t)p & SEG_MASK) < g->size;
 }
+
+/* device memory the runtime itself owns (graph_cond.c's conditional values):
+ * kind KIND_MODULE, so it is neither the application's to free nor counted
+ * in cudaMemGetInfo or the leak check */
+cudaError_t shim_alloc_runtime(void **p, size_t size, const char *why)
+{
+    return alloc(p, size, KIND_MODULE, 0, why);
+}
