@@ -45,7 +45,7 @@ struct cudaGraphExecUpdateResultInfo_st {
 enum {
     cudaGraphNodeTypeKernel = 0, cudaGraphNodeTypeMemcpy = 1, cudaGraphNodeTypeMemset = 2,
     cudaGraphNodeTypeHost = 3, cudaGraphNodeTypeGraph = 4, cudaGraphNodeTypeEmpty = 5,
-    cudaGraphNodeTypeConditional = 0x0d,
+    cudaGraphNodeTypeConditional = 13,
 };
 
 struct cudaPos { size_t x, y, z; };

@@ -33,11 +33,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "graph.h"
-
-enum { cudaGraphCondTypeIf = 0, cudaGraphCondTypeWhile = 1, cudaGraphCondTypeSwitch = 2 };
-enum { cudaGraphCondAssignDefault = 1 };
-enum { cudaGraphExecUpdateErrorParametersChanged = 5 };
+#include "graph_cond.h"
 
 #define COND_CHUNK 4096          /* handles (4-byte slots) per device allocation */
 #define SWITCH_MAX 4096          /* bodies of one SWITCH node (ptxc's bound) */
@@ -211,14 +207,6 @@ cudaError_t cond_copy(cudaGraphNode_t to, cudaGraphNode_t from)
     return set_cond(to, c->handle, c->type, c->size, c->bodies);
 }
 
-/* the layout of CUDA 13's cudaConditionalNodeParams */
-struct cudaConditionalNodeParams {
-    uint64_t handle;
-    int type;
-    unsigned size;
-    cudaGraph_t *phGraph_out;
-};
-
 /* a new conditional node's parameters; p->phGraph_out gets its bodies */
 static cudaError_t node_set_cond(cudaGraphNode_t n, struct cudaConditionalNodeParams *p)
 {
@@ -321,26 +309,6 @@ int cond_update_mismatch(cudaGraphNode_t a, cudaGraphNode_t b)
 }
 
 /* --------------------------------------------------------- cudaGraphAddNode */
-/* CUDA 13's cudaGraphNodeParams: type, 3 reserved ints, a 232-byte union of
- * the per-type parameter structs, 8 reserved bytes (256 in all). The V2
- * kernel, memset and host structs have the layouts of the V1 ones. */
-struct cudaChildGraphNodeParams { cudaGraph_t graph; int ownership; };
-struct cudaMemcpyNodeParams { int flags; int reserved[3]; struct cudaMemcpy3DParms copyParams; };
-struct cudaGraphNodeParams {
-    int type;
-    int reserved0[3];
-    union {
-        long long reserved1[29];
-        struct cudaKernelNodeParams kernel;
-        struct cudaMemcpyNodeParams memcpy;
-        struct cudaMemsetParams memset;
-        struct cudaHostNodeParams host;
-        struct cudaChildGraphNodeParams graph;
-        struct cudaConditionalNodeParams conditional;
-    };
-    long long reserved2;
-};
-
 static cudaError_t set_params(cudaGraphNode_t n, struct cudaGraphNodeParams *p)
 {
     switch (p->type) {
