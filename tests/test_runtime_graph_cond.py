@@ -94,3 +94,17 @@ def test_full_and_hybrid_agree(runs):
     full, hybrid = (runs[m].rows(f"SELECT {cols} FROM launches ORDER BY id") for m in runs)
     assert full == hybrid
     assert runs["full"].proc.stdout == runs["hybrid"].proc.stdout
+
+
+def test_ptx_option_gets_the_device_function(runs, tmp_path):
+    """``--ptx`` PTX (nvcc -ptx of the same source) declares
+    cudaGraphSetConditional too; ptxc provides it there as well."""
+    import subprocess
+    from runtime_apps import APPS, nvcc
+    ptx = tmp_path / "graph_cond.ptx"
+    subprocess.run([nvcc(), "-ptx", "-arch=sm_90", f"{APPS}/graph_cond.cu", "-o", str(ptx)],
+                   check=True, capture_output=True, timeout=180)
+    app = runs["full"].proc.args[-1]
+    r = run_ptxc(app, mode="full", options=("--ptx", str(ptx)), workdir=str(tmp_path))
+    assert r.returncode == 0, r.proc.stderr
+    assert r.proc.stdout == runs["full"].proc.stdout

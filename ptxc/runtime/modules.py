@@ -146,8 +146,14 @@ class Registry:
 
     def override(self) -> LoadedModule | None:
         if self.override_path and self._override is None:
-            from ptxc.frontend.parser import load_module
-            self._override = self._with_memory(load_module(self.override_path),
+            from ptxc.frontend.parser import decode, parse_module
+            try:
+                with open(self.override_path, "rb") as f:
+                    data = f.read()
+            except OSError as e:
+                raise PtxcError(f"cannot read '{self.override_path}': {e.strerror or e}") from None
+            text = driver_funcs_ptx.provide(decode(data, self.override_path))
+            self._override = self._with_memory(parse_module(text, self.override_path),
                                                os.path.basename(self.override_path))
         return self._override
 
