@@ -52,7 +52,8 @@ def expected_launches() -> list[Counter]:
         g.append(Counter({SET_VALUE: 1, BUMP: int(x < 4)}))
     o = [3, 2, 1, 0]                        # nested: o after each outer step from 4
     g.append(Counter({OUTER: len(o), BUMP: sum(v % 2 == 0 for v in o)}))
-    g += [Counter({SET_ODD: 1, BUMP: 1})] * 2   # update: x = 1, before and after
+    g += [Counter({SET_ODD: 1, BUMP: 1})] * 2   # update: x = 1, before and after,
+    g.append(Counter({SET_ODD: 1}))             # then x = 0
     return [Counter({k: v for k, v in c.items() if v}) for c in g]
 
 
@@ -74,7 +75,7 @@ def test_results(runs):
     for x in range(5):
         assert f"switch x={x} total={sum(by[:x + 1])}\n" in out
     assert "nested outer=0 inner=2\n" in out
-    assert "update total=11\n" in out                  # 1 before the update, 10 after
+    assert "update total=11\n" in out                  # 1 before the update, 10 after, 0 at x = 0
     assert "update mismatch result=5\n" in out         # cudaGraphExecUpdateErrorParametersChanged
     assert "errors: body nodes 0\n" in out
 

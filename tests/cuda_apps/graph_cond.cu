@@ -316,7 +316,9 @@ static cudaGraph_t if_bump_graph(int *by, unsigned size, void **args_store) {
 }
 
 // x = 1: the first graph adds 1; updated from a graph that adds 10, it adds
-// 10 (total 11); a graph whose IF has an ELSE body cannot update it
+// 10 (total 11); then x = 0 adds nothing: the node reads the new graph's
+// handle, which its own A kernel set to 0 (the old handle still holds 1);
+// a graph whose IF has an ELSE body cannot update it
 static void update_graph(void) {
   int one = 1, ten = 10;
   cudaGraphConditionalHandle h1, h2, h3;
@@ -330,6 +332,8 @@ static void update_graph(void) {
   CHECK(cudaGraphLaunch(e, 0));
   cudaGraphExecUpdateResultInfo info;
   CHECK(cudaGraphExecUpdate(e, g2, &info));
+  CHECK(cudaGraphLaunch(e, 0));
+  set_int(x_d, 0);
   CHECK(cudaGraphLaunch(e, 0));
   printf("update total=%d\n", get_int(cnt_d + 6));
   expect(cudaGraphExecUpdate(e, g3, &info), cudaErrorGraphExecUpdateFailure, "update IF size 1 from 2");
