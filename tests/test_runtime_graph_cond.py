@@ -78,6 +78,7 @@ def test_results(runs):
     assert "update total=11\n" in out                  # 1 before the update, 10 after, 0 at x = 0
     assert "update mismatch result=5\n" in out         # cudaGraphExecUpdateErrorParametersChanged
     assert "errors: body nodes 0\n" in out
+    assert "errors: captured graph none\n" in out
 
 
 def test_launch_counts(runs):

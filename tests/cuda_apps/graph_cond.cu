@@ -385,6 +385,16 @@ static void errors(void) {
   expect(cudaGraphClone(&g3, g1), cudaErrorInvalidValue, "clone of a conditional graph");
   expect(cudaGraphAddChildGraphNode(&n, g2, NULL, 0, g1), cudaErrorInvalidValue,
          "conditional graph as a child");
+  // nor be launched into a capture (that would record a child graph node)
+  cudaGraphExec_t e;
+  CHECK(cudaGraphInstantiate(&e, g1, 0));
+  cudaGraph_t captured = NULL;
+  CHECK(cudaStreamBeginCapture(s, cudaStreamCaptureModeGlobal));
+  expect(cudaGraphLaunch(e, s), cudaErrorInvalidValue, "conditional graph launched into a capture");
+  expect(cudaStreamEndCapture(s, &captured), cudaErrorStreamCaptureInvalidated,
+         "end of that capture");
+  printf("errors: captured graph %s\n", captured ? "made" : "none");
+  CHECK(cudaGraphExecDestroy(e));
   CHECK(cudaStreamDestroy(s));
   CHECK(cudaGraphDestroy(g1));
   CHECK(cudaGraphDestroy(g2));

@@ -11,7 +11,8 @@
  * kernel node as cudaLaunchKernel (the launch is measured and reported like
  * any other), a memcpy node as a pitched 3D copy, a memset node as a 2D set
  * of 1-, 2- or 4-byte elements, a host node calls its function, a child
- * graph node runs its graph, an empty node does nothing.
+ * graph node runs its graph, an empty node does nothing, a conditional
+ * node runs its body graphs as its handle's value says (graph_cond.c).
  *
  * Parameters are copied when a node is added or set (kernel arguments
  * included: kernelParams[i] points at argument i, whose bytes are copied
