@@ -230,7 +230,7 @@ static cudaError_t record(cudaStream_t s, int type, setter set, const void *para
     struct member *m = stream_member(s);
     cudaGraphNode_t n = NULL;
     cudaError_t st = m ? graph_add(m->cap->graph, type, m->deps, m->n, &n) : cudaErrorUnknown;
-    if (m && st && cond_allows(m->cap->graph, type, NULL))   /* not allowed in a conditional body */
+    if (m && st && cond_allows(m->cap->graph, type))   /* not allowed in a conditional body */
         st = cudaErrorStreamCaptureUnsupported;
     if (!st && set)
         st = set(n, params);

@@ -107,7 +107,7 @@ cudaError_t graph_add(cudaGraph_t g, int type, const cudaGraphNode_t *deps, size
     for (size_t i = 0; i < ndeps; i++)
         if (!node_ok(deps[i]) || deps[i]->graph != g)
             return cudaErrorInvalidValue;
-    cudaError_t allowed = cond_allows(g, type, NULL);  /* a conditional body's rules */
+    cudaError_t allowed = cond_allows(g, type);  /* a conditional body's rules */
     if (allowed)
         return allowed;
     struct CUgraphNode_st *n = calloc(1, sizeof *n);

@@ -145,7 +145,7 @@ cudaError_t cudaLaunchKernel(const void *func, dim3 grid, dim3 block, void **arg
                              cudaStream_t stream);
 
 /* graph_cond.c: conditional nodes (IF, WHILE, SWITCH) and their handles */
-cudaError_t cond_allows(cudaGraph_t g, int type, cudaGraph_t child);
+cudaError_t cond_allows(cudaGraph_t g, int type);
 cudaError_t cond_copy(cudaGraphNode_t to, cudaGraphNode_t from);
 void cond_free(cudaGraphNode_t n);
 cudaError_t cond_run(cudaGraphNode_t n, cudaStream_t s);

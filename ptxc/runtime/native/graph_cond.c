@@ -139,9 +139,8 @@ int graph_has_cond(cudaGraph_t g)
 }
 
 /* may a node of `type` go into g? Only some kinds may go into a body. */
-cudaError_t cond_allows(cudaGraph_t g, int type, cudaGraph_t child)
+cudaError_t cond_allows(cudaGraph_t g, int type)
 {
-    (void)child;
     if (!g->owner)
         return cudaSuccess;
     switch (type) {
