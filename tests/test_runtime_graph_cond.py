@@ -110,3 +110,14 @@ def test_ptx_option_gets_the_device_function(runs, tmp_path):
     r = run_ptxc(app, mode="full", options=("--ptx", str(ptx)), workdir=str(tmp_path))
     assert r.returncode == 0, r.proc.stderr
     assert r.proc.stdout == runs["full"].proc.stdout
+
+
+def test_cuda12_application(runs, tmp_path):
+    """Built as CUDA 12 calls it (graph_cond.cu with -DAS_CUDA12: the
+    5-argument cudaGraphAddNode, cudaGraphAddNode_v2 where it passes edge
+    data) and linked against ptxc's libcudart.so.12: the same output."""
+    from test_runtime_printf import link_cuda12
+    app = link_cuda12(tmp_path, "graph_cond", flags=("-DAS_CUDA12",))
+    r = run_ptxc(app, mode="full", workdir=str(tmp_path))
+    assert r.returncode == 0, (r.proc.stdout, r.proc.stderr)
+    assert r.proc.stdout == runs["full"].proc.stdout

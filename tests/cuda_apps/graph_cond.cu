@@ -7,6 +7,19 @@
 // it checks (and the launch count of each kernel) by hand.
 #include <cstdio>
 
+#ifdef AS_CUDA12
+// Built as a CUDA 12 application would call it (tests/test_runtime_graph_cond.py
+// links this against ptxc's libcudart.so.12): CUDA 12's cudaGraphAddNode has
+// no edge data, cudaGraphAddNode_v2 has.
+extern "C" cudaError_t add_node12(cudaGraphNode_t *, cudaGraph_t, const cudaGraphNode_t *, size_t,
+                                  cudaGraphNodeParams *) __asm__("cudaGraphAddNode");
+extern "C" cudaError_t add_node12_v2(cudaGraphNode_t *, cudaGraph_t, const cudaGraphNode_t *,
+                                     const cudaGraphEdgeData *, size_t,
+                                     cudaGraphNodeParams *) __asm__("cudaGraphAddNode_v2");
+#define cudaGraphAddNode(o, g, d, e, n, p) \
+  ((e) ? add_node12_v2(o, g, d, e, n, p) : add_node12(o, g, d, n, p))
+#endif
+
 #define N 256
 #define CHECK(x) check((x), #x, __LINE__)
 
@@ -94,7 +107,8 @@ static void if_graph(void) {
   cudaGraphNode_t na, nc, nb;
   CHECK(cudaGraphAddNode(&na, g, NULL, NULL, 0, &a));
   cudaGraphNodeParams c = cond_params(h, cudaGraphCondTypeIf, 1);
-  CHECK(cudaGraphAddNode(&nc, g, &na, NULL, 1, &c));
+  cudaGraphEdgeData edge = {};          // a default edge, given explicitly
+  CHECK(cudaGraphAddNode(&nc, g, &na, &edge, 1, &c));
   int *cnt = cnt_d, one = 1;
   void *b_args[] = {&cnt, &one};
   cudaGraphNodeParams b = kernel_params((void *)bump, b_args);

@@ -342,13 +342,11 @@ static int default_edges(const void *edges, size_t n)
     return 1;
 }
 
-EXPORT cudaError_t cudaGraphAddNode(cudaGraphNode_t *out, cudaGraph_t g,
-                                    const cudaGraphNode_t *deps, const void *edges, size_t ndeps,
-                                    struct cudaGraphNodeParams *p)
+static cudaError_t add_node(cudaGraphNode_t *out, cudaGraph_t g, const cudaGraphNode_t *deps,
+                            const void *edges, size_t ndeps, struct cudaGraphNodeParams *p)
 {
-    CHILD_GUARD();
     if (!out || !p || !default_edges(edges, ndeps))
-        return set_error(cudaErrorInvalidValue);
+        return cudaErrorInvalidValue;
     LOCK();
     cudaGraphNode_t n = NULL;
     cudaError_t st = graph_add(g, p->type, deps, ndeps, &n);
@@ -362,5 +360,32 @@ EXPORT cudaError_t cudaGraphAddNode(cudaGraphNode_t *out, cudaGraph_t g,
         }
     }
     UNLOCK();
-    return set_error(st);
+    return st;
 }
+
+#if defined(PTXC_CUDART_MAJOR) && PTXC_CUDART_MAJOR == 12
+/* CUDA 12: cudaGraphAddNode has no edge data; cudaGraphAddNode_v2 (12.3) has */
+EXPORT cudaError_t cudaGraphAddNode(cudaGraphNode_t *out, cudaGraph_t g,
+                                    const cudaGraphNode_t *deps, size_t ndeps,
+                                    struct cudaGraphNodeParams *p)
+{
+    CHILD_GUARD();
+    return set_error(add_node(out, g, deps, NULL, ndeps, p));
+}
+
+EXPORT cudaError_t cudaGraphAddNode_v2(cudaGraphNode_t *out, cudaGraph_t g,
+                                       const cudaGraphNode_t *deps, const void *edges,
+                                       size_t ndeps, struct cudaGraphNodeParams *p)
+{
+    CHILD_GUARD();
+    return set_error(add_node(out, g, deps, edges, ndeps, p));
+}
+#else
+EXPORT cudaError_t cudaGraphAddNode(cudaGraphNode_t *out, cudaGraph_t g,
+                                    const cudaGraphNode_t *deps, const void *edges, size_t ndeps,
+                                    struct cudaGraphNodeParams *p)
+{
+    CHILD_GUARD();
+    return set_error(add_node(out, g, deps, edges, ndeps, p));
+}
+#endif
