@@ -395,6 +395,14 @@ static void errors(void) {
   size_t count = 7;
   CHECK(cudaGraphGetNodes(body, NULL, &count));
   printf("errors: body nodes %zu\n", count);
+  // a cycle in a body stops the instantiation, as one in the graph does
+  cudaGraphNode_t e1, e2;
+  CHECK(cudaGraphAddEmptyNode(&e1, body, NULL, 0));
+  CHECK(cudaGraphAddEmptyNode(&e2, body, &e1, 1));
+  CHECK(cudaGraphAddDependencies(body, &e2, &e1, NULL, 1));
+  cudaGraphExec_t cyclic;
+  expect(cudaGraphInstantiate(&cyclic, g1, 0), cudaErrorInvalidValue, "a cycle in a body");
+  CHECK(cudaGraphRemoveDependencies(body, &e2, &e1, NULL, 1));
   // graphs with conditional nodes cannot be cloned or become child graphs
   expect(cudaGraphClone(&g3, g1), cudaErrorInvalidValue, "clone of a conditional graph");
   expect(cudaGraphAddChildGraphNode(&n, g2, NULL, 0, g1), cudaErrorInvalidValue,

@@ -152,6 +152,7 @@ cudaError_t cond_run(cudaGraphNode_t n, cudaStream_t s);
 int graph_has_cond(cudaGraph_t g);
 void cond_launch_start(cudaGraph_t g);
 int cond_update_mismatch(cudaGraphNode_t a, cudaGraphNode_t b);
+cudaError_t cond_bodies_acyclic(cudaGraph_t g);
 
 /* capture.c: cudaGraphLaunch into a capturing stream adds a child graph node */
 cudaError_t capture_graph(cudaStream_t s, cudaGraph_t g);

@@ -249,6 +249,27 @@ cudaError_t cond_run(cudaGraphNode_t n, cudaStream_t s)
     return cudaErrorInvalidValue;
 }
 
+/* cudaGraphInstantiate: a cycle in a body (at any depth) is
+ * cudaErrorInvalidValue, as one in the graph itself is */
+cudaError_t cond_bodies_acyclic(cudaGraph_t g)
+{
+    for (size_t i = 0; i < g->n; i++) {
+        struct cond_node *c = g->nodes[i]->type == cudaGraphNodeTypeConditional
+                            ? g->nodes[i]->cond : NULL;
+        for (unsigned b = 0; c && b < c->size; b++) {
+            int cycle;
+            cudaGraphNode_t *order = run_order(c->bodies[b], &cycle);
+            if (!order)
+                return cycle ? cudaErrorInvalidValue : cudaErrorMemoryAllocation;
+            free(order);
+            cudaError_t st = cond_bodies_acyclic(c->bodies[b]);
+            if (st)
+                return st;
+        }
+    }
+    return cudaSuccess;
+}
+
 /* the start of a launch of g: handles with cudaGraphCondAssignDefault take
  * their default value (those of every conditional node, bodies included) */
 void cond_launch_start(cudaGraph_t g)

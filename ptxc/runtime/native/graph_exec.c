@@ -28,6 +28,9 @@ static cudaError_t instantiate(cudaGraphExec_t *out, cudaGraph_t g, unsigned lon
     if (!order)
         return cycle ? cudaErrorInvalidValue : cudaErrorMemoryAllocation;
     free(order);
+    cudaError_t bodies = cond_bodies_acyclic(g);     /* conditional nodes' bodies too */
+    if (bodies)
+        return bodies;
     struct CUgraphExec_st *e = calloc(1, sizeof *e);
     if (!e)
         return cudaErrorMemoryAllocation;
