@@ -12,6 +12,10 @@
  * capture (fork) or adds e's set to t's (join). cudaStreamEndCapture(s) on
  * the stream that began the capture returns the graph, provided every
  * stream that joined has been joined back (else cudaErrorStreamCaptureUnjoined).
+ * cudaStreamBeginCaptureToGraph records into a graph of the caller's (a
+ * conditional node's body, graph_cond.c) instead of a new one; its
+ * cudaStreamEndCapture may pass no graph pointer, and a failed capture
+ * leaves that graph to its owner.
  *
  * Errors as CUDA documents them: synchronising with a capturing stream
  * (cudaStreamSynchronize, cudaStreamQuery, cudaDeviceSynchronize) returns
