@@ -121,3 +121,15 @@ def test_cuda12_application(runs, tmp_path):
     r = run_ptxc(app, mode="full", workdir=str(tmp_path))
     assert r.returncode == 0, (r.proc.stdout, r.proc.stderr)
     assert r.proc.stdout == runs["full"].proc.stdout
+
+
+def test_driver_api_module_gets_the_device_function(tmp_path):
+    """cuModuleLoadData of PTX that declares cudaGraphSetConditional
+    (driver_set_conditional.cu loads tests/cuda/graph_set_conditional.sm90.ptx):
+    countdown from 1 clears the handle, from 3 leaves it (7)."""
+    from pathlib import Path
+    app = AppBuilder(tmp_path).build("driver_set_conditional")
+    ptx = Path(__file__).parent / "cuda" / "graph_set_conditional.sm90.ptx"
+    r = run_ptxc(app, str(ptx), mode="full")
+    assert r.returncode == 0, (r.proc.stdout, r.proc.stderr)
+    assert r.proc.stdout == "start 1: counter 0 handle 0\nstart 3: counter 2 handle 7\n"
