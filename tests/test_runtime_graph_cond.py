@@ -133,3 +133,16 @@ def test_driver_api_module_gets_the_device_function(tmp_path):
     r = run_ptxc(app, str(ptx), mode="full")
     assert r.returncode == 0, (r.proc.stdout, r.proc.stderr)
     assert r.proc.stdout == "start 1: counter 0 handle 0\nstart 3: counter 2 handle 7\n"
+
+
+def test_rdc_build(runs, tmp_path):
+    """nvcc -rdc=true leaves cudaGraphSetConditional external as well (the
+    driver provides it, not libcudadevrt): the same output once ptxc links
+    relocatable device code; until then ptxc refuses such builds."""
+    app = AppBuilder(tmp_path).build("graph_cond", flags=("-rdc=true", "-cudart", "shared",
+                                                          "-arch=sm_90"))
+    r = run_ptxc(app, mode="full", workdir=str(tmp_path))
+    if "relocatable device code" in r.proc.stderr and "not support" in r.proc.stderr:
+        pytest.skip("ptxc refuses -rdc builds (PTX linking is issue 29's rdc part)")
+    assert r.returncode == 0, (r.proc.stdout, r.proc.stderr)
+    assert r.proc.stdout == runs["full"].proc.stdout
