@@ -131,7 +131,9 @@ def test_stream_attributes(apps):
 GRAPH_STRUCTS = {"graph.h": ("cudaPos", "cudaMemcpy3DParms", "cudaMemsetParams",
                              "cudaHostNodeParams", "cudaKernelNodeParams",
                              "cudaGraphExecUpdateResultInfo_st"),
-                 "stream_attr.h": ("cudaAccessPolicyWindow",)}
+                 "stream_attr.h": ("cudaAccessPolicyWindow",),
+                 "graph_cond.h": ("cudaConditionalNodeParams", "cudaChildGraphNodeParams",
+                                  "cudaMemcpyNodeParams", "cudaGraphNodeParams")}
 
 
 def fields(header: str, name: str) -> list:
@@ -158,7 +160,8 @@ def test_graph_type_layouts_match_cuda_headers(tmp_path):
     if inc is None:
         pytest.skip("needs nvcc and the CUDA headers")
     real = run_c(tmp_path, "real", layout_program("#include <cuda_runtime_api.h>", False), [inc])
-    ours = run_c(tmp_path, "ours", layout_program('#include "graph.h"\n#include "stream_attr.h"',
+    ours = run_c(tmp_path, "ours", layout_program('#include "graph.h"\n#include "stream_attr.h"\n'
+                                                   '#include "graph_cond.h"',
                                                    True), [NATIVE])
     assert ours == real
 

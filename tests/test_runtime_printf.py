@@ -153,15 +153,16 @@ def test_stopped_launch_keeps_its_printf(apps):
     assert "thread (5,0,0): trap" in run.proc.stderr
 
 
-def link_cuda12(tmp_path, name: str) -> str:
-    """APP built from tests/cuda_apps/NAME.cu linked against ptxc's CUDA 12
-    shim, which has soname and version node libcudart.so.12: the executable
-    needs libcudart.so.12 and names that node, as one linked with CUDA 12."""
+def link_cuda12(tmp_path, name: str, flags=()) -> str:
+    """APP built from tests/cuda_apps/NAME.cu (nvcc ``flags`` too) linked
+    against ptxc's CUDA 12 shim, which has soname and version node
+    libcudart.so.12: the executable needs libcudart.so.12 and names that
+    node, as one linked with CUDA 12."""
     if nvcc() is None:
         pytest.skip("needs nvcc")
     obj = tmp_path / f"{name}.o"
-    subprocess.run([nvcc(), "-c", "-arch=sm_90", os.path.join(APPS, f"{name}.cu"), "-o", str(obj)],
-                   check=True, capture_output=True)
+    subprocess.run([nvcc(), "-c", "-arch=sm_90", *flags, os.path.join(APPS, f"{name}.cu"), "-o",
+                    str(obj)], check=True, capture_output=True)
     libdir = tmp_path / f"lib-{name}"
     libdir.mkdir()
     os.symlink(shim.library_path(12), libdir / "libcudart.so")

@@ -19,6 +19,8 @@ same addresses. docs/runtime.md describes the design.
 * driver_modules.py, driver_images.py, ptx_link.py: the driver API's modules
   (native/drv_*.c: libcuda.so.1 in the same library), their PTX, PTX linking;
   cudadevrt_ptx.py: the device runtime's grid-group functions as PTX
+* driver_funcs_ptx.py: device functions the driver provides at module load
+  (cudaGraphSetConditional), appended to the modules that declare them
 * driver_api_table.py: docs/driver-api.md, the driver functions ptxc implements
 * driver_env.py: the preloads that put the driver API in front of Python
   GPU programs (docs/python-gpu.md)

@@ -21,7 +21,7 @@ import struct
 
 from ptxc.errors import PtxcError, render_error
 
-from . import driver_images, ptx_link
+from . import driver_funcs_ptx, driver_images, ptx_link
 from . import protocol as P
 
 CUDA_ERROR_NOT_FOUND = 500
@@ -79,6 +79,7 @@ class DriverModules:
         from ptxc.frontend.parser import parse_module
         reg = self.registry
         text = ptx_link.link(driver_images.ptx_of(image, reg.sm, what, self.ptx_store))
+        text = driver_funcs_ptx.provide(text)     # cudaGraphSetConditional ...
         name = f"{label}.ptx"
         if reg.keep_ptx:
             os.makedirs(reg.keep_ptx, exist_ok=True)

@@ -21,7 +21,7 @@ from dataclasses import dataclass, field
 
 from ptxc.errors import PtxcError
 
-from . import fatbin
+from . import driver_funcs_ptx, fatbin
 from .protocol import KATTR_COUNT, KIND_MODULE
 
 NUM_REGS = 32      # ptxc allocates no registers: what cudaFuncGetAttributes reports
@@ -132,7 +132,7 @@ class Registry:
                             f"libraries (docs/python-gpu.md)")
         entry = fatbin.choose_ptx(entries, self.sm, what)
         name = f"{label}.compute_{entry.arch}.ptx"
-        text = entry.text()
+        text = driver_funcs_ptx.provide(entry.text())   # cudaGraphSetConditional ...
         if self.keep_ptx:
             os.makedirs(self.keep_ptx, exist_ok=True)
             with open(os.path.join(self.keep_ptx, name), "w") as f:
@@ -146,8 +146,14 @@ class Registry:
 
     def override(self) -> LoadedModule | None:
         if self.override_path and self._override is None:
-            from ptxc.frontend.parser import load_module
-            self._override = self._with_memory(load_module(self.override_path),
+            from ptxc.frontend.parser import decode, parse_module
+            try:
+                with open(self.override_path, "rb") as f:
+                    data = f.read()
+            except OSError as e:
+                raise PtxcError(f"cannot read '{self.override_path}': {e.strerror or e}") from None
+            text = driver_funcs_ptx.provide(decode(data, self.override_path))
+            self._override = self._with_memory(parse_module(text, self.override_path),
                                                os.path.basename(self.override_path))
         return self._override
 

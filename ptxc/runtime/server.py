@@ -227,12 +227,15 @@ class Session:
     def malloc(self, payload: bytes) -> None:
         size, kind = struct.unpack_from("<QI", payload)
         gpu = self.options.gpu
-        if kind not in (P.KIND_DEVICE, P.KIND_MANAGED, P.KIND_HOST) or \
-                (kind != P.KIND_HOST and self.devmem.bytes_live + size > gpu.total_mem):
+        # KIND_MODULE from the shim: memory the runtime owns (graph conditional values)
+        if kind not in (P.KIND_DEVICE, P.KIND_MANAGED, P.KIND_HOST, P.KIND_MODULE) or \
+                (kind not in (P.KIND_HOST, P.KIND_MODULE)
+                 and self.devmem.bytes_live + size > gpu.total_mem):
             self.channel.reply(P.CUDA_ERROR_MEMORY_ALLOCATION)
             return
+        label = f"the CUDA runtime's memory ({size} bytes)" if kind == P.KIND_MODULE else None
         try:
-            a = self.devmem.allocate(size, kind)
+            a = self.devmem.allocate(size, kind, label)
         except MemoryError:
             self.channel.reply(P.CUDA_ERROR_MEMORY_ALLOCATION)
             return

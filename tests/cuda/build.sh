@@ -93,6 +93,7 @@ ptx clock_delta   sm90          -arch=sm_90 -O3
 ptx shared_atomics sm90         -arch=sm_90 -O3
 ptx cp_async      sm90          -arch=sm_90 -O3
 ptx heap          sm90          -arch=sm_90 -O3
+ptx graph_set_conditional sm90 -arch=sm_90 -O3
 ptx coop          sm90          -arch=sm_90 -O3
 ptx mbarrier      sm90          -arch=sm_90 -O3
 ptx race_mbarrier sm90          -arch=sm_90 -O3

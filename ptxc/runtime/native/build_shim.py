@@ -39,7 +39,7 @@ import subprocess
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 SOURCES = ("conn.c", "memory.c", "register.c", "device.c", "stream.c", "errors.c", "graph.c",
-           "graph_api.c", "graph_exec.c", "capture.c", "stream_attr.c", "devout.c", "device12.c",
+           "graph_api.c", "graph_exec.c", "graph_cond.c", "capture.c", "stream_attr.c", "devout.c", "device12.c",
            "texture.c", "memcpy3d.c", "mempool.c", "mempool_access.c", "graph_mem.c", "drv_init.c",
            "drv_device.c", "drv_context.c", "drv_module.c", "drv_link.c", "drv_memory.c",
            "drv_mempool.c", "drv_stream.c", "drv_launch.c", "drv_export.c", "drv_integrity.c",
@@ -67,11 +67,12 @@ SONAME = "libcudart.so.13"
 VERSION_NODE = "libcudart.so.13"
 MAJORS = (13, 12)       # CUDA 12 applications: the same library as libcudart.so.12 (below)
 # names a CUDA 12 application may reference that CUDA 13 no longer exports:
-# device12.c implements the first three, the others are unsupported calls (a
-# clear message rather than a loader error)
+# device12.c implements the first three and graph_cond.c cudaGraphAddNode_v2
+# (CUDA 12's cudaGraphAddNode has no edge data; the _v2 call has), the others
+# are unsupported calls (a clear message rather than a loader error)
 CUDA12_ONLY = ("cudaGetDeviceProperties_v2", "cudaThreadSynchronize", "cudaThreadExit",
                "cudaThreadGetLimit", "cudaThreadSetLimit", "cudaThreadGetCacheConfig",
-               "cudaThreadSetCacheConfig")
+               "cudaThreadSetCacheConfig", "cudaGraphAddNode_v2")
 BASE_COMPILE_ARGS = ["-O2", "-fvisibility=hidden", "-Wall", "-Wno-unused-parameter"]
 TAG = "ptxc-shim-source:"
 

@@ -13,6 +13,10 @@
  * capture (fork) or adds e's set to t's (join). cudaStreamEndCapture(s) on
  * the stream that began the capture returns the graph, provided every
  * stream that joined has been joined back (else cudaErrorStreamCaptureUnjoined).
+ * cudaStreamBeginCaptureToGraph records into a graph of the caller's (a
+ * conditional node's body, graph_cond.c) instead of a new one; its
+ * cudaStreamEndCapture may pass no graph pointer, and a failed capture
+ * leaves that graph to its owner.
  *
  * Errors as CUDA documents them: synchronising with a capturing stream
  * (cudaStreamSynchronize, cudaStreamQuery, cudaDeviceSynchronize) returns
@@ -42,6 +46,7 @@ struct capture {
     pthread_t thread;
     cudaGraph_t graph;
     cudaStream_t origin;
+    int into_user_graph;           /* cudaStreamBeginCaptureToGraph: the graph is the caller's */
 };
 
 /* a stream taking part in a capture, or an event recorded in one: its
@@ -230,6 +235,8 @@ static cudaError_t record(cudaStream_t s, int type, setter set, const void *para
     struct member *m = stream_member(s);
     cudaGraphNode_t n = NULL;
     cudaError_t st = m ? graph_add(m->cap->graph, type, m->deps, m->n, &n) : cudaErrorUnknown;
+    if (m && st && cond_allows(m->cap->graph, type))   /* not allowed in a conditional body */
+        st = cudaErrorStreamCaptureUnsupported;
     if (!st && set)
         st = set(n, params);
     if (!st)
@@ -253,6 +260,8 @@ static cudaError_t set_memset(cudaGraphNode_t n, const void *p) { return node_se
 static cudaError_t set_host(cudaGraphNode_t n, const void *p) { return set_host_params(n, p); }
 static cudaError_t set_child(cudaGraphNode_t n, const void *g)
 {
+    if (graph_has_cond((cudaGraph_t)g))     /* no child graph node of conditional nodes */
+        return cudaErrorInvalidValue;
     return graph_clone((cudaGraph_t)g, &n->child);
 }
 
@@ -353,20 +362,27 @@ cudaError_t capture_event_wait(cudaStream_t s, cudaEvent_t e, unsigned flags)
 }
 
 /* -------------------------------------------------------- capture calls */
-EXPORT cudaError_t cudaStreamBeginCapture(cudaStream_t s, int mode)
+/* begin capturing s into `into` (NULL: a new graph) after deps[0..ndeps) of it */
+static cudaError_t begin_capture(cudaStream_t s, int mode, cudaGraph_t into,
+                                 const cudaGraphNode_t *deps, size_t ndeps)
 {
-    CHILD_GUARD();
     if (is_legacy(s))
-        return set_error(cudaErrorStreamCaptureUnsupported);
+        return cudaErrorStreamCaptureUnsupported;
     if (!stream_valid(s))
-        return set_error(cudaErrorInvalidResourceHandle);
+        return cudaErrorInvalidResourceHandle;
     if (mode < cudaStreamCaptureModeGlobal || mode > cudaStreamCaptureModeRelaxed)
-        return set_error(cudaErrorInvalidValue);
+        return cudaErrorInvalidValue;
     LOCK();
     cudaError_t st = stream_member(s) ? cudaErrorIllegalState : cudaSuccess;
     struct capture *cap = st ? NULL : calloc(1, sizeof *cap);
-    if (!st && (!cap || graph_new(&cap->graph) || !join(s, cap, 0))) {
-        if (cap && cap->graph)
+    struct member *m = NULL;
+    if (!st && cap)
+        cap->graph = into;
+    if (!st && (!cap || (!into && graph_new(&cap->graph)) || !(m = join(s, cap, 0))
+                || set_deps(m, deps, ndeps))) {
+        if (m)
+            drop(m);
+        if (cap && cap->graph && !into)
             graph_free(cap->graph);
         free(cap);
         st = cudaErrorMemoryAllocation;
@@ -377,9 +393,35 @@ EXPORT cudaError_t cudaStreamBeginCapture(cudaStream_t s, int mode)
         cap->mode = mode;
         cap->thread = pthread_self();
         cap->origin = s;
+        cap->into_user_graph = into != NULL;
     }
     UNLOCK();
-    return set_error(st);
+    return st;
+}
+
+EXPORT cudaError_t cudaStreamBeginCapture(cudaStream_t s, int mode)
+{
+    CHILD_GUARD();
+    return set_error(begin_capture(s, mode, NULL, NULL, 0));
+}
+
+/* capture into an existing graph (a conditional node's body, say), the
+ * first operation depending on deps[0..n) of it; edge data must be default */
+EXPORT cudaError_t cudaStreamBeginCaptureToGraph(cudaStream_t s, cudaGraph_t g,
+                                                 const cudaGraphNode_t *deps, const void *edges,
+                                                 size_t n, int mode)
+{
+    CHILD_GUARD();
+    const unsigned char *e = edges;
+    for (size_t i = 0; e && i < 8 * n; i++)
+        if (e[i])
+            return set_error(cudaErrorInvalidValue);
+    if (!graph_ok(g) || (n && !deps))
+        return set_error(cudaErrorInvalidValue);
+    for (size_t i = 0; i < n; i++)
+        if (!node_ok(deps[i]) || deps[i]->graph != g)
+            return set_error(cudaErrorInvalidValue);
+    return set_error(begin_capture(s, mode, g, deps, n));
 }
 
 /* is node d one of `set` or an ancestor of one of them? */
@@ -411,10 +453,12 @@ static int all_joined(struct capture *cap, struct member *origin)
 EXPORT cudaError_t cudaStreamEndCapture(cudaStream_t s, cudaGraph_t *out)
 {
     CHILD_GUARD();
-    if (!out)
-        return set_error(cudaErrorInvalidValue);
     LOCK();
     struct member *m = is_legacy(s) ? NULL : stream_member(s);
+    if (!out && !(m && m->cap->into_user_graph)) {   /* optional for cudaStreamBeginCaptureToGraph */
+        UNLOCK();
+        return set_error(cudaErrorInvalidValue);
+    }
     cudaError_t st = cudaSuccess;
     if (!m)
         st = cudaErrorIllegalState;
@@ -431,9 +475,10 @@ EXPORT cudaError_t cudaStreamEndCapture(cudaStream_t s, cudaGraph_t *out)
             st = cudaErrorStreamCaptureInvalidated;
         else if (!all_joined(cap, m))
             st = cudaErrorStreamCaptureUnjoined;
-        if (st)
+        if (st && !cap->into_user_graph)
             graph_free(cap->graph);
-        *out = st ? NULL : cap->graph;
+        if (out)
+            *out = st ? NULL : cap->graph;
         finish(cap);
     }
     UNLOCK();
@@ -521,6 +566,7 @@ EXPORT cudaError_t cudaThreadExchangeStreamCaptureMode(int *mode)
 }
 
 ALIAS(cudaStreamBeginCapture_ptsz, cudaStreamBeginCapture);
+ALIAS(cudaStreamBeginCaptureToGraph_ptsz, cudaStreamBeginCaptureToGraph);
 ALIAS(cudaStreamEndCapture_ptsz, cudaStreamEndCapture);
 ALIAS(cudaStreamIsCapturing_ptsz, cudaStreamIsCapturing);
 ALIAS(cudaStreamGetCaptureInfo_ptsz, cudaStreamGetCaptureInfo);

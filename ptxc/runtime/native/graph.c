@@ -12,7 +12,9 @@
  * any other), a memcpy node as a pitched 3D copy, a memset node as a 2D set
  * of 1-, 2- or 4-byte elements, a host node calls its function, a child
  * graph node runs its graph, an empty node does nothing, memory alloc
- * and free nodes make and free their allocation (graph_mem.c).
+ * and free nodes make and free their allocation (graph_mem.c), a
+ * conditional node runs its body graphs as its handle's value says
+ * (graph_cond.c).
  *
  * Parameters are copied when a node is added or set (kernel arguments
  * included: kernelParams[i] points at argument i, whose bytes are copied
@@ -64,6 +66,8 @@ void node_free(cudaGraphNode_t n)
     if (n->child)
         graph_free(n->child);
     graph_mem_free(n->mem);
+    if (n->cond)
+        cond_free(n);
     n->magic = 0;
     free(n);
 }
@@ -106,6 +110,9 @@ cudaError_t graph_add(cudaGraph_t g, int type, const cudaGraphNode_t *deps, size
     for (size_t i = 0; i < ndeps; i++)
         if (!node_ok(deps[i]) || deps[i]->graph != g)
             return cudaErrorInvalidValue;
+    cudaError_t allowed = cond_allows(g, type);  /* a conditional body's rules */
+    if (allowed)
+        return allowed;
     struct CUgraphNode_st *n = calloc(1, sizeof *n);
     if (!n || !grow((void **)&g->nodes, &g->cap, g->n, sizeof *g->nodes)) {
         free(n);
@@ -287,6 +294,8 @@ static cudaError_t run_node(cudaGraphNode_t n, cudaStream_t s)
     case cudaGraphNodeTypeMemAlloc:
     case cudaGraphNodeTypeMemFree:
         return graph_mem_run(n);
+    case cudaGraphNodeTypeConditional:
+        return cond_run(n, s);
     default:
         return cudaSuccess;
     }
@@ -367,6 +376,8 @@ cudaError_t node_copy_params(cudaGraphNode_t to, cudaGraphNode_t from)
             graph_free(to->child);
         to->child = c;
     }
+    if (from->type == cudaGraphNodeTypeConditional)
+        return cond_copy(to, from);
     return cudaSuccess;
 }
 

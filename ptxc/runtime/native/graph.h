@@ -46,6 +46,7 @@ enum { cudaGraphNodeTypeMemAlloc = 10, cudaGraphNodeTypeMemFree = 11 };   /* gra
 enum {
     cudaGraphNodeTypeKernel = 0, cudaGraphNodeTypeMemcpy = 1, cudaGraphNodeTypeMemset = 2,
     cudaGraphNodeTypeHost = 3, cudaGraphNodeTypeGraph = 4, cudaGraphNodeTypeEmpty = 5,
+    cudaGraphNodeTypeConditional = 13,
 };
 
 struct cudaPos { size_t x, y, z; };
@@ -101,12 +102,14 @@ struct CUgraphNode_st {
     struct cudaHostNodeParams host;
     struct CUgraph_st *child;          /* cudaGraphNodeTypeGraph: owned copy */
     struct graph_mem *mem;             /* memory alloc and free nodes (graph_mem.c) */
+    struct cond_node *cond;            /* cudaGraphNodeTypeConditional (graph_cond.c) */
 };
 
 struct CUgraph_st {
     uint32_t magic;
     struct CUgraphNode_st **nodes;     /* in the order they were added */
     size_t n, cap;
+    struct CUgraphNode_st *owner;      /* a conditional node's body graph: that node */
 };
 
 struct CUgraphExec_st {
@@ -150,6 +153,16 @@ cudaError_t kernel_param_layout(const void *func, uint32_t *nparams, uint32_t *n
                                 const uint32_t **offsets, const uint32_t **sizes);
 cudaError_t cudaLaunchKernel(const void *func, dim3 grid, dim3 block, void **args, size_t shared,
                              cudaStream_t stream);
+
+/* graph_cond.c: conditional nodes (IF, WHILE, SWITCH) and their handles */
+cudaError_t cond_allows(cudaGraph_t g, int type);
+cudaError_t cond_copy(cudaGraphNode_t to, cudaGraphNode_t from);
+void cond_free(cudaGraphNode_t n);
+cudaError_t cond_run(cudaGraphNode_t n, cudaStream_t s);
+int graph_has_cond(cudaGraph_t g);
+void cond_launch_start(cudaGraph_t g);
+int cond_update_mismatch(cudaGraphNode_t a, cudaGraphNode_t b);
+cudaError_t cond_bodies_acyclic(cudaGraph_t g);
 
 /* capture.c: cudaGraphLaunch into a capturing stream adds a child graph node */
 cudaError_t capture_graph(cudaStream_t s, cudaGraph_t g);

@@ -28,7 +28,8 @@ EXPORT cudaError_t cudaGraphDestroy(cudaGraph_t g)
 {
     CHILD_GUARD();
     LOCK();
-    cudaError_t st = graph_ok(g) ? cudaSuccess : cudaErrorInvalidValue;
+    /* a conditional node's body belongs to the node (graph_cond.c) */
+    cudaError_t st = graph_ok(g) && !g->owner ? cudaSuccess : cudaErrorInvalidValue;
     if (!st)
         graph_free(g);
     UNLOCK();
@@ -39,7 +40,8 @@ EXPORT cudaError_t cudaGraphClone(cudaGraph_t *out, cudaGraph_t g)
 {
     CHILD_GUARD();
     LOCK();
-    cudaError_t st = !out || !graph_ok(g) ? cudaErrorInvalidValue
+    /* graphs with conditional nodes cannot be cloned (CUDA Runtime API cudaGraphClone) */
+    cudaError_t st = !out || !graph_ok(g) || graph_has_cond(g) ? cudaErrorInvalidValue
                    : graph_has_mem_nodes(g) ? cudaErrorNotSupported     /* graph_mem.c */
                    : graph_clone(g, out);
     UNLOCK();
@@ -132,7 +134,8 @@ EXPORT cudaError_t cudaGraphAddEmptyNode(cudaGraphNode_t *out, cudaGraph_t g,
 
 static cudaError_t set_child(cudaGraphNode_t n, cudaGraph_t child)
 {
-    if (!graph_ok(child))
+    /* a graph with conditional nodes cannot be a child (cudaGraphAddChildGraphNode) */
+    if (!graph_ok(child) || graph_has_cond(child))
         return cudaErrorInvalidValue;
     return graph_has_mem_nodes(child) ? cudaErrorNotSupported : graph_clone(child, &n->child);
 }

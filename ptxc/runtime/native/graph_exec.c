@@ -30,6 +30,9 @@ static cudaError_t instantiate(cudaGraphExec_t *out, cudaGraph_t g, unsigned lon
     free(order);
     if (graph_mem_instances(g, 0))      /* one executable graph of memory nodes (graph_mem.c) */
         return cudaErrorInvalidValue;
+    cudaError_t bodies = cond_bodies_acyclic(g);     /* conditional nodes' bodies too */
+    if (bodies)
+        return bodies;
     struct CUgraphExec_st *e = calloc(1, sizeof *e);
     if (!e)
         return cudaErrorMemoryAllocation;
@@ -94,6 +97,7 @@ uint64_t graph_launch_number(void) { return graph_current; }
 static cudaError_t launch_graph(cudaGraph_t g, cudaStream_t s)
 {
     graph_current = ++graph_launches;
+    cond_launch_start(g);         /* conditional handles take their defaults */
     cudaError_t st = graph_run(g, s);
     graph_current = 0;
     return st;
@@ -200,6 +204,8 @@ static int update_mismatch(cudaGraph_t eg, cudaGraph_t g, size_t i)
     cudaGraphNode_t a = eg->nodes[i], b = g->nodes[i];
     if (a->type != b->type)
         return cudaGraphExecUpdateErrorNodeTypeChanged;
+    if (a->type == cudaGraphNodeTypeConditional && cond_update_mismatch(a, b))
+        return cond_update_mismatch(a, b);
     if (a->ndeps != b->ndeps)
         return cudaGraphExecUpdateErrorTopologyChanged;
     for (size_t j = 0; j < b->ndeps; j++)

@@ -775,3 +775,11 @@ cudaError_t shim_alloc_at(uint32_t seg, uint64_t size, const char *call)
     UNLOCK();
     return st;
 }
+
+/* device memory the runtime itself owns (graph_cond.c's conditional values):
+ * kind KIND_MODULE, so it is neither the application's to free nor counted
+ * in cudaMemGetInfo or the leak check */
+cudaError_t shim_alloc_runtime(void **p, size_t size, const char *why)
+{
+    return alloc(p, size, KIND_MODULE, 0, why);
+}
