@@ -201,3 +201,11 @@ def test_recursive_quicksort(qsort, n, seed):
                              + (c.depth,) for c in full.device_launches]
     assert got == grids
     assert all(c.launched_by.stream >= dl.FIRST_STREAM for c in full.device_launches)
+
+
+def test_summary_names_device_launches():
+    """ptxc run's text summary says how many of a kernel's launches the device made."""
+    from types import SimpleNamespace as NS
+    from ptxc.runtime.report import device_note
+    assert device_note([NS(parent=0), NS(parent=1), NS(parent=2)]) == " (2 of 3 launches by the device)"
+    assert device_note([NS(parent=0)]) == ""

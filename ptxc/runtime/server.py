@@ -81,6 +81,8 @@ class LaunchRecord:
     compile_s: float
     ptx_module: object = None         # the Module the launch ran (ptxc run --topdown, --by source, --html)
     graph: int = 0                    # the cudaGraphLaunch (1, 2, ...) that ran it; 0: none
+    parent: int = 0                   # a device-side launch: the id of the launch whose grid
+                                      # launched it (docs/runtime.md); 0: the host launched it
     prediction: dict | None = None    # ptxc.predict.analyse's result (--clock model, --topdown)
     prediction_error: str | None = None   # why the model could not predict it
 
@@ -295,12 +297,34 @@ class Session:
         self.current = None
         self.launches.append(record)
         self.predict(record)
+        printf = self.add_device_launches(record)
         abort = faults.memcheck_abort(record, self.options.on_error)
         if abort is not None:                 # ptxc check: as compute-sanitizer's application sees
             self.faults.append(abort)
-            self.channel.reply(0, faults.launch_reply(abort.code, record.profile.printf, gpu_s=record.gpu_s))
+            self.channel.reply(0, faults.launch_reply(abort.code, printf, gpu_s=record.gpu_s))
             return
-        self.channel.reply(0, faults.launch_reply(0, record.profile.printf, gpu_s=record.gpu_s))
+        self.channel.reply(0, faults.launch_reply(0, printf, gpu_s=record.gpu_s))
+
+    def add_device_launches(self, record: LaunchRecord) -> list:
+        """The grids that ``record``'s kernel launched from the device (and
+        theirs, in the order they ran: launcher/device_launches.py), each a
+        launch of its own whose ``parent`` is the launch that made it; the
+        printf output of the whole tree, in that order."""
+        printf = list(record.profile.printf)
+        ids = [record.id]
+        for child in record.profile.device_launches:
+            r = child.launched_by
+            rec = LaunchRecord(len(self.launches) + 1, child.kernel, record.module, tuple(child.grid),
+                               tuple(child.block), r.shared, record.stream, record.mode, child,
+                               float(child.timings.get("run", 0.0)),
+                               float(child.timings.get("compile", 0.0)),
+                               ptx_module=record.ptx_module, graph=record.graph,
+                               parent=ids[child.parent_index + 1])
+            ids.append(rec.id)
+            self.launches.append(rec)
+            self.predict(rec)
+            printf += child.printf
+        return printf
 
     def predict(self, record: LaunchRecord) -> None:
         """Under ``--clock model``: the launch's modelled GPU time (or why
