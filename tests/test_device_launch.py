@@ -209,3 +209,22 @@ def test_summary_names_device_launches():
     from ptxc.runtime.report import device_note
     assert device_note([NS(parent=0), NS(parent=1), NS(parent=2)]) == " (2 of 3 launches by the device)"
     assert device_note([NS(parent=0)]) == ""
+
+
+@pytest.mark.parametrize("mode", ["full", "hybrid"])
+def test_error_in_a_child_names_its_launch(cdp, mode):
+    """bad_child's thread 1 launches store_at(data, n): data[n] is out of
+    bounds; the error is the child's, with a note naming who launched it."""
+    with pytest.raises(ptxc.PtxcError) as e:
+        ptxc.launch(cdp, "bad_child", grid=1, block=32, args=[np.zeros(4, np.int32), 4], mode=mode)
+    assert "kernel store_at(int*, int), CTA (0,0,0), thread (0,0,0)" in str(e.value)
+    assert "right after the end of buffer of parameter _Z9bad_childPii_param_0" in str(e.value)
+    assert ("note: in the grid store_at(int*, int)<<<1x1x1, 1x1x1, 0, the block's NULL stream>>> "
+            "launched by bad_child(int*, int) CTA (0, 0, 0) thread (1, 0, 0) (nesting depth 1)"
+            in e.value.notes)
+
+
+def test_parent_and_child_share_the_device_heap(cdp):
+    """heap_parent mallocs 2 ints (40, 2); its child adds them and frees the block."""
+    full, (out,) = both(cdp, "heap_parent", lambda: [np.zeros(1, np.int32)], grid=1, block=1)
+    assert out[0] == 42 and len(full.device_launches) == 1

@@ -77,10 +77,11 @@ def launch(module, kernel=None, grid=(1, 1, 1), block=None, args=(), mode: str =
         raise PtxcError(f"pending_launch_limit must be at least 1, not {pending_launch_limit}")
     top = LaunchContext(pending_limit=int(pending_launch_limit))
 
-    def children(prof, segments, names, modmem):     # device-side launches: device_launches.py
+    def children(prof, segments, names, modmem, heap):   # device-side launches: device_launches.py
         run_tree(prof, lambda rec, ctx: launch_segments(
             module, rec.kernel, rec.grid, rec.block, rec.params, segments, mode, rec.shared,
-            max_steps, threads, memory=modmem, segment_names=names, memory_counters=memory_counters,
+            max_steps, threads, memory=modmem, segment_names=names, heap=heap,
+            memory_counters=memory_counters,
             bank_bytes=bank_bytes, cta_equivalence=cta_equivalence, check=check,
             stack_size=stack_size, device_ctx=ctx, children=False,
             slice_options=slice_options), top)

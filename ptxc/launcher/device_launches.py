@@ -36,6 +36,7 @@ the most a GPU could have buffered.
 """
 from __future__ import annotations
 
+from ptxc.errors import PtxcError
 from ptxc.backends.llvm.ops.device_launch import LaunchContext
 
 
@@ -82,7 +83,12 @@ def _run(prof, index: int, launch_child, ctx: LaunchContext, out: list) -> None:
     for k, rec in enumerate(order):
         child_ctx = LaunchContext(depth=ctx.depth + 1, outstanding=ctx.outstanding + len(order) - k,
                                   pending_limit=ctx.pending_limit)
-        child = launch_child(rec, child_ctx)
+        try:
+            child = launch_child(rec, child_ctx)
+        except PtxcError as e:
+            e.notes = "\n".join(filter(None, [e.notes, f"note: in the grid {describe(rec, prof.kernel)}"
+                                                         f" (nesting depth {child_ctx.depth})"]))
+            raise
         child.launched_by, child.parent_index, child.depth = rec, index, child_ctx.depth
         out.append(child)
         _run(child, len(out) - 1, launch_child, child_ctx, out)

@@ -28,7 +28,8 @@ def execute(module, fn, grid, block, params, buffers, arrays, mode, shared_bytes
     """Run a launch whose buffers came from ``bind_args (one segment each,
     named after the pointer parameter it was bound to); copy results back.
     A kernel that launches kernels: ``children(prof, segments, names,
-    module_memory)`` runs the grids it launched (api.py) before the copy."""
+    module_memory, heap)`` runs the grids it launched (api.py) before the
+    copy, on the same buffers, module variables and device heap."""
     from ptxc.backends.llvm.layout import SEG_FIRST_BUFFER
     c, compile_s = compile_timed(module, fn, mode, grid, block, memory, check, value_profile)
     buffers = private_buffers(c, mode, buffers, arrays)
@@ -37,17 +38,21 @@ def execute(module, fn, grid, block, params, buffers, arrays, mode, shared_bytes
     for k, buf in enumerate(buffers):
         segments[SEG_FIRST_BUFFER + k] = buf
         names[SEG_FIRST_BUFFER + k] = ("buffer of parameter " + owners[k]) if k < len(owners) else f"buffer {k}"
-    modmem = None
-    if c.launches_grids:        # the launched grids see this launch's module variables
+    modmem = heap = None
+    if c.launches_grids:        # the launched grids see this launch's variables and heap
+        from ptxc.backends.llvm.ops import device_heap
         from ptxc.backends.llvm.runtime import ModuleMemory
         modmem = ModuleMemory.for_module(module)
+        heap = device_heap.fresh(segments, c.plan.shift, redzone=16 if check == "memcheck" else 0)
+        segments = {**segments, heap.seg: heap.array}
+        names[heap.seg] = "the device heap (malloc)"
     prof = run_compiled(c, fn, grid, block, params, segments, shared_bytes, max_steps, threads,
-                        memory=modmem, segment_names=names, compile_s=compile_s,
+                        memory=modmem, segment_names=names, compile_s=compile_s, heap=heap,
                         cta_equivalence=cta_equivalence and mode == "hybrid",
                         cooperative=cooperative, check=check, stack_size=stack_size,
                         device_ctx=device_ctx)
     if prof.device_launch_records and children is not None:
-        children(prof, segments, names, modmem)
+        children(prof, segments, names, modmem, heap)
     if mode == "full":
         read_only_writes(fn, buffers, arrays, owners)
         for buf, orig in zip(buffers, (o for _, o in arrays)):

@@ -94,3 +94,26 @@ __global__ void wait_for_child(volatile int *flag) {
     while (*flag == 0) {
     }
 }
+
+__global__ void store_at(int *data, int index) {
+    data[index] = 1;
+}
+
+// A child that writes out of bounds: the error names the child and who launched it.
+__global__ void bad_child(int *data, int n) {
+    if (threadIdx.x == 1)
+        store_at<<<1, 1>>>(data, n);
+}
+
+// Device malloc in a parent, used and freed by its child: one heap for the tree.
+__global__ void use_and_free(int *block, int *out) {
+    out[0] = block[0] + block[1];
+    free(block);
+}
+
+__global__ void heap_parent(int *out) {
+    int *block = (int *)malloc(2 * sizeof(int));
+    block[0] = 40;
+    block[1] = 2;
+    use_and_free<<<1, 1>>>(block, out);
+}
