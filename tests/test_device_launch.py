@@ -228,3 +228,19 @@ def test_parent_and_child_share_the_device_heap(cdp):
     """heap_parent mallocs 2 ints (40, 2); its child adds them and frees the block."""
     full, (out,) = both(cdp, "heap_parent", lambda: [np.zeros(1, np.int32)], grid=1, block=1)
     assert out[0] == 42 and len(full.device_launches) == 1
+
+
+def test_count_pass_lists_the_device_launches():
+    """ptxc opt --pass=slice,count with a launch: the launched grids, one line
+    each in run order, with their own counters (hand-derived above)."""
+    from click.testing import CliRunner
+    from ptxc.cli.main import cli
+    r = CliRunner().invoke(cli, [
+        "opt", "--pass=slice,count", "--kernel", "cdp_tree", "--grid", "2", "--block", "4",
+        "--arg", "0=zeros:i32:4", "--arg", "1=zeros:i32:16", "--arg", "2=zeros:i32:1",
+        "--arg", "3=0", "--arg", "4=3", os.path.join(HERE, "cdp_launch.sm90.rdc.ptx")],
+        catch_exceptions=False)
+    assert r.exit_code == 0, r.output
+    assert "device-side launches: 6 grids, each a launch of its own, in run order" in r.output
+    assert ("[1] _Z8cdp_treePiS_S_ii<<<2x1x1, 4x1x1, 0>>> the block's NULL stream, parent 0, "
+            "depth 2: inst_executed = 50, thread_inst_executed = 128, divergent_branch = 2") in r.output

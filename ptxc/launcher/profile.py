@@ -147,6 +147,8 @@ class Profile:
                          "parent": child.parent_index, "depth": child.depth,
                          "launching_cta": list(r.ctaid), "launching_thread": list(r.tid),
                          **{k: getattr(child, k) for k in TOTALS}})
+            if child.printf:
+                rows[-1]["printf"] = list(child.printf)
         return rows
 
     def to_json(self, **kw) -> str:
