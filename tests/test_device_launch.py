@@ -222,6 +222,7 @@ def test_error_in_a_child_names_its_launch(cdp, mode):
     assert ("note: in the grid store_at(int*, int)<<<1x1x1, 1x1x1, 0, the block's NULL stream>>> "
             "launched by bad_child(int*, int) CTA (0, 0, 0) thread (1, 0, 0) (nesting depth 1)"
             in e.value.notes)
+    assert e.value.printf == ["launching store_at(4)\n"]     # the grids that ran before it
 
 
 def test_parent_and_child_share_the_device_heap(cdp):

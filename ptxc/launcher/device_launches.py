@@ -73,7 +73,12 @@ def run_tree(prof, launch_child, ctx: LaunchContext | None = None) -> list:
     the Profiles in run order (also set as ``prof.device_launches``), each
     with ``launched_by``, ``parent_index`` and ``depth``."""
     out: list = []
-    _run(prof, -1, launch_child, ctx or LaunchContext(), out)
+    try:
+        _run(prof, -1, launch_child, ctx or LaunchContext(), out)
+    except PtxcError as e:        # a grid's fault: the printf of the grids that ran before it
+        if hasattr(e, "printf"):
+            e.printf = list(prof.printf) + [line for c in out for line in c.printf] + list(e.printf)
+        raise
     prof.device_launches = out
     return out
 

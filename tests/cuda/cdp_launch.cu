@@ -101,8 +101,10 @@ __global__ void store_at(int *data, int index) {
 
 // A child that writes out of bounds: the error names the child and who launched it.
 __global__ void bad_child(int *data, int n) {
-    if (threadIdx.x == 1)
+    if (threadIdx.x == 1) {
+        printf("launching store_at(%d)\n", n);
         store_at<<<1, 1>>>(data, n);
+    }
 }
 
 // Device malloc in a parent, used and freed by its child: one heap for the tree.
