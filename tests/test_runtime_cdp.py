@@ -36,15 +36,20 @@ def apps(tmp_path_factory):
     return AppBuilder(tmp_path_factory.mktemp("cdp_apps"))
 
 
-@pytest.fixture(scope="module")
-def app_and_ptx(apps):
-    app = apps.build("cdp_print", flags=RDC)
+def build_with_ptx(apps, name: str) -> tuple[str, str]:
+    """The -rdc=true application and its PTX (nvcc -ptx -rdc=true), for --ptx."""
+    app = apps.build(name, flags=RDC)
     ptx = app + ".ptx"
     proc = subprocess.run([nvcc(), "-ptx", "-rdc=true", "-arch=sm_90",
-                           os.path.join(APPS, "cdp_print.cu"), "-o", ptx],
+                           os.path.join(APPS, name + ".cu"), "-o", ptx],
                           capture_output=True, text=True, timeout=180)
     assert proc.returncode == 0, proc.stderr
     return app, ptx
+
+
+@pytest.fixture(scope="module")
+def app_and_ptx(apps):
+    return build_with_ptx(apps, "cdp_print")
 
 
 def check_run(r) -> list:
@@ -78,3 +83,18 @@ def test_cdp_print_unmodified(app_and_ptx):
     app, _ = app_and_ptx
     for mode in ("full", "hybrid"):
         check_run(run_ptxc(app, "3", mode=mode))
+
+
+@pytest.mark.parametrize("mode", ["full", "hybrid"])
+def test_pending_launch_limit_set_by_the_application(apps, mode):
+    """cdp_limits.cu: CUDA's default limit is 2048; set to 4, four of the
+    eight device-side launches run and the others get
+    cudaErrorLaunchPendingCountExceeded (69)."""
+    app, ptx = build_with_ptx(apps, "cdp_limits")
+    r = run_ptxc(app, mode=mode, options=("--ptx", ptx))
+    assert r.returncode == 0, r.proc.stderr[-2000:]
+    assert r.proc.stdout.splitlines() == ["default 2048", "set 4: 0, limit 4",
+                                          "errors 0 0 0 0 69 69 69 69", "grids 4"]
+    rows = r.rows("select kernel, parent from launches order by id")
+    assert rows == [{"kernel": "_Z4manyPiS_", "parent": None}] + \
+        [{"kernel": "_Z7nothingPi", "parent": 1}] * 4

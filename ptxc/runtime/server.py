@@ -107,6 +107,8 @@ class Session:
     heap: object = None               # the device heap of malloc/free (made at first use)
     heap_bytes: int = 8 << 20         # its size: cudaLimitMallocHeapSize (default 8 MiB)
     stack_bytes: int = 1024           # call stack per thread: cudaLimitStackSize (default 1 KiB)
+    pending_launches: int = 2048      # device-side launches outstanding at most:
+                                      # cudaLimitDevRuntimePendingLaunchCount (ops/device_launch.py)
     faults: list = field(default_factory=list)   # device faults returned as CUDA errors (faults.py)
     api_errors: list = field(default_factory=list)   # ptxc check: failed memory calls (checks.py)
     shadow: object = None             # ptxc check --tool initcheck: written bytes (checks.py)
@@ -124,7 +126,8 @@ class Session:
                          P.OP_MALLOC: self.malloc, P.OP_REMAP: self.remap, P.OP_FREE: self.free,
                          P.OP_LAUNCH: self.launch, P.OP_UNSUPPORTED: self.note_unsupported,
                          P.OP_SET_HEAP_LIMIT: self.set_heap_limit,
-                         P.OP_SET_STACK_LIMIT: self.set_stack_limit}
+                         P.OP_SET_STACK_LIMIT: self.set_stack_limit,
+                         P.OP_SET_PENDING_LIMIT: self.set_pending_limit}
         from . import driver_modules, textures
         self.handlers.update(textures.handlers(self))
         self.handlers.update(driver_modules.handlers(self))   # the driver API (libcuda.so.1)
@@ -386,9 +389,21 @@ class Session:
         self.stack_bytes = n
         self.channel.reply(0)
 
+    def set_pending_limit(self, payload: bytes) -> None:
+        """cudaDeviceSetLimit(cudaLimitDevRuntimePendingLaunchCount, n): how
+        many device-side launches may be outstanding in later launches'
+        trees (0 is cudaErrorInvalidValue)."""
+        n, = struct.unpack_from("<Q", payload)
+        if n < 1:
+            self.channel.reply(P.CUDA_ERROR_INVALID_VALUE)
+            return
+        self.pending_launches = n
+        self.channel.reply(0)
+
     def run_launch(self, k, fn, grid, block, shared, stream, params,
                    cooperative: bool = False) -> LaunchRecord:
         from ptxc.launcher.api import launch_segments
+        from ptxc.backends.llvm.ops.device_launch import LaunchContext
         opts = self.options
         lm = k.fatbin.loaded()
         names = self.devmem.names()
@@ -403,7 +418,8 @@ class Session:
                                check=checks.launch_check(opts, k.name),
                                shadow=checks.shadow_of(self), value_profile=opts.value_profile,
                                stack_size=self.stack_bytes,
-                               read_only=self.registry.read_only_segments())
+                               read_only=self.registry.read_only_segments(),
+                               device_ctx=LaunchContext(pending_limit=self.pending_launches))
         checks.drop_unchecked(opts, k.name, prof)
         wall = time.perf_counter() - t0
         return LaunchRecord(len(self.launches) + 1, k.name, lm.label, grid, block, shared,
