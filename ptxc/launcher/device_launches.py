@@ -41,14 +41,16 @@ from ptxc.backends.llvm.ops.device_launch import LaunchContext
 
 
 def launches_kernels(module) -> bool:
-    """Does any function of ``module`` call the device runtime's launch?"""
-    from ptxc.passes.slice.memory_deps import CDP_LAUNCH
-    from ptxc.passes.slice.calls import decode_call
-    for fn in module.functions:
-        for ins in fn.instructions() if not fn.is_decl else ():
-            if ins.opcode == "call" and decode_call(ins).callee_name in CDP_LAUNCH:
-                return True
-    return False
+    """Does any function of ``module`` call the device runtime's launch?
+    (Scanned once per module.)"""
+    got = module.attrs.get("launches_kernels")
+    if got is None:
+        from ptxc.passes.slice.memory_deps import CDP_LAUNCH
+        from ptxc.passes.slice.calls import decode_call
+        got = module.attrs["launches_kernels"] = any(
+            ins.opcode == "call" and decode_call(ins).callee_name in CDP_LAUNCH
+            for fn in module.functions if not fn.is_decl for ins in fn.instructions())
+    return got
 
 
 def tree_slice(module, slice_options: dict | None) -> dict | None:
