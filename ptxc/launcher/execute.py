@@ -43,7 +43,8 @@ def execute(module, fn, grid, block, params, buffers, arrays, mode, shared_bytes
         from ptxc.backends.llvm.ops import device_heap
         from ptxc.backends.llvm.runtime import ModuleMemory
         modmem = ModuleMemory.for_module(module)
-        heap = device_heap.fresh(segments, c.plan.shift, redzone=16 if check == "memcheck" else 0)
+        heap = device_heap.fresh(segments, c.plan.shift,
+                                 redzone=16 if "memcheck" in check_tools(check) else 0)
         segments = {**segments, heap.seg: heap.array}
         names[heap.seg] = "the device heap (malloc)"
     prof = run_compiled(c, fn, grid, block, params, segments, shared_bytes, max_steps, threads,
