@@ -245,3 +245,22 @@ def test_count_pass_lists_the_device_launches():
     assert "device-side launches: 6 grids, each a launch of its own, in run order" in r.output
     assert ("[1] _Z8cdp_treePiS_S_ii<<<2x1x1, 4x1x1, 0>>> the block's NULL stream, parent 0, "
             "depth 2: inst_executed = 50, thread_inst_executed = 128, divergent_branch = 2") in r.output
+
+
+def test_launch_segments_runs_the_tree(qsort):
+    """launch_segments (device memory the caller manages): the tree runs on
+    the caller's segments; a hybrid run without slice options still keeps
+    the writes the children read (criteria=effects), so its counters are
+    the full run's and the caller's memory ends sorted in both."""
+    import struct
+    from ptxc.launcher.api import launch_segments
+    data = np.random.default_rng(3).integers(0, 1000, 64).astype(np.uint32)
+    params = struct.pack("<Qiii", 6 << 32, 0, 63, 0)
+    got = {}
+    for mode in ("full", "hybrid"):
+        seg = data.view(np.uint8).copy()
+        prof = launch_segments(qsort, "cdp_quicksort", (1, 1, 1), (1, 1, 1), params, {6: seg}, mode=mode)
+        assert np.array_equal(seg.view(np.uint32), np.sort(data))
+        got[mode] = tree_counters(prof)
+        assert len(prof.device_launches) > 2
+    assert got["full"] == got["hybrid"]

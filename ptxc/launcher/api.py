@@ -149,6 +149,7 @@ def launch_segments(module, kernel, grid, block, params: bytes, segments: dict, 
     check_option(check, mode)
     check_value_profile(value_profile, mode)
     classes = classes_for_segments(fn, bytes(params), segments, memory)
+    slice_options = tree_slice(module, slice_options)      # device launches: criteria=effects
     threads = place_slice(module, fn, mode, classes, mem, threads, slice_options)
     c, compile_s = compile_timed(module, fn, mode, grid, block, mem, check, value_profile)
     if memory is None and c.launches_grids:     # the launched grids see this launch's variables
