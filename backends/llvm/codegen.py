@@ -128,6 +128,7 @@ class KernelCodegen(SimtMixin, WarpFrame, SpecialRegs, Values, LoweringGuard):
         self.resume_labels: list[str] = []
         self.uses_global_atomics = False
         self.uses_heap = False
+        self.launches_grids = False         # device-side launches (ops/cdp_calls.py)
         self.writes_global = False          # kept st/atom/red that may reach a buffer
         self.has_barrier = False
         self.stack_depth = 2 * len(plan.nodes) + 64

@@ -56,6 +56,7 @@ class Compiled:
     bank_bytes: int = 0             # their shared-memory bank width (4 or 8; 0 when off)
     mem_ctr: dict = field(default_factory=dict)   # instr id -> {space: counter base}
     uses_heap: bool = False         # calls device malloc / free (ops/device_heap.py)
+    launches_grids: bool = False    # launches kernels (ops/cdp_calls.py, ops/device_launch.py)
     inject: bool = False            # the error-injection variant (inject_ir.py)
     value_ctr: dict = field(default_factory=dict)   # value profile: instr id -> [(dst, reg, bits, base)]
     value_or: list = field(default_factory=list)    # counters OR-reduced over workers (value_prof.py)
@@ -68,7 +69,8 @@ class Compiled:
         """Its CTAs must run in linear order on one worker: global atomics
         that do not commute see one CTA order (atomic_order.py), the heap
         hands out the same addresses."""
-        return (self.uses_global_atomics and not self.atomics_commute) or self.uses_heap
+        return ((self.uses_global_atomics and not self.atomics_commute) or self.uses_heap
+                or self.launches_grids)
 
 
 def llvm():
@@ -79,13 +81,14 @@ def llvm():
         b.initialize_native_target()
         b.initialize_native_asmprinter()
         from ptxc.backends.llvm.instruments import check_hooks, initcheck, inject_ctl, memcheck
-        from ptxc.backends.llvm.ops import coop, device_calls, device_heap as heap
+        from ptxc.backends.llvm.ops import coop, device_calls, device_launch, device_heap as heap
         heap.register_symbols(b)
         inject_ctl.register_symbols(b)
         memcheck.register_symbols(b)
         initcheck.register_symbols(b)
         check_hooks.register_symbols(b)
         coop.register_symbols(b)
+        device_launch.register_symbols(b)   # device-side launches (device_launch.py)
         device_calls.register_symbols(b)    # vprintf / __assertfail reach Python (device_calls.py)
         from ptxc.backends.llvm.ops import texture as ops_tex
         ops_tex.register_symbols(b)
@@ -274,7 +277,7 @@ def _compile_into(cache, module, todo, mode, level, keep_ir, skip_errors, memory
             timings={"codegen": (t1 - t0) * share, "llvm": (t2 - t1) * share,
                      "batch": len(made), "distinct": len(unique), "compiled": compiled},
             memory_counters=bool(memory), bank_bytes=memory, mem_ctr=g.mem_ctr,
-            uses_heap=g.uses_heap, inject="inject" in variants, value_ctr=g.value_ctr,
+            uses_heap=g.uses_heap, launches_grids=g.launches_grids, inject="inject" in variants, value_ctr=g.value_ctr,
             value_or=g.value_or, value_profile="value_profile" in variants,
             stack=stack_info(g), atomics_commute=commute(g.plan))
 

@@ -48,6 +48,19 @@ def spare_segment(segments) -> int:
     return max([SEG_FIRST_BUFFER - 1, *segments]) + 1
 
 
+# function addresses (``mov.u64 %rd, kernel``: a device-side launch's
+# function, ops/device_launch.py): distinct, 16-byte apart, in the null
+# segment, so that a load or store through one traps as a null access
+FUNC_BASE, FUNC_STRIDE = 0x10000, 16
+
+
+def function_address(module, name: str) -> int:
+    """The address of function ``name`` of ``module`` (its place among the
+    module's distinct function names, in written order)."""
+    names = list(dict.fromkeys(f.name for f in module.functions))
+    return FUNC_BASE + FUNC_STRIDE * names.index(name)
+
+
 SPACE_SEGMENT = {"shared": SEG_SHARED, "local": SEG_LOCAL, "param": SEG_PARAM,
                  "const": SEG_CONST}
 

@@ -37,6 +37,7 @@ from ptxc import ir
 from ptxc.errors import PtxcError
 from ptxc.ir.types import TYPE_SIZES
 
+from ptxc.passes.slice.memory_deps import CDP_EXTERNS as CDP_NAMES
 from ptxc.backends.llvm.layout import (EXIT_PC, SEG_CONST, SEG_GLOBALS, SEG_LOCAL, SEG_PARAM,
                                        SEG_SHARED, seg_shift)
 
@@ -44,8 +45,9 @@ CC_REG = "%cc"
 # external functions with a built-in meaning: vprintf records a printf,
 # __assertfail / __assert_fail a failed device assertion (ops/builtin.py,
 # ops/device_calls.py), malloc / free use the device heap (ops/device_heap.py,
-# ops/heap_calls.py)
-BUILTIN_CALLS = ("vprintf", "__assertfail", "__assert_fail", "malloc", "free")
+# ops/heap_calls.py), the device runtime's launch calls record device-side
+# launches (ops/cdp_calls.py, ops/device_launch.py)
+BUILTIN_CALLS = ("vprintf", "__assertfail", "__assert_fail", "malloc", "free") + CDP_NAMES
 DYNAMIC = -1        # offset of extern unsized .shared arrays: plan.dyn_shared_base
 
 

@@ -100,6 +100,7 @@ class Launch:
         self.read_only = frozenset(read_only) | {Lo.SEG_CONST}
         self.stack_size = int(stack_size)   # bytes of call stack per thread (cudaLimitStackSize)
         self.heap = heap                    # the ops/device_heap.DeviceHeap malloc/free use (or None)
+        self.launches = None                # ops/device_launch.DeviceLaunches: device-side launches
         self.memcheck = memcheck            # a memcheck.MemcheckLog: record bad accesses, go on
         self.grid_ws = grid_ws              # cooperative launch: workspace address (coop.py)
         self.coop_abort = None
@@ -184,7 +185,9 @@ class Launch:
         counters by the class size; per-CTA numbers are copied to the members."""
         from ptxc.backends.llvm.ops import device_heap as heap
         from ptxc.backends.llvm.instruments import memcheck
+        from ptxc.backends.llvm.ops import device_launch
         with device_calls.active(ptr(self.L), self.output), \
+                device_launch.active(ptr(self.L), self.launches), \
                 memcheck.active(ptr(self.L), self.memcheck or memcheck.MemcheckLog()), \
                 (heap.active(self.heap) if self.heap is not None else nullcontext()):
             if classes is not None:

@@ -24,6 +24,7 @@ from ptxc import ir
 
 from ptxc.backends.llvm import layout as Lo
 from ptxc.backends.llvm.irtext import splat
+from ptxc.passes.slice.memory_deps import CDP_EXTERNS as CDP_NAMES
 
 
 class SimtMixin:
@@ -339,6 +340,9 @@ class SimtMixin:
             elif why in ("builtin malloc", "builtin free"):
                 from ptxc.backends.llvm.ops.heap_calls import builtin_heap
                 builtin_heap(self, node, why.split()[1])
+            elif why.startswith("builtin ") and why.split()[1] in CDP_NAMES:
+                from ptxc.backends.llvm.ops.cdp_calls import cdp_call
+                self.lower(node.call, cdp_call, node, why.split()[1])
             else:
                 self.unsupported(node.call, why)
             return self.goto(node.next.id)

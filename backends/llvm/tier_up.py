@@ -24,7 +24,7 @@ import threading
 import time
 
 LAYOUT = ("n_counters", "ws_size", "branch_ctr", "guard_ctr", "mem_ctr", "uses_global_atomics",
-          "uses_heap", "writes_global", "value_ctr", "stack")
+          "uses_heap", "launches_grids", "writes_global", "value_ctr", "stack")
 
 
 def same_layout(a, b) -> bool:
@@ -73,7 +73,7 @@ def for_launch(launch, compiled, kernel, plain: bool):
     from ptxc.backends.llvm import jit
     c = compiled
     if (not plain or jit.ENV_LEVEL is not None or c.level != 0 or c.mode != "full"
-            or c.memory_counters or c.inject or c.value_profile or c.uses_heap):
+            or c.memory_counters or c.inject or c.value_profile or c.uses_heap or c.launches_grids):
         return None
     if sum(len(b.instrs) for b in kernel.blocks) > jit.BIG_KERNEL:
         return None

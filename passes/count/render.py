@@ -78,6 +78,22 @@ def dynamic_text(name: str, dyn: dict | None, note: str | None) -> list[str]:
     for key, value in dyn.items():
         if isinstance(value, (int, float, str)) and key != "mode":
             lines.append(f"    {key} = {value}")
+    return lines + device_launch_text(dyn.get("device_launches") or [])
+
+
+def device_launch_text(rows: list) -> list[str]:
+    """The grids the launch's kernels launched (dynamic parallelism), one
+    line each in the order they ran (Profile.device_launch_rows)."""
+    if not rows:
+        return []
+    lines = [f"  device-side launches: {len(rows)} grids, each a launch of its own, in run order "
+             f"(parent -1: the launch above):"]
+    for k, r in enumerate(rows):
+        dims = "x".join(map(str, r["grid"])) + ", " + "x".join(map(str, r["block"]))
+        lines.append(f"    [{k}] {r['kernel']}<<<{dims}, {r['shared_bytes']}>>> {r['stream']}, "
+                     f"parent {r['parent']}, depth {r['depth']}: inst_executed = {r['inst_executed']}, "
+                     f"thread_inst_executed = {r['thread_inst_executed']}, "
+                     f"divergent_branch = {r['divergent_branch']}")
     return lines
 
 
@@ -101,10 +117,15 @@ def printf_text(report: dict) -> str:
     """The launch's device printf output, after the report (docs/launch.md)."""
     out = []
     for name, fc in report["functions"].items():
-        records = (fc.get("dynamic") or {}).get("printf") or []
-        if records:
-            out.append(f"--- device printf output of {name} ({len(records)} records) ---\n")
-            out.extend(r.encode("utf-8", "surrogateescape").decode("utf-8", "replace") for r in records)
+        dyn = fc.get("dynamic") or {}
+        grids = [(name, dyn.get("printf") or [])] + [
+            (f"{name}'s device-side launch [{k}] {row['kernel']}", row.get("printf") or [])
+            for k, row in enumerate(dyn.get("device_launches") or [])]
+        for who, records in grids:
+            if records:
+                out.append(f"--- device printf output of {who} ({len(records)} records) ---\n")
+                out.extend(r.encode("utf-8", "surrogateescape").decode("utf-8", "replace")
+                           for r in records)
     return "".join(out)
 
 

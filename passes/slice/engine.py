@@ -20,7 +20,10 @@ Closure rules, applied to each instruction the first time it is kept:
 4. an external call that is kept for its result or its memory effect keeps
    all of its arguments (and the memory it may read); so does every kept
    ``vprintf`` / ``__assertfail`` / ``__assert_fail``: what they print is
-   host-visible output (docs/runtime.md).
+   host-visible output (docs/runtime.md); so does every device-side launch
+   (``__cudaCDP2LaunchDeviceV2``), whose parameter buffer the launched grid
+   reads, and every call of the device runtime keeps the arguments of all
+   of them (one state: parameter buffers, pending launches, last errors).
 
 Each instruction, bucket and parameter edge is processed once: O(size of the
 universe + its uses + its accesses).
@@ -31,9 +34,11 @@ from ptxc import ir
 
 from ptxc.passes.memory.access import GENERIC, Access
 from ptxc.passes.slice.calls import CallSite, decode_call
-from ptxc.passes.slice.memory_deps import HEAP_EXTERNS, PURE_EXTERNS, MemoryIndex
+from ptxc.passes.slice.memory_deps import (CDP_EXTERNS, CDP_LAUNCH, HEAP_EXTERNS, PURE_EXTERNS,
+                                           MemoryIndex)
 
-HOST_OUTPUT = ("vprintf", "__assertfail", "__assert_fail")   # calls whose arguments are printed
+# calls whose arguments are printed, or read as a launched grid's parameters
+HOST_OUTPUT = ("vprintf", "__assertfail", "__assert_fail") + CDP_LAUNCH
 
 class Slicer:
     """The slice of one universe (a kernel and the functions it can reach)."""
@@ -216,14 +221,14 @@ class Slicer:
         """malloc and free change the device heap, which later calls and later
         launches see: every such call runs with its arguments in every
         slice, so hybrid and full runs hand out the same addresses."""
-        if site.callee_name in HEAP_EXTERNS and self.program.is_external(site):
+        if site.callee_name in HEAP_EXTERNS + CDP_EXTERNS and self.program.is_external(site):
             self._extern_effect(site)
 
     def _extern_result(self, site: CallSite) -> None:
         """An external call's result may depend on its arguments, on every
         earlier call of the same function (allocator state) and on memory."""
         name = site.callee_name or "<indirect>"
-        group = HEAP_EXTERNS if name in HEAP_EXTERNS else (name,)
+        group = HEAP_EXTERNS if name in HEAP_EXTERNS else CDP_EXTERNS if name in CDP_EXTERNS else (name,)
         others = [o for n in group for o in self.memory.extern_sites.get(n, [])] or [site]
         for other in others:
             if self._once(("effect", id(other.instr))):

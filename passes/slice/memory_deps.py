@@ -44,8 +44,17 @@ from ptxc.passes.slice.alias_rules import AliasRules
 
 MODES = ("conservative", "refined", "noalias", "launch")
 
+# the device runtime's calls of dynamic parallelism (CUDA 12+ names and the
+# older ones; backends/llvm/ops/device_launch.py): one state (parameter
+# buffers, pending launches, the threads' last errors), so a result depends
+# on every earlier such call; only StreamCreateWithFlags writes memory
+_CDP = ("GetParameterBufferV2", "LaunchDeviceV2", "StreamCreateWithFlags", "StreamDestroy",
+        "GetLastError", "PeekAtLastError")
+CDP_EXTERNS = tuple(p + n for p in ("__cudaCDP2", "cuda") for n in _CDP)
+CDP_LAUNCH = ("__cudaCDP2LaunchDeviceV2", "cudaLaunchDeviceV2")   # reads the parameter buffer
 # external functions known not to write memory that the kernel can read back
-PURE_EXTERNS = frozenset(("vprintf", "__assertfail", "__assert_fail", "malloc", "free"))
+PURE_EXTERNS = frozenset(("vprintf", "__assertfail", "__assert_fail", "malloc", "free")
+                         + tuple(n for n in CDP_EXTERNS if not n.endswith("StreamCreateWithFlags")))
 # the device heap's allocator: a malloc's result depends on every malloc and free
 HEAP_EXTERNS = ("malloc", "free")
 _EXTERN_SPACES = ("global", "shared", "local", GENERIC)

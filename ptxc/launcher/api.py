@@ -18,8 +18,10 @@ from ptxc.launcher.args import bind_args, normalise_args, parse_arg_strings
 from ptxc.launcher.checks import check_option, check_value_profile
 from ptxc.launcher.compile import compile_timed, place_slice
 from ptxc.launcher.config import configure, default_block, find_kernel
+from ptxc.launcher.device_launches import run_tree, tree_slice
 from ptxc.launcher.execute import execute, run_compiled
 from ptxc.backends.llvm.runtime import DEFAULT_STACK
+from ptxc.backends.llvm.ops.device_launch import DEFAULT_PENDING, LaunchContext
 from ptxc.launcher.limits import check_max_steps, check_stack_size
 
 
@@ -32,7 +34,8 @@ def launch(module, kernel=None, grid=(1, 1, 1), block=None, args=(), mode: str =
            shared_bytes: int = 0, max_steps: int | None = None, threads: int | None = None,
            memory_counters: bool = False, bank_bytes: int = 4, cta_equivalence: bool = True,
            cooperative: bool = False, check: str | None = None, value_profile: bool = False,
-           check_faults: bool = True, stack_size: int = DEFAULT_STACK):
+           check_faults: bool = True, stack_size: int = DEFAULT_STACK,
+           pending_launch_limit: int = DEFAULT_PENDING):
     """Run ``kernel`` of ``module`` and return its Profile (see module doc).
     A hybrid run checks every access it skips, as the full run would, and
     stops at the same out-of-bounds, null or misaligned access
@@ -51,6 +54,10 @@ def launch(module, kernel=None, grid=(1, 1, 1), block=None, args=(), mode: str =
     ``stack_size`` is each thread's call stack in bytes (CUDA's
     ``cudaLimitStackSize``, 1024 by default): recursion deeper than it
     holds stops the launch with a stack overflow (docs/executor.md, "Calls").
+    A kernel that launches kernels (dynamic parallelism) has the grids it
+    launched run after it (launcher/device_launches.py): the Profile's
+    ``device_launches``; ``pending_launch_limit`` is CUDA's
+    ``cudaLimitDevRuntimePendingLaunchCount``.
     A hybrid run executes one CTA per equivalence class when the slice
     allows it (docs/cta-equivalence.md); ``cta_equivalence=False`` runs every CTA."""
     check_max_steps(max_steps)
@@ -61,13 +68,29 @@ def launch(module, kernel=None, grid=(1, 1, 1), block=None, args=(), mode: str =
                                         memory_counters, bank_bytes)
     check_option(check, mode)
     check_value_profile(value_profile, mode)
+    slice_options = tree_slice(module, None if check_faults else UNCHECKED)
     threads = place_slice(module, fn, mode, classes_for_values(fn, normalise_args(fn, args)),
-                          memory, threads, None if check_faults else UNCHECKED)
+                          memory, threads, slice_options)
     params, buffers, arrays = bind_args(fn, args, mode)
+    if int(pending_launch_limit) < 1:
+        from ptxc.errors import PtxcError
+        raise PtxcError(f"pending_launch_limit must be at least 1, not {pending_launch_limit}")
+    top = LaunchContext(pending_limit=int(pending_launch_limit))
+
+    def children(prof, segments, names, modmem, heap):   # device-side launches: device_launches.py
+        run_tree(prof, lambda rec, ctx: launch_segments(
+            module, rec.kernel, rec.grid, rec.block, rec.params, segments, mode, rec.shared,
+            max_steps, threads, memory=modmem, segment_names=names, heap=heap,
+            memory_counters=memory_counters,
+            bank_bytes=bank_bytes, cta_equivalence=cta_equivalence, check=check,
+            stack_size=stack_size, device_ctx=ctx, children=False,
+            slice_options=slice_options), top)
+
     return execute(module, fn, grid, block, params, buffers, arrays, mode, shared_bytes,
                    max_steps or DEFAULT_MAX_STEPS, threads, memory,
                    cta_equivalence=cta_equivalence, cooperative=cooperative, check=check,
-                   value_profile=value_profile, stack_size=check_stack_size(stack_size))
+                   value_profile=value_profile, stack_size=check_stack_size(stack_size),
+                   children=children, device_ctx=top)
 
 
 def launch_from_options(module, opts: dict, mode: str):
@@ -91,7 +114,8 @@ def launch_segments(module, kernel, grid, block, params: bytes, segments: dict, 
                     memory_counters: bool = False, bank_bytes: int = 4,
                     cta_equivalence: bool = True, heap=None, cooperative: bool = False,
                     check: str | None = None, shadow=None, value_profile: bool = False,
-                    stack_size: int = DEFAULT_STACK, read_only=()):
+                    stack_size: int = DEFAULT_STACK, read_only=(), device_ctx=None,
+                    children: bool = True):
     """Run a launch on device memory the caller manages (the CUDA runtime):
     ``params`` are the kernel parameter bytes as the kernel sees them (pointer
     values are generic addresses ``segment << 32 | offset``), ``segments``
@@ -114,18 +138,36 @@ def launch_segments(module, kernel, grid, block, params: bytes, segments: dict, 
     (``cudaLimitStackSize``); ``read_only`` names segments kernels may read
     but not write (the .const variables' allocations: a store or atomic
     there is an error, as a write to a .const variable through a generic
-    pointer is)."""
+    pointer is). A kernel that launches kernels (dynamic parallelism) has
+    them run after it, with the same segments and module memory
+    (device_launches.py): the Profile's ``device_launches``; ``children=False``
+    leaves that to the caller, ``device_ctx`` is the grid's place in the
+    launch tree (ops/device_launch.LaunchContext)."""
     check_max_steps(max_steps)
     fn, grid, block, mem = configure(module, kernel, grid, block, mode, shared_bytes,
                                      memory_counters, bank_bytes)
     check_option(check, mode)
     check_value_profile(value_profile, mode)
     classes = classes_for_segments(fn, bytes(params), segments, memory)
+    slice_options = tree_slice(module, slice_options)      # device launches: criteria=effects
     threads = place_slice(module, fn, mode, classes, mem, threads, slice_options)
     c, compile_s = compile_timed(module, fn, mode, grid, block, mem, check, value_profile)
-    return run_compiled(c, fn, grid, block, bytes(params), segments, shared_bytes,
+    if memory is None and c.launches_grids:     # the launched grids see this launch's variables
+        from ptxc.backends.llvm.runtime import ModuleMemory
+        memory = ModuleMemory.for_module(module)
+    prof = run_compiled(c, fn, grid, block, bytes(params), segments, shared_bytes,
                         max_steps or DEFAULT_MAX_STEPS, threads,
                         memory=memory, segment_names=segment_names, compile_s=compile_s,
                         cta_equivalence=cta_equivalence and mode == "hybrid", heap=heap,
                         cooperative=cooperative, check=check, shadow=shadow,
-                        stack_size=check_stack_size(stack_size), read_only=read_only)
+                        stack_size=check_stack_size(stack_size), read_only=read_only,
+                        device_ctx=device_ctx)
+    if children and prof.device_launch_records:
+        run_tree(prof, lambda rec, ctx: launch_segments(
+            module, rec.kernel, rec.grid, rec.block, rec.params, segments, mode, rec.shared,
+            max_steps, threads, memory=memory, segment_names=segment_names,
+            slice_options=slice_options, memory_counters=memory_counters, bank_bytes=bank_bytes,
+            cta_equivalence=cta_equivalence, heap=heap, check=check, shadow=shadow,
+            stack_size=stack_size, read_only=read_only, device_ctx=ctx, children=False),
+            device_ctx)
+    return prof

@@ -60,6 +60,16 @@ class Profile:
     race_hazards: list | None = None    # racecheck: hazard_reports.RaceReport list (docs/check.md)
     sync_errors: list | None = None     # synccheck: hazard_reports.SyncReport list
     value_profile: dict | None = None   # value-profiled launches: ptxc/valueprof/value_profile.py (docs/value-profile.md)
+    # dynamic parallelism (docs/launch.md, "Device-side launches"): the grids this
+    # launch's threads launched (ops/device_launch.DeviceLaunch, issue order); on the
+    # host's launch, every grid of the tree run after it (Profiles in run order), and
+    # on each of those the record that launched it, its parent's index in that list
+    # (-1: the host's launch) and its nesting depth (1: launched by the host's grid)
+    device_launch_records: list = field(default_factory=list)
+    device_launches: list = field(default_factory=list)
+    launched_by: object = None
+    parent_index: int = -1
+    depth: int = 0
 
     @property
     def branch_efficiency(self) -> float:
@@ -101,6 +111,8 @@ class Profile:
         d["memory_counters"] = self.memory_counters
         if self.printf:
             d["printf"] = list(self.printf)
+        if self.device_launches:
+            d["device_launches"] = self.device_launch_rows()
         if self.mem_errors is not None:
             from ptxc.launcher.access_errors import memcheck_json
             d["memcheck"] = memcheck_json(self.mem_errors, self.mem_error_count)
@@ -123,6 +135,22 @@ class Profile:
                                               self.memory.get("shared_bank_bytes", 4))
         return d
 
+    def device_launch_rows(self) -> list[dict]:
+        """The grids launched from the device, in run order, as JSON-ready
+        rows: configuration, stream, the launching grid (``parent``: its
+        index in these rows, -1 for this launch), CTA and thread, and totals."""
+        rows = []
+        for child in self.device_launches:
+            r = child.launched_by
+            rows.append({"kernel": child.kernel, "grid": list(child.grid), "block": list(child.block),
+                         "shared_bytes": r.shared, "stream": r.stream_name,
+                         "parent": child.parent_index, "depth": child.depth,
+                         "launching_cta": list(r.ctaid), "launching_thread": list(r.tid),
+                         **{k: getattr(child, k) for k in TOTALS}})
+            if child.printf:
+                rows[-1]["printf"] = list(child.printf)
+        return rows
+
     def to_json(self, **kw) -> str:
         kw.setdefault("indent", 2)
         return json.dumps(self.to_dict(), **kw)
@@ -144,6 +172,9 @@ class Profile:
         if self.value_profile is not None:
             from ptxc.launcher.value_profile import summary_lines
             lines += summary_lines(self.value_profile["summary"])
+        if self.device_launches:
+            lines.append(f"  {'device_launches':30s} {len(self.device_launches)} grids launched by "
+                         f"kernels, each a launch of its own (to_dict()['device_launches'])")
         return "\n".join(lines)
 
     def __str__(self) -> str:

@@ -15,6 +15,12 @@ call two of its functions:
   (CTA 0 adds ``0x80000001 - CTAs``, which flips the counter's top bit when
   the last CTA arrives) and spins with ``ld.acquire.gpu`` until the top bit
   differs from what it read; a block barrier ends it. Returns 0.
+
+The device runtime's calls of dynamic parallelism (``__cudaCDP2GetParameter
+BufferV2``, ``__cudaCDP2LaunchDeviceV2``, device streams and errors) are not
+here: they stay extern in the linked PTX and the executor serves them as
+built-in calls (backends/llvm/plan.BUILTIN_CALLS; ops/device_launch.py), so
+a link must leave them unresolved, as it leaves ``vprintf`` and ``malloc``.
 """
 from __future__ import annotations
 

@@ -40,6 +40,7 @@ OP_HOST_WRITE = 11         # under ptxc check: device bytes a host copy or set w
 OP_API_ERROR = 12          # under ptxc check: a memory call that failed its checks
 OP_SET_HEAP_LIMIT = 13     # u64 bytes: cudaDeviceSetLimit(cudaLimitMallocHeapSize)
 OP_SET_STACK_LIMIT = 14    # u64 bytes: cudaDeviceSetLimit(cudaLimitStackSize)
+OP_SET_PENDING_LIMIT = 19  # u64 launches: cudaDeviceSetLimit(cudaLimitDevRuntimePendingLaunchCount)
 OP_DRIVER_UNSUPPORTED = 50  # name of an unsupported driver API call (it returned 801)
 OP_MODULE_LOAD = 51        # driver modules (runtime/driver_modules.py)
 OP_MODULE_FUNCTION = 52

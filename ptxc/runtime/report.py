@@ -9,7 +9,8 @@ editing this file.
 
 SQLite tables (docs/runtime.md has the schema): ``meta`` (key, value),
 ``launches`` (one row per launch; ``graph``: the cudaGraphLaunch that ran
-it), ``kernels`` (aggregated per kernel: per (name, module), never per name
+it; ``parent``: for a grid a kernel launched, the id of the launch whose
+grid launched it), ``kernels`` (aggregated per kernel: per (name, module), never per name
 alone, runtime/kernel_keys.py),
 ``branches`` (per launch and conditional branch: SASSI's numbers). With
 ``ptxc run --memory-counters`` the launches and kernels get the memory
@@ -46,7 +47,7 @@ def launch_row(r) -> dict:
            "grid_x": r.grid[0], "grid_y": r.grid[1], "grid_z": r.grid[2],
            "block_x": r.block[0], "block_y": r.block[1], "block_z": r.block[2],
            "shared_bytes": r.shared_bytes, "stream": r.stream, "graph": graph_of(r),
-           "mode": r.mode}
+           "parent": getattr(r, "parent", 0) or None, "mode": r.mode}
     row.update((k, getattr(p, k)) for k in profile.TOTALS)
     row.update((k, float(getattr(p, k))) for k in profile.DERIVED)
     row["static_inst"] = p.static_inst
@@ -148,7 +149,7 @@ def _memory_template(launches) -> dict:
 def _template_launch(launches=()) -> dict:
     t = {"id": 0, "kernel": "", "module": "", "grid_x": 0, "grid_y": 0, "grid_z": 0,
          "block_x": 0, "block_y": 0, "block_z": 0, "shared_bytes": 0, "stream": 0, "graph": 0,
-         "mode": ""}
+         "parent": 0, "mode": ""}
     t.update((k, 0) for k in profile.TOTALS)
     t.update((k, 0.0) for k in profile.DERIVED)
     t.update({"static_inst": 0, "slice_fraction": 0.0})
@@ -265,7 +266,7 @@ def summary_text(launches, meta: dict) -> str:
     lines.append(f"{'Invocations':>11}  {'Metric Name':<32}  {'Min':>14}  {'Max':>14}  {'Avg':>16}")
     for k in kernels:
         rs = groups[k["kernel"], k["module"]]
-        lines.append(f"Kernel: {readable[k['kernel'], k['module']]}{graph_note(rs)}")
+        lines.append(f"Kernel: {readable[k['kernel'], k['module']]}{graph_note(rs)}{device_note(rs)}")
         for name, vals, percent in _metric_values(rs):
             lines.append(_metric_line(len(rs), name, vals, percent))
     text = "\n".join(lines) + "\n"
@@ -290,6 +291,15 @@ def graph_note(rs) -> str:
             start = b
     return (f" ({n} of {len(rs)} launch{'es' if len(rs) != 1 else ''} by cudaGraphLaunch "
             f"{', '.join(spans)})")
+
+
+def device_note(rs) -> str:
+    """' (3 of 4 launches by the device)' for a kernel launched by kernels
+    (dynamic parallelism; '' when none was)."""
+    n = sum(1 for r in rs if getattr(r, "parent", 0))
+    if not n:
+        return ""
+    return f" ({n} of {len(rs)} launch{'es' if len(rs) != 1 else ''} by the device)"
 
 
 def _metric_values(rs):

@@ -81,6 +81,8 @@ class LaunchRecord:
     compile_s: float
     ptx_module: object = None         # the Module the launch ran (ptxc run --topdown, --by source, --html)
     graph: int = 0                    # the cudaGraphLaunch (1, 2, ...) that ran it; 0: none
+    parent: int = 0                   # a device-side launch: the id of the launch whose grid
+                                      # launched it (docs/runtime.md); 0: the host launched it
     prediction: dict | None = None    # ptxc.predict.analyse's result (--clock model, --topdown)
     prediction_error: str | None = None   # why the model could not predict it
 
@@ -105,6 +107,8 @@ class Session:
     heap: object = None               # the device heap of malloc/free (made at first use)
     heap_bytes: int = 8 << 20         # its size: cudaLimitMallocHeapSize (default 8 MiB)
     stack_bytes: int = 1024           # call stack per thread: cudaLimitStackSize (default 1 KiB)
+    pending_launches: int = 2048      # device-side launches outstanding at most:
+                                      # cudaLimitDevRuntimePendingLaunchCount (ops/device_launch.py)
     faults: list = field(default_factory=list)   # device faults returned as CUDA errors (faults.py)
     api_errors: list = field(default_factory=list)   # ptxc check: failed memory calls (checks.py)
     shadow: object = None             # ptxc check --tool initcheck: written bytes (checks.py)
@@ -122,7 +126,8 @@ class Session:
                          P.OP_MALLOC: self.malloc, P.OP_REMAP: self.remap, P.OP_FREE: self.free,
                          P.OP_LAUNCH: self.launch, P.OP_UNSUPPORTED: self.note_unsupported,
                          P.OP_SET_HEAP_LIMIT: self.set_heap_limit,
-                         P.OP_SET_STACK_LIMIT: self.set_stack_limit}
+                         P.OP_SET_STACK_LIMIT: self.set_stack_limit,
+                         P.OP_SET_PENDING_LIMIT: self.set_pending_limit}
         from . import driver_modules, graph_memory, textures
         self.handlers.update(textures.handlers(self))
         self.handlers.update(graph_memory.handlers(self))     # graph memory nodes
@@ -299,12 +304,34 @@ class Session:
         self.current = None
         self.launches.append(record)
         self.predict(record)
+        printf = self.add_device_launches(record)
         abort = faults.memcheck_abort(record, self.options.on_error)
         if abort is not None:                 # ptxc check: as compute-sanitizer's application sees
             self.faults.append(abort)
-            self.channel.reply(0, faults.launch_reply(abort.code, record.profile.printf, gpu_s=record.gpu_s))
+            self.channel.reply(0, faults.launch_reply(abort.code, printf, gpu_s=record.gpu_s))
             return
-        self.channel.reply(0, faults.launch_reply(0, record.profile.printf, gpu_s=record.gpu_s))
+        self.channel.reply(0, faults.launch_reply(0, printf, gpu_s=record.gpu_s))
+
+    def add_device_launches(self, record: LaunchRecord) -> list:
+        """The grids that ``record``'s kernel launched from the device (and
+        theirs, in the order they ran: launcher/device_launches.py), each a
+        launch of its own whose ``parent`` is the launch that made it; the
+        printf output of the whole tree, in that order."""
+        printf = list(record.profile.printf)
+        ids = [record.id]
+        for child in record.profile.device_launches:
+            r = child.launched_by
+            rec = LaunchRecord(len(self.launches) + 1, child.kernel, record.module, tuple(child.grid),
+                               tuple(child.block), r.shared, record.stream, record.mode, child,
+                               float(child.timings.get("run", 0.0)),
+                               float(child.timings.get("compile", 0.0)),
+                               ptx_module=record.ptx_module, graph=record.graph,
+                               parent=ids[child.parent_index + 1])
+            ids.append(rec.id)
+            self.launches.append(rec)
+            self.predict(rec)
+            printf += child.printf
+        return printf
 
     def predict(self, record: LaunchRecord) -> None:
         """Under ``--clock model``: the launch's modelled GPU time (or why
@@ -366,9 +393,21 @@ class Session:
         self.stack_bytes = n
         self.channel.reply(0)
 
+    def set_pending_limit(self, payload: bytes) -> None:
+        """cudaDeviceSetLimit(cudaLimitDevRuntimePendingLaunchCount, n): how
+        many device-side launches may be outstanding in later launches'
+        trees (0 is cudaErrorInvalidValue)."""
+        n, = struct.unpack_from("<Q", payload)
+        if n < 1:
+            self.channel.reply(P.CUDA_ERROR_INVALID_VALUE)
+            return
+        self.pending_launches = n
+        self.channel.reply(0)
+
     def run_launch(self, k, fn, grid, block, shared, stream, params,
                    cooperative: bool = False) -> LaunchRecord:
         from ptxc.launcher.api import launch_segments
+        from ptxc.backends.llvm.ops.device_launch import LaunchContext
         opts = self.options
         lm = k.fatbin.loaded()
         names = self.devmem.names()
@@ -383,7 +422,8 @@ class Session:
                                check=checks.launch_check(opts, k.name),
                                shadow=checks.shadow_of(self), value_profile=opts.value_profile,
                                stack_size=self.stack_bytes,
-                               read_only=self.registry.read_only_segments())
+                               read_only=self.registry.read_only_segments(),
+                               device_ctx=LaunchContext(pending_limit=self.pending_launches))
         checks.drop_unchecked(opts, k.name, prof)
         wall = time.perf_counter() - t0
         return LaunchRecord(len(self.launches) + 1, k.name, lm.label, grid, block, shared,

@@ -118,8 +118,18 @@ ptx initcheck     sm90.lineinfo -arch=sm_90 -O3 -lineinfo
 ptx inlined_loc   sm90.lineinfo -arch=sm_90 -O3 -lineinfo
 ptx inlined_loc   sm90.G        -arch=sm_90 -G
 
+# Dynamic parallelism: relocatable device code (its device-runtime calls are
+# extern until nvlink links libcudadevrt, so ptxas checks it with -c).
+ptx cdp_launch    sm90.rdc      -rdc=true -arch=sm_90 -O3
+ptx cdp_quicksort sm90.rdc      -rdc=true -arch=sm_90 -O3
+
 # Every file must assemble.
-for f in *.sm90*.ptx; do run ptxas -arch=sm_90 "$f" -o /dev/null; done
+for f in *.sm90*.ptx; do
+    case "$f" in
+        *.rdc.ptx) run ptxas -c -arch=sm_90 "$f" -o /dev/null ;;
+        *) run ptxas -arch=sm_90 "$f" -o /dev/null ;;
+    esac
+done
 for f in *.sm75*.ptx; do run ptxas -arch=sm_75 "$f" -o /dev/null; done
 for f in *.sm100a*.ptx; do run ptxas -arch=sm_100a "$f" -o /dev/null; done
 echo "build.sh: all PTX regenerated and checked"

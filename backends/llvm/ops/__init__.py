@@ -19,5 +19,6 @@ cooperative launches, MMA fragment layouts, the texture handle table.
     texture (+ texture_objects) tex/tld4/suld/sust; the handle table
     builtin (+ device_calls, printf_format), heap_calls (+ device_heap), coop
                                 device calls, the device heap, grid sync
+    cdp_calls (+ device_launch) device-side kernel launches (dynamic parallelism)
     common                      helpers of the lowerings
 """

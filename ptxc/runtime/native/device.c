@@ -127,11 +127,14 @@ EXPORT cudaError_t cudaProfilerStop(void) { CHILD_GUARD(); return cudaSuccess; }
 
 #define LIMIT_STACK_SIZE 0         /* cudaLimitStackSize */
 #define LIMIT_MALLOC_HEAP_SIZE 2   /* cudaLimitMallocHeapSize */
+#define LIMIT_PENDING_LAUNCHES 4   /* cudaLimitDevRuntimePendingLaunchCount */
 
 /* The heap's size goes to the server, which makes the heap when a kernel
    first calls malloc/free; after that it cannot change (cudaErrorInvalidValue,
    as cudaDeviceSetLimit documents). The stack size goes to the server too:
-   every later launch gives each thread that much call stack (recursion). */
+   every later launch gives each thread that much call stack (recursion).
+   So does the pending launch count of device-side launches (dynamic
+   parallelism: docs/runtime.md, "Device-side launches"). */
 static cudaError_t send_limit(int op, size_t value)
 {
     char req[8];
@@ -150,9 +153,11 @@ EXPORT cudaError_t cudaDeviceSetLimit(int limit, size_t value)
     CHILD_GUARD();
     if (limit < 0 || limit >= 8)
         return set_error(cudaErrorInvalidValue);
-    if (limit == LIMIT_MALLOC_HEAP_SIZE || limit == LIMIT_STACK_SIZE) {
-        cudaError_t st = send_limit(limit == LIMIT_STACK_SIZE ? OP_SET_STACK_LIMIT
-                                                              : OP_SET_HEAP_LIMIT, value);
+    if (limit == LIMIT_MALLOC_HEAP_SIZE || limit == LIMIT_STACK_SIZE ||
+        limit == LIMIT_PENDING_LAUNCHES) {
+        int op = limit == LIMIT_STACK_SIZE ? OP_SET_STACK_LIMIT
+                 : limit == LIMIT_PENDING_LAUNCHES ? OP_SET_PENDING_LIMIT : OP_SET_HEAP_LIMIT;
+        cudaError_t st = send_limit(op, value);
         if (st != cudaSuccess)
             return set_error(st);
     }

@@ -57,6 +57,7 @@
                                  failed its argument checks (sent under ptxc check only) */
 #define OP_SET_HEAP_LIMIT 13 /* u64 bytes: cudaDeviceSetLimit(cudaLimitMallocHeapSize); reply: cudaError_t */
 #define OP_SET_STACK_LIMIT 14 /* u64 bytes: cudaDeviceSetLimit(cudaLimitStackSize); reply: cudaError_t */
+#define OP_SET_PENDING_LIMIT 19 /* u64 launches: cudaDeviceSetLimit(cudaLimitDevRuntimePendingLaunchCount); reply: cudaError_t */
 /* the driver API (driver.h; numbers apart from the runtime's own requests) */
 #define OP_DRIVER_UNSUPPORTED 50 /* name of an unsupported driver API call (it returned 801) */
 #define OP_MODULE_LOAD 51     /* u32 library (0/1), u32 0, image bytes -> u32 module, u32 kernel count,
