@@ -1,0 +1,53 @@
+"""A kernel whose native frame is larger than a thread's default 8 MiB
+stack runs (backends/llvm/frames.py measures the frame, stacks.py sizes the
+executor threads): tests/cuda/wmma_band.cu, 128 fully unrolled wmma.mma
+(nvcc -ptx -arch=sm_90 -O3, tests/cuda/build.sh). Before, the executor
+thread's stack overflowed and the ptxc process died with SIGSEGV (issue
+29). Its output is checked with numpy: C = A B^T of the half inputs,
+accumulated in float (tolerance: float32 sums of 2048 products in [0, 1)).
+"""
+from __future__ import annotations
+
+import os
+
+import numpy as np
+import pytest
+
+import ptxc
+from ptxc.backends.llvm import frames, stacks
+
+PTX = os.path.join(os.path.dirname(__file__), "cuda", "wmma_band.sm90.ptx")
+K = 2048
+EIGHT_MIB = 8 << 20
+
+
+def test_prologue_frame_patterns():
+    """The three x86-64 frame allocations frames.py reads."""
+    assert frames.prologue_frame(bytes.fromhex("55 4889e5 4881ec 00100000 c3")) == 4096
+    assert frames.prologue_frame(bytes.fromhex("4883ec 28 c3")) == 0x28
+    assert frames.prologue_frame(bytes.fromhex("48b8 0000008001000000 4829c4")) == 0x180000000
+    assert frames.prologue_frame(bytes.fromhex("c3")) == 0
+
+
+def test_stack_sizes():
+    assert stacks.stack_bytes(0) == 8 << 20
+    assert stacks.stack_bytes(11 << 20) == 19 << 20
+    assert stacks.stack_bytes((11 << 20) + 1) == 20 << 20
+    assert stacks.stack_bytes(None) == (256 + 8) << 20
+
+
+def test_frame_over_8_mib_runs():
+    m = ptxc.load(PTX)
+    rng = np.random.default_rng(29)
+    a = rng.random((16, K)).astype(np.float16)
+    b = rng.random((16, K)).astype(np.float16)
+    c = np.zeros((16, 16), np.float32)
+    ptxc.launch(m, "wmma_band", grid=1, block=32, args=[a, b, c], mode="full")
+    compiled = next(iter(m.attrs["llvm_jit_cache"].values()))
+    if compiled.frame_bytes is None:
+        pytest.skip("frames.py measures x86-64 code only")
+    want = a.astype(np.float64) @ b.astype(np.float64).T
+    np.testing.assert_allclose(c, want, rtol=1e-4)
+    if compiled.frame_bytes <= EIGHT_MIB:
+        pytest.skip(f"the wmma lowering's frame is now {compiled.frame_bytes} bytes, below 8 MiB: "
+                    f"this test no longer overflows a default stack")
