@@ -136,6 +136,7 @@ ERR_ASSERT = 14     # a failed device assertion (__assertfail; device_calls.py)
 ERR_TEX = 15        # a texture/surface instruction failed (ops/texture.py: message in ERRORS)
 ERR_PARTIAL_WARP = 20  # a whole-warp (.aligned) matrix instruction run by part of a warp (ops/mma.py)
 ERR_STACK_OVERFLOW = 21  # a call needs more stack than the thread has (ops/call_frames.py)
+ERR_BAD_CALL = 22   # an indirect call through a pointer that is no callable function (ops/indirect_calls.py)
 
 # pc values: 0..n-1 nodes, then barrier resume points; EXIT_PC never runs
 EXIT_PC = 0x7FFFFFFF

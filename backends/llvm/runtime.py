@@ -393,11 +393,12 @@ def init_bytes(plan, item, t: str, es: int) -> bytes:
 def symbol_value(plan, sym, generic: bool = False) -> int:
     """The value of a symbol in an initializer: what ``mov r, sym`` gives (a
     .global variable's address, a .const variable's offset in the .const
-    space), or its generic address for ``generic(sym)``."""
+    space, a function's address), or its generic address for ``generic(sym)``."""
     name = sym.name
     if name in plan.global_layout:
         return (Lo.SEG_GLOBALS << plan.shift) | (plan.global_layout[name] + sym.offset)
     if name in plan.const_layout:
         off = plan.const_layout[name] + sym.offset
         return (Lo.SEG_CONST << plan.shift) | off if generic else off
-    return 0
+    from ptxc.ir.call_targets import function_address     # a vtable's entries
+    return function_address(plan.module, name, plan.shift) or 0
