@@ -113,3 +113,16 @@ def test_prototype_mismatch(module):
     assert ("kernel wrong_prototype, CTA (0,0,0), thread (0,0,0): indirect call of _Z6op_subii "
             "(.param .b32) (.param .b32, .param .b32) through a pointer of prototype (.param .b32) "
             "(.param .b32): the signatures differ") in str(e.value)
+
+
+@pytest.mark.parametrize("mode", ["full", "hybrid"])
+def test_virtual_calls_under_ptxc_run(tmp_path, mode):
+    """tests/cuda_apps/virtual_app.cu (nvcc at test time): objects made with
+    device new in one launch, their virtual area() called in the next,
+    deleted through the virtual destructor in a third; the host checks
+    every value."""
+    from runtime_apps import AppBuilder, run_ptxc
+    app = AppBuilder(tmp_path).build("virtual_app")
+    run = run_ptxc(app, mode=mode)
+    assert run.returncode == 0, run.proc.stderr
+    assert "virtual_app: 0 wrong, no error" in run.proc.stdout
