@@ -29,11 +29,12 @@ def test_prologue_frame_patterns():
     assert frames.prologue_frame(bytes.fromhex("c3")) == 0
 
 
-def test_stack_sizes():
-    assert stacks.stack_bytes(0) == 8 << 20
-    assert stacks.stack_bytes(11 << 20) == 19 << 20
-    assert stacks.stack_bytes((11 << 20) + 1) == 20 << 20
-    assert stacks.stack_bytes(None) == (256 + 8) << 20
+def test_stack_sizes(monkeypatch):
+    monkeypatch.setattr(stacks, "default_stack", lambda: 8 << 20)
+    assert stacks.stack_bytes(0) == 8 << 20                 # the default stack
+    assert stacks.stack_bytes(11 << 20) == 15 << 20         # frame + 4 MiB
+    assert stacks.stack_bytes((11 << 20) + 1) == 16 << 20   # rounded up to a MiB
+    assert stacks.stack_bytes(None) == (256 + 4) << 20
 
 
 def test_frame_over_8_mib_runs():

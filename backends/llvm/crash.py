@@ -42,7 +42,7 @@ EXIT_CRASHED = 89           # the application's, told by the reply (protocol.h P
 ALARM_S = 10                # at most this long waiting for the application to exit
 TEST_ENV = "PTXC_TEST_CRASH"
 SIGNALS = ("SIGSEGV", "SIGBUS", "SIGILL", "SIGFPE", "SIGABRT")
-ALT_STACK = 256 << 10       # bytes of each executor thread's signal stack
+ALT_STACK = 64 << 10        # bytes of each executor thread's signal stack
 SA_SIGINFO, SA_ONSTACK = 4, 0x08000000
 SIGACTION_BYTES = 152       # glibc's struct sigaction on 64-bit Linux
 
@@ -220,18 +220,26 @@ def reply_to(fd: int, pid: int | None, status: int, prefix: str = ""):
             _prefix = ""
 
 
+_alt_pool: list = []        # signal stacks of finished threads, for the next ones
+
+
 @contextmanager
 def altstack():
     """An alternate signal stack for the calling thread (sigaltstack is per
-    thread), so that the handler runs even after a stack overflow."""
-    buf = ctypes.create_string_buffer(ALT_STACK)
-    new, old = StackT(ctypes.addressof(buf), 0, ALT_STACK), StackT()
-    _libc.sigaltstack(ctypes.byref(new), ctypes.byref(old))
+    thread), so that the handler runs even after a stack overflow. The
+    buffers are recycled (a launch makes threads; zeroing a new buffer each
+    time costs more than the launch of a small kernel)."""
+    with _lock:
+        buf = _alt_pool.pop() if _alt_pool else None
+    if buf is None:
+        buf = ctypes.create_string_buffer(ALT_STACK)
+    _libc.sigaltstack(ctypes.byref(StackT(ctypes.addressof(buf), 0, ALT_STACK)), None)
     try:
         yield
     finally:
         _libc.sigaltstack(ctypes.byref(StackT(None, 2, 0)), None)     # SS_DISABLE
-        del buf
+        with _lock:
+            _alt_pool.append(buf)
 
 
 def test_trigger() -> None:

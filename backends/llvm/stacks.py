@@ -5,8 +5,10 @@ Every CTA worker (launch_wait.run_threads, the cooperative launch's
 threads in ops/coop.py) runs on a thread made here. Its stack is the
 measured frame of the kernel's code (frames.py) plus PYTHON_STACK for what
 else runs on the thread (the CTA loop, ctypes callbacks into Python for
-printf, malloc, textures), rounded up to a MiB; at least the 8 MiB a thread
-gets by default. A stack is a reservation of virtual memory: pages are
+printf, malloc, textures), rounded up to a MiB; when that fits in the stack
+a thread gets by default (``default_stack``: RLIMIT_STACK, as glibc's
+pthread_create takes it, at most 8 MiB) the thread keeps the default, which
+glibc recycles (a launch of small kernels costs no mmap). A stack is a reservation of virtual memory: pages are
 committed only where the code reaches, so a 2 GiB stack of a huge unrolled
 kernel costs what it touches. When the frame is unknown (not x86-64)
 UNKNOWN_FRAME is reserved. When the system refuses the reservation the
@@ -18,12 +20,13 @@ same) is reported naming the kernel (crash.py).
 """
 from __future__ import annotations
 
+import resource
 import threading
 
 from ptxc.errors import PtxcError
 
 MIB = 1 << 20
-PYTHON_STACK = 8 * MIB      # the rest of what runs on an executor thread
+PYTHON_STACK = 4 * MIB      # the rest of what runs on an executor thread
 UNKNOWN_FRAME = 256 * MIB   # reserved when frames.py could not measure the code
 _lock = threading.Lock()    # threading.stack_size is process-wide
 
@@ -31,7 +34,15 @@ _lock = threading.Lock()    # threading.stack_size is process-wide
 def stack_bytes(frame: int | None) -> int:
     """The stack of a thread running code whose frames need ``frame`` bytes."""
     need = (UNKNOWN_FRAME if frame is None else frame) + PYTHON_STACK
-    return max(PYTHON_STACK, -(-need // MIB) * MIB)
+    return max(default_stack(), -(-need // MIB) * MIB)
+
+
+def default_stack() -> int:
+    """The stack a new thread gets when none is asked for (module doc)."""
+    soft, _ = resource.getrlimit(resource.RLIMIT_STACK)
+    if soft == resource.RLIM_INFINITY or soft <= 0:
+        return 2 * MIB              # glibc's ARCH_STACK_DEFAULT_SIZE is larger; be safe
+    return min(soft, 8 * MIB)
 
 
 def start_threads(target, n: int, frame: int | None, label: str) -> list:
@@ -51,7 +62,7 @@ def start_threads(target, n: int, frame: int | None, label: str) -> list:
     with _lock:
         old = threading.stack_size()
         try:
-            threading.stack_size(size)
+            threading.stack_size(size if size > default_stack() else 0)
             for k in range(n):
                 t = threading.Thread(target=body, args=(k,), daemon=True)
                 t.start()
