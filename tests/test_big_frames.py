@@ -52,3 +52,30 @@ def test_frame_over_8_mib_runs():
     if compiled.frame_bytes <= EIGHT_MIB:
         pytest.skip(f"the wmma lowering's frame is now {compiled.frame_bytes} bytes, below 8 MiB: "
                     f"this test no longer overflows a default stack")
+
+
+def test_overflow_of_a_small_stack_is_reported():
+    """The same kernel on threads of the default 8 MiB stack (stack sizing
+    switched off): the overflow is a real SIGSEGV on the stack's guard page,
+    reported from the alternate signal stack naming the kernel (exit 70),
+    not a silent death."""
+    import subprocess
+    import sys
+    code = ("import numpy as np, ptxc\n"
+            "from ptxc.backends.llvm import stacks\n"
+            "stacks.stack_bytes = lambda frame: 8 << 20\n"
+            "stacks.default_stack = lambda: 8 << 20\n"
+            f"m = ptxc.load({PTX!r})\n"
+            f"a = np.ones((16, {K}), np.float16)\n"
+            "c = np.zeros((16, 16), np.float32)\n"
+            "ptxc.launch(m, 'wmma_band', grid=1, block=32, args=[a, a, c], mode='full')\n"
+            "f = next(iter(m.attrs['llvm_jit_cache'].values())).frame_bytes\n"
+            "print('finished', f)\n")
+    p = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=600)
+    if p.returncode == 0:
+        frame = int(p.stdout.split()[-1])
+        assert frame <= EIGHT_MIB, p.stdout
+        pytest.skip(f"the frame ({frame} bytes) fits 8 MiB now")
+    assert p.returncode == 70, p.stderr
+    assert ("ptxc: internal error: the ptxc process crashed (SIGSEGV) while running kernel "
+            "wmma_band (grid (1, 1, 1), block (32, 1, 1))") in p.stderr
