@@ -126,3 +126,18 @@ def test_virtual_calls_under_ptxc_run(tmp_path, mode):
     run = run_ptxc(app, mode=mode)
     assert run.returncode == 0, run.proc.stderr
     assert "virtual_app: 0 wrong, no error" in run.proc.stdout
+
+
+def test_pointer_from_mov_of_function_names(module):
+    """``mov.u64 %rd, _Z6op_addii`` / ``_Z6op_subii`` and ``selp``: even
+    threads add, odd ones subtract; the two calls of a warp run one after
+    the other and the warp reconverges after the call."""
+    n = 100
+    a = np.arange(n, dtype=np.int32) * 3
+    runs = launch_both(module, "pick_calls", 2, 64, [a, np.zeros(n, np.int32), n])
+    i = np.arange(n, dtype=np.int32)
+    np.testing.assert_array_equal(runs["full"][1][1], np.where(i % 2 == 0, a + i, a - i))
+    prof = runs["full"][0]
+    threads = {k.split(":")[0]: v["thread_execs"] for k, v in prof.per_block.items()
+               if k.startswith("_Z6op_")}
+    assert threads == {"_Z6op_addii": 50, "_Z6op_subii": 50, "_Z6op_mulii": 0}

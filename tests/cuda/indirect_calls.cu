@@ -59,3 +59,13 @@ extern "C" __global__ void wrong_prototype(int *out, int k)
     float r = ((float (*)(float))ops[k])(2.0f);
     out[threadIdx.x] = (int)r;
 }
+
+// the pointer from mov.u64 %rd, fname and selp: op_add for even threads,
+// op_sub for odd ones (two paths in every warp)
+extern "C" __global__ void pick_calls(const int *a, int *out, int n)
+{
+    int i = blockIdx.x * blockDim.x + threadIdx.x;
+    op_t f = (i & 1) ? op_sub : op_add;
+    if (i < n)
+        out[i] = f(a[i], i);
+}
