@@ -6,27 +6,27 @@ there (SIGSEGV, SIGBUS, SIGILL, SIGFPE, SIGABRT) used to kill it silently:
 process" (issue 29: an executor thread's stack overflowed). While a launch
 runs (``running``), a native signal handler reports it instead, as
 faulthandler and the sanitizers' deadly-signal handlers do: it runs on an
-alternate signal stack (``altstack``: per thread, POSIX sigaltstack, so
-that a stack overflow can still be reported), writes a line prepared
-before the launch
+alternate signal stack (``altstack``: per thread, POSIX sigaltstack, so that
+a stack overflow can still be reported), writes a line prepared before the
+launch
 
-    ptxc: internal error: the ptxc process crashed (SIGSEGV) while running kernel K (grid ..., block ...); ...
+    ptxc: internal error: the ptxc process crashed (SIGSEGV) while running kernel K (...); ...
 
-on stderr, under ``ptxc run`` sends the application the fatal reply its
-shim waits for (status EXIT_CRASHED, then waits up to ALARM_S seconds for
-it to exit; ``reply_to``), and ends the process with ``_exit(EXIT_STATUS)``
-(70, ptxc's status for an internal error). Only async-signal-safe calls are
-made (write, waitpid, alarm, _exit, sigaction, raise, pause:
-POSIX.1-2017 2.4.3); when several threads crash at once, the first reports
-and the others wait in ``pause`` for the exit. Outside a launch the handler puts the previous action back and
-raises the signal again, so other crashes behave as before (faulthandler's
-report, or the default action).
+on stderr, under ``ptxc run`` sends the application the fatal reply its shim
+waits for (status EXIT_CRASHED, then waits up to ALARM_S seconds for it to
+exit; ``reply_to``), and ends the process with ``_exit(EXIT_STATUS)`` (70,
+ptxc's status for an internal error). Only async-signal-safe calls are made
+(write, waitpid, alarm, _exit, sigaction, raise, pause: POSIX.1-2017 2.4.3);
+when several threads crash at once, the first reports and the others wait in
+``pause`` for the exit. Outside a launch the handler puts the previous
+action back and raises the signal again, so other crashes behave as before
+(faulthandler's report, or the default action).
 
 The handler is LLVM IR compiled once per process (no C library to build);
-its state (the prepared lines, the reply, the previous actions) lives in
-one buffer that Python fills. ``PTXC_TEST_CRASH=SIGSEGV`` (or SIGBUS,
-SIGILL, SIGFPE, SIGABRT) makes every executor thread raise that signal
-before it runs CTAs: a test-only trigger (tests/test_crash_report.py).
+its state (the prepared lines, the reply, the previous actions) lives in one
+buffer that Python fills. ``PTXC_TEST_CRASH=SIGSEGV`` (or SIGBUS, SIGILL,
+SIGFPE, SIGABRT) makes every executor thread raise that signal before it
+runs CTAs: a test-only trigger (tests/test_crash_report.py).
 """
 from __future__ import annotations
 
@@ -166,7 +166,8 @@ def install() -> None:
         for slot, name in enumerate(SIGNALS):
             sig = int(getattr(signal, name))
             state[SIGTAB + sig] = slot
-            _libc.sigaction(sig, ctypes.byref(act), ctypes.c_void_p(base + OLD + sig * SIGACTION_BYTES))
+            old = ctypes.c_void_p(base + OLD + sig * SIGACTION_BYTES)
+            _libc.sigaction(sig, ctypes.byref(act), old)
         _installed = (engine, state)
 
 

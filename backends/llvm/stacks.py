@@ -1,18 +1,18 @@
-"""The threads a launch's code runs on: native stacks sized for the
-compiled kernel, an alternate signal stack, crash reporting.
+"""The threads a launch's code runs on: native stacks sized for the compiled
+kernel, an alternate signal stack, crash reporting.
 
-Every CTA worker (launch_wait.run_threads, the cooperative launch's
-threads in ops/coop.py) runs on a thread made here. Its stack is the
-measured frame of the kernel's code (frames.py) plus PYTHON_STACK for what
-else runs on the thread (the CTA loop, ctypes callbacks into Python for
-printf, malloc, textures), rounded up to a MiB; when that fits in the stack
-a thread gets by default (``default_stack``: RLIMIT_STACK, as glibc's
-pthread_create takes it, at most 8 MiB) the thread keeps the default, which
-glibc recycles (a launch of small kernels costs no mmap). A stack is a reservation of virtual memory: pages are
-committed only where the code reaches, so a 2 GiB stack of a huge unrolled
-kernel costs what it touches. When the frame is unknown (not x86-64)
-UNKNOWN_FRAME is reserved. When the system refuses the reservation the
-launch stops with one line naming the kernel and the size.
+Every CTA worker (launch_wait.run_threads, the cooperative launch's threads
+in ops/coop.py) runs on a thread made here. Its stack is the measured frame
+of the kernel's code (frames.py) plus PYTHON_STACK for what else runs on the
+thread (the CTA loop, ctypes callbacks into Python for printf, malloc,
+textures), rounded up to a MiB; when that fits in the stack a thread gets by
+default (``default_stack``: RLIMIT_STACK, as glibc's pthread_create takes
+it, at most 8 MiB) the thread keeps the default, which glibc recycles (a
+launch of small kernels costs no mmap). A stack is a reservation of virtual
+memory: pages are committed only where the code reaches, so a 2 GiB stack of
+a huge unrolled kernel costs what it touches. When the frame is unknown (not
+x86-64) UNKNOWN_FRAME is reserved. When the system refuses the reservation
+the launch stops with one line naming the kernel and the size.
 
 Each thread also installs an alternate signal stack and runs under
 crash.running, so that a fault in native code (a stack overflow all the
