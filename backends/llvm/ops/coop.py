@@ -128,8 +128,9 @@ def run_cooperative(launch, workers) -> None:
     with _lock:
         _active = baton
         try:
-            from ptxc.backends.llvm.stacks import start_threads
+            from ptxc.backends.llvm.stacks import stack_bytes, start_threads
             from ptxc.ir.names import short
+            launch.thread_stack = stack_bytes(launch.c.frame_bytes)     # tier_up.fits
             try:
                 threads = start_threads(body, len(workers), launch.c.frame_bytes,
                                         f"kernel {short(launch.c.plan.kernel.name)}")
