@@ -29,6 +29,44 @@ def test_prologue_frame_patterns():
     assert frames.prologue_frame(bytes.fromhex("c3")) == 0
 
 
+def test_object_frames_of_llvm_code():
+    """An object LLVM emits: run_warp_a allocates a 400,000-byte array and
+    calls the helper h (1,200 bytes); run_warp_b is a second kernel. Each
+    kernel's bound is its frame plus the helpers', never the other
+    kernel's."""
+    import platform
+    if platform.machine().lower() not in ("x86_64", "amd64"):
+        pytest.skip("frames.py reads x86-64 prologues")
+    from ptxc.backends.llvm.jit import llvm, new_target_machine
+    b = llvm()
+    text = """
+define internal i32 @h(i32 %n) noinline {
+  %a = alloca [300 x i32]
+  %p = getelementptr [300 x i32], ptr %a, i32 0, i32 %n
+  store volatile i32 1, ptr %p
+  %v = load volatile i32, ptr %p
+  ret i32 %v
+}
+define i32 @run_warp_a(i32 %n) {
+  %a = alloca [100000 x i32]
+  %p = getelementptr [100000 x i32], ptr %a, i32 0, i32 %n
+  store volatile i32 1, ptr %p
+  %v = load volatile i32, ptr %p
+  %w = call i32 @h(i32 %v)
+  ret i32 %w
+}
+define i32 @run_warp_b(i32 %n) {
+  %w = call i32 @h(i32 %n)
+  ret i32 %w
+}
+"""
+    obj = new_target_machine(0).emit_object(b.parse_assembly(text))
+    got = frames.object_frames(obj)
+    assert 1200 <= got["h"] < 1200 + frames.SLACK
+    assert 401_200 <= got["run_warp_a"] < 401_200 + 2 * frames.SLACK
+    assert 1200 <= got["run_warp_b"] < 1200 + 2 * frames.SLACK
+
+
 def test_stack_sizes(monkeypatch):
     monkeypatch.setattr(stacks, "default_stack", lambda: 8 << 20)
     assert stacks.stack_bytes(0) == 8 << 20                 # the default stack

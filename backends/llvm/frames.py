@@ -18,7 +18,10 @@ sub rsp, rax`` (``48 B8``, ``48 29 C4``), after at most six register pushes
 and a realignment (``and rsp, -align``). The native code has no recursion
 (recursive PTX uses the call stacks in memory of ops/call_frames.py), so a
 call chain enters each function at most once and the sum of the frames of
-an object bounds the stack any of its kernels can use. On another
+an object bounds the stack any of its kernels can use; an object of many
+kernels (a batch, jit.compile_many) bounds each kernel by its own frame plus
+those of the helpers (every function not named ``run_warp_*``: a kernel
+never calls another kernel's ``run_warp``). On another
 architecture (or an object that is not ELF64) the size is unknown (None)
 and stacks.py reserves its default.
 """
@@ -28,21 +31,25 @@ import platform
 import struct
 
 PROLOGUE_BYTES = 96         # a prologue's frame allocation lies within this many bytes
-SLACK = 6 * 8 + 8 + 256     # pushes, the return address and a realignment (up to 256 bytes)
+SLACK = 6 * 8 + 8 + 256 + 128   # pushes, the return address, a realignment (up to 256
+                                # bytes) and the System V red zone (128 bytes a leaf uses
+                                # below rsp without moving it)
+KERNEL_PREFIX = "run_warp_"   # jit.py names each kernel's function run_warp_KEY
 
 
-def object_frames(obj: bytes) -> tuple[list[str], int] | None:
-    """(the function names defined in ``obj``, the sum of their frames in
-    bytes), or None when ``obj`` cannot be read (not x86-64 ELF64)."""
+def object_frames(obj: bytes) -> dict | None:
+    """{function name defined in ``obj``: the native stack bytes a call of
+    it may use} (module doc), or None when ``obj`` cannot be read (not
+    x86-64 ELF64)."""
     if platform.machine().lower() not in ("x86_64", "amd64") or obj[:5] != b"\x7fELF\x02":
         return None
     try:
-        funcs = list(_functions(obj))
-    except (struct.error, IndexError):
+        frames = {name: prologue_frame(obj[off:off + min(size, PROLOGUE_BYTES)]) + SLACK
+                  for name, off, size in _functions(obj)}
+    except (struct.error, IndexError, ValueError):
         return None
-    total = sum(prologue_frame(obj[off:off + min(size, PROLOGUE_BYTES)]) + SLACK
-                for _, off, size in funcs)
-    return [name for name, _, _ in funcs], total
+    helpers = sum(v for k, v in frames.items() if not k.startswith(KERNEL_PREFIX))
+    return {k: (v + helpers if k.startswith(KERNEL_PREFIX) else v) for k, v in frames.items()}
 
 
 def prologue_frame(code: bytes) -> int:

@@ -374,9 +374,7 @@ def _engine(objs: list, level: int, frames: dict | None = None):
     from ptxc.backends.llvm.frames import object_frames
     b = llvm()
     for obj in objs if frames is not None else ():
-        measured = object_frames(obj)
-        if measured is not None:
-            frames.update(dict.fromkeys(measured[0], measured[1]))
+        frames.update(object_frames(obj) or {})
     engine = b.create_mcjit_compiler(b.parse_assembly(""), new_target_machine(level))
     for obj in objs:
         engine.add_object_file(ObjectFileRef.from_data(obj))
