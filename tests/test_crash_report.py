@@ -108,6 +108,17 @@ def test_ptxc_run_tells_the_application(tmp_path):
         "ptxc exits with status 70 (please report this bug)"], p.stderr
 
 
+def test_ptxc_run_waits_for_its_application(tmp_path):
+    """The application is ptxc's own child: ptxc waits for it to exit (it
+    read the fatal reply) before it exits itself, so nothing the
+    application writes comes after ptxc's status."""
+    app = AppBuilder(tmp_path).build("crash_app")
+    p = run([sys.executable, "-m", "ptxc.cli", "run", "--", app], "SIGSEGV")
+    assert p.returncode == 70, p.stderr
+    assert "lost the connection" not in p.stderr, p.stderr
+    assert len(crash_lines(p.stderr)) == 1, p.stderr
+
+
 def test_stack_refused_is_one_line(monkeypatch):
     """A stack the system cannot reserve (here 2**50 bytes) stops the launch
     with one line naming the kernel and the size."""

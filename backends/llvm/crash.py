@@ -16,7 +16,8 @@ on stderr, under ``ptxc run`` sends the application the fatal reply its shim
 waits for (status EXIT_CRASHED, then waits up to ALARM_S seconds for it to
 exit; ``reply_to``), and ends the process with ``_exit(EXIT_STATUS)`` (70,
 ptxc's status for an internal error). Only async-signal-safe calls are made
-(write, waitpid, alarm, _exit, sigaction, raise, pause: POSIX.1-2017 2.4.3);
+(write, waitpid, nanosleep, _exit, sigaction, raise, pause: POSIX.1-2017
+2.4.3);
 when several threads crash at once, the first reports and the others wait in
 ``pause`` for the exit. Outside a launch the handler puts the previous
 action back and raises the signal again, so other crashes behave as before
@@ -39,7 +40,7 @@ from contextlib import contextmanager
 
 EXIT_STATUS = 70            # ptxc's exit status for an internal error (docs/user-guide.md)
 EXIT_CRASHED = 89           # the application's, told by the reply (protocol.h PTXC_EXIT_CRASHED)
-ALARM_S = 10                # at most this long waiting for the application to exit
+ALARM_S = 10                # at most this long waiting for the application to exit (WNOHANG polls)
 TEST_ENV = "PTXC_TEST_CRASH"
 SIGNALS = ("SIGSEGV", "SIGBUS", "SIGILL", "SIGFPE", "SIGABRT")
 ALT_STACK = 64 << 10        # bytes of each executor thread's signal stack
@@ -57,13 +58,14 @@ declare i64 @write(i32, ptr, i64)
 declare i32 @sigaction(i32, ptr, ptr)
 declare i32 @raise(i32)
 declare i32 @waitpid(i32, ptr, i32)
-declare i32 @alarm(i32)
+declare i32 @nanosleep(ptr, ptr)
 declare void @_exit(i32) noreturn
 declare i32 @pause()
 @ptxc_crash_state = global ptr null
 
 define void @ptxc_crash_handler(i32 %sig, ptr %info, ptr %ctx) {{
 entry:
+  %ts = alloca [2 x i64]
   %st = load volatile ptr, ptr @ptxc_crash_state
   %armed = load volatile i32, ptr %st
   %on = icmp sgt i32 %armed, 0
@@ -117,9 +119,19 @@ send:
   %wait = and i1 %sent, %haspid
   br i1 %wait, label %waitapp, label %exit
 waitapp:
-  %a = call i32 @alarm(i32 {ALARM_S})
-  %wp = call i32 @waitpid(i32 %pid, ptr null, i32 0)
-  br label %exit
+  %k = phi i32 [ 0, %send ], [ %k1, %sleep ]
+  %wp = call i32 @waitpid(i32 %pid, ptr null, i32 1)
+  %running = icmp eq i32 %wp, 0
+  %k1 = add i32 %k, 1
+  %more = icmp slt i32 %k1, {ALARM_S * 20}
+  %again = and i1 %running, %more
+  br i1 %again, label %sleep, label %exit
+sleep:
+  store i64 0, ptr %ts
+  %nsp = getelementptr i64, ptr %ts, i64 1
+  store i64 50000000, ptr %nsp
+  %z = call i32 @nanosleep(ptr %ts, ptr null)
+  br label %waitapp
 exit:
   %stp = getelementptr i8, ptr %st, i64 {STATUS}
   %status = load volatile i32, ptr %stp
