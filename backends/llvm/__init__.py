@@ -11,7 +11,10 @@ prelude_ir (what every kernel module carries), jit and pipeline
 (compiling, overlapped), guards (the GC paused while compiling, LLVM's
 errors placed in the PTX), objcache (compiled kernels on disk), runtime and
 runtime_ir (memory, the CTA thread pool, the native CTA loop),
-launch_wait, callbacks, reg_writes.
+launch_wait, callbacks, reg_writes; frames (the native frame a compiled
+kernel needs, read from its object code), stacks (executor threads with
+stacks sized for it), crash (a crash in native code reported naming the
+kernel).
 
 ops/: the lowering of each instruction family. instruments/: code that a
 tool adds to the generated kernel (checks, counters, profiles, injection).

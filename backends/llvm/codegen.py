@@ -189,6 +189,9 @@ class KernelCodegen(SimtMixin, WarpFrame, SpecialRegs, Values, LoweringGuard):
         self.set_mask(m)
         if node.prev is not None and node.prev.callee is not None:
             self.copy_returns(node.prev)
+        elif node.prev is not None and node.prev.indirect:
+            from ptxc.backends.llvm.ops.indirect_calls import indirect_returns
+            indirect_returns(self, node.prev)
         term = node.block.terminator if node.next is None else None
         for ins in node.instrs:
             if ins is term or ins is node.call:

@@ -63,6 +63,7 @@ class Compiled:
     value_profile: bool = False     # the value-profiling variant (value_prof.py)
     stack: dict | None = None       # a recursive kernel's call-stack sizes (ops/call_frames.py)
     atomics_commute: bool = False   # its global atomics leave the same bytes in any order (atomic_order.py)
+    frame_bytes: int | None = None  # native stack its code may use (frames.py; None: unknown)
 
     @property
     def in_order(self) -> bool:
@@ -257,9 +258,11 @@ def _compile_into(cache, module, todo, mode, level, keep_ir, skip_errors, memory
     from ptxc.backends.llvm.ops.call_frames import stack_info
     from ptxc.backends.llvm.pipeline import compile_pipelined
     t0 = time.perf_counter()
+    frames: dict = {}
     made, engine, compiled, t_gen = compile_pipelined(
         todo, lambda part: _generate(module, part, mode, level, skip_errors, memory, variants),
-        lambda unique, names: _objects(unique, level, names), lambda objs: _engine(objs, level))
+        lambda unique, names: _objects(unique, level, names),
+        lambda objs: _engine(objs, level, frames))
     if not made:
         return
     unique = {g.name: (g, text) for _, g, text in made}
@@ -279,7 +282,7 @@ def _compile_into(cache, module, todo, mode, level, keep_ir, skip_errors, memory
             memory_counters=bool(memory), bank_bytes=memory, mem_ctr=g.mem_ctr,
             uses_heap=g.uses_heap, launches_grids=g.launches_grids, inject="inject" in variants, value_ctr=g.value_ctr,
             value_or=g.value_or, value_profile="value_profile" in variants,
-            stack=stack_info(g), atomics_commute=commute(g.plan))
+            stack=stack_info(g), atomics_commute=commute(g.plan), frame_bytes=frames.get(g.name))
 
 
 def variant_set(flags: dict) -> frozenset:
@@ -366,10 +369,15 @@ def _objects(unique: dict, level: int, names: str) -> tuple:
     return objs, len(missing)
 
 
-def _engine(objs: list, level: int):
-    """An execution engine holding the object code ``objs``."""
+def _engine(objs: list, level: int, frames: dict | None = None):
+    """An execution engine holding the object code ``objs``; ``frames``
+    (if given) receives {function name: the native stack bytes its object's
+    code may use} (frames.py)."""
     from llvmlite.binding.object_file import ObjectFileRef
+    from ptxc.backends.llvm.frames import object_frames
     b = llvm()
+    for obj in objs if frames is not None else ():
+        frames.update(object_frames(obj) or {})
     engine = b.create_mcjit_compiler(b.parse_assembly(""), new_target_machine(level))
     for obj in objs:
         engine.add_object_file(ObjectFileRef.from_data(obj))

@@ -29,18 +29,19 @@ EVERY = 1.0          # seconds between updates
 POLL = 0.2           # seconds between checks of the workers
 
 
-def run_threads(loop, n: int, state: dict, total: int, label: str) -> None:
-    """Run ``loop(k)`` for k < n in daemon threads; ``state["done"]`` counts
+def run_threads(loop, n: int, state: dict, total: int, label: str,
+                frame: int | None = None) -> None:
+    """Run ``loop(k)`` for k < n in daemon threads whose stacks fit native
+    frames of ``frame`` bytes (stacks.py); ``state["done"]`` counts
     finished CTAs (of ``total``); ``state["tick"](done, total)``, if given,
     is called every POLL seconds (tier_up.py). On KeyboardInterrupt (or an exception of
     the ``watching`` check) set ``state["stop"]`` to -1 (the loops take no
     more work) and re-raise."""
-    threads = [threading.Thread(target=loop, args=(k,), daemon=True) for k in range(n)]
-    for t in threads:
-        t.start()
+    from ptxc.backends.llvm.stacks import start_threads
     progress = Progress(label, total)
     tick = state.get("tick")
     try:
+        threads = start_threads(loop, n, frame, label)
         for t in threads:
             while t.is_alive():
                 t.join(POLL)

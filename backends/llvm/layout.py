@@ -48,19 +48,6 @@ def spare_segment(segments) -> int:
     return max([SEG_FIRST_BUFFER - 1, *segments]) + 1
 
 
-# function addresses (``mov.u64 %rd, kernel``: a device-side launch's
-# function, ops/device_launch.py): distinct, 16-byte apart, in the null
-# segment, so that a load or store through one traps as a null access
-FUNC_BASE, FUNC_STRIDE = 0x10000, 16
-
-
-def function_address(module, name: str) -> int:
-    """The address of function ``name`` of ``module`` (its place among the
-    module's distinct function names, in written order)."""
-    names = list(dict.fromkeys(f.name for f in module.functions))
-    return FUNC_BASE + FUNC_STRIDE * names.index(name)
-
-
 SPACE_SEGMENT = {"shared": SEG_SHARED, "local": SEG_LOCAL, "param": SEG_PARAM,
                  "const": SEG_CONST}
 
@@ -149,6 +136,7 @@ ERR_ASSERT = 14     # a failed device assertion (__assertfail; device_calls.py)
 ERR_TEX = 15        # a texture/surface instruction failed (ops/texture.py: message in ERRORS)
 ERR_PARTIAL_WARP = 20  # a whole-warp (.aligned) matrix instruction run by part of a warp (ops/mma.py)
 ERR_STACK_OVERFLOW = 21  # a call needs more stack than the thread has (ops/call_frames.py)
+ERR_BAD_CALL = 22   # an indirect call through a pointer that is no callable function (ops/indirect_calls.py)
 
 # pc values: 0..n-1 nodes, then barrier resume points; EXIT_PC never runs
 EXIT_PC = 0x7FFFFFFF

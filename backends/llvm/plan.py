@@ -78,6 +78,7 @@ class Node:
     prev: "Node | None" = None     # for a continuation: the node that made the call
     reentry: bool = False          # the call re-enters ``callee``, an ancestor instance
     chain: tuple = ()              # re-entry: the instances callee .. caller, saved on the stack
+    indirect: list | None = None   # an indirect call: [(function address, Instance)] it may enter
 
     @property
     def name(self) -> str:
@@ -167,6 +168,7 @@ class Plan:
         self.func_globals: list = []            # function-scope .global variables: (var, offset)
         self.recursive_fns = recursive_functions(self._funcs)
         self.framed_calls: list = []            # call nodes into framed instances
+        self._taken = None                      # the address-taken functions (indirect calls)
         root = self._instantiate(kernel, None, None)
         self.root = root
         self._place_all()
@@ -201,7 +203,9 @@ class Plan:
             node = self._new_node(inst, blk, seg, body[start:k + 1], prev)
             node.call = ins
             callee = self._callee(ins)
-            if isinstance(callee, str):
+            if callee == "indirect call":
+                node.indirect = self._indirect_callees(inst, ins)
+            elif isinstance(callee, str):
                 self.no_callee[id(ins)] = callee
             elif (home := self._ancestor(inst, callee)) is not None:   # recursion: re-enter
                 node.callee, node.reentry = home, True
@@ -228,6 +232,8 @@ class Plan:
             prev.next, node.prev = node, prev
             if prev.callee is not None and not prev.reentry:
                 prev.callee.ret_node = node
+            for _, callee in prev.indirect or ():
+                callee.ret_node = node
         for ins in instrs:
             self.instr_ids[(inst.id, id(ins))] = len(self.instr_table)
             self.instr_table.append((inst, ins))
@@ -246,6 +252,23 @@ class Plan:
                 return f"builtin {target.name}"
             return f"call of external function '{target.name}'"
         return fn
+
+    def _indirect_callees(self, inst: Instance, ins: ir.Instr) -> list:
+        """[(address, Instance)]: an inlined instance of every function the
+        indirect call may enter (ptxc/ir/call_targets.py); a candidate
+        already on the call chain or recursive is left out (a lane calling
+        it is a run-time error: ops/indirect_calls.py)."""
+        from ptxc.ir.call_targets import address_taken, function_address, matches, prototype
+        if self._taken is None:
+            self._taken = address_taken(self.module)
+        proto, out = prototype(ins), []
+        for fn in (f for f in self._taken if matches(f, proto)):
+            if (self._ancestor(inst, fn) is not None or fn in self.recursive_fns
+                    or len(self.instances) >= self.max_inline):
+                continue
+            out.append((function_address(self.module, fn.name, self.shift),
+                        self._instantiate(fn, inst, ins)))
+        return out
 
     # ------------------------------------------------------------ queries
     def node_of(self, inst: Instance, blk: ir.Block) -> Node:

@@ -186,13 +186,20 @@ class Launch:
         from ptxc.backends.llvm.ops import device_heap as heap
         from ptxc.backends.llvm.instruments import memcheck
         from ptxc.backends.llvm.ops import device_launch
-        with device_calls.active(ptr(self.L), self.output), \
+        from ptxc.backends.llvm import crash
+        with crash.running(self.crash_label()), device_calls.active(ptr(self.L), self.output), \
                 device_launch.active(ptr(self.L), self.launches), \
                 memcheck.active(ptr(self.L), self.memcheck or memcheck.MemcheckLog()), \
                 (heap.active(self.heap) if self.heap is not None else nullcontext()):
             if classes is not None:
                 return self._run_classes(classes)
             return self._run_all()
+
+    def crash_label(self) -> str:
+        """What a crash report says was running (crash.py)."""
+        from ptxc.ir.names import short
+        return (f"kernel {short(self.c.plan.kernel.name)} (grid {tuple(self.grid)}, "
+                f"block {tuple(self.block)})")
 
     def _run_all(self) -> np.ndarray:
         self.ctas_run = self.nctas
@@ -268,10 +275,13 @@ class Launch:
 
     def _run_pool(self, loop, n: int, state: dict, total: int) -> None:
         from ptxc.backends.llvm.launch_wait import run_threads
+        from ptxc.backends.llvm.stacks import stack_bytes
         from ptxc.ir.names import short
         if self.tier is not None:
             state["tick"] = self.tier.tick
-        run_threads(loop, n, state, total, f"kernel {short(self.c.plan.kernel.name)}")
+        self.thread_stack = stack_bytes(self.c.frame_bytes)     # tier_up.fits
+        run_threads(loop, n, state, total, f"kernel {short(self.c.plan.kernel.name)}",
+                    self.c.frame_bytes)
 
     def _run_parallel(self, workers) -> None:
         # chunks of at most 4096 CTAs: a progress line and Ctrl-C between them
@@ -386,11 +396,12 @@ def init_bytes(plan, item, t: str, es: int) -> bytes:
 def symbol_value(plan, sym, generic: bool = False) -> int:
     """The value of a symbol in an initializer: what ``mov r, sym`` gives (a
     .global variable's address, a .const variable's offset in the .const
-    space), or its generic address for ``generic(sym)``."""
+    space, a function's address), or its generic address for ``generic(sym)``."""
     name = sym.name
     if name in plan.global_layout:
         return (Lo.SEG_GLOBALS << plan.shift) | (plan.global_layout[name] + sym.offset)
     if name in plan.const_layout:
         off = plan.const_layout[name] + sym.offset
         return (Lo.SEG_CONST << plan.shift) | off if generic else off
-    return 0
+    from ptxc.ir.call_targets import function_address     # a vtable's entries
+    return function_address(plan.module, name, plan.shift) or 0

@@ -324,6 +324,9 @@ class SimtMixin:
     def enter_call(self, node) -> None:
         from ptxc.backends.llvm.ops.call_params import copy_params
         callee = node.callee
+        if node.indirect is not None:                # through a function pointer
+            from ptxc.backends.llvm.ops.indirect_calls import enter_indirect
+            return enter_indirect(self, node)
         if callee is not None and callee.framed:      # a call stack (recursion)
             from ptxc.backends.llvm.ops.call_frames import enter_framed
             return enter_framed(self, node)

@@ -93,9 +93,9 @@ class SpecialRegs:
         if sym.name == "WARP_SZ":
             return 32
         p = self.plan.resolve(self.inst, self.cur, sym.name)
-        if p.space == "func":            # a kernel's address: a device-side launch's function
-            from ptxc.backends.llvm.layout import function_address
-            return function_address(self.plan.module, p.var.name)
+        if p.space == "func":           # a function's address (ptxc/ir/call_targets.py)
+            from ptxc.ir.call_targets import function_address
+            return function_address(self.plan.module, sym.name, self.plan.shift) or 0
         off = self.plan.dyn_shared_base if p.offset == DYNAMIC else p.offset
         off += sym.offset
         if p.space == "global":

@@ -58,11 +58,19 @@ class TierUp:
             new = self.compile_o2()
         except Exception:       # noqa: BLE001 - the level-0 code goes on; its launch reports errors
             return
-        if new is not None and new.level > 0 and same_layout(self.launch.c, new):
+        if new is not None and new.level > 0 and same_layout(self.launch.c, new) \
+                and fits(new, getattr(self.launch, "thread_stack", None)):
             self.launch.warp_fn = new.warp_fn
             self.switched = new
             if self.on_ready is not None:
                 self.on_ready()
+
+
+def fits(new, thread_stack) -> bool:
+    """Does the O2 code's frame fit the stacks the launch's workers run on
+    (stacks.py)? (O2 frames are smaller than level 0's in practice.)"""
+    from ptxc.backends.llvm.stacks import stack_bytes
+    return thread_stack is None or stack_bytes(new.frame_bytes) <= thread_stack
 
 
 def for_launch(launch, compiled, kernel, plain: bool):

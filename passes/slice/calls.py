@@ -124,20 +124,12 @@ class Program:
 
     # ---------------------------------------------------------- call graph
     def _scan(self) -> None:
-        taken = {}
+        from ptxc.ir.call_targets import address_taken
+        self.address_taken_funcs = address_taken(self.module)
         for fn in self.functions:
             for ins in fn.instructions():
                 if ins.opcode == "call":
                     self._add_site(fn, decode_call(ins))
-                elif ins.opcode in ("mov", "cvta"):
-                    for op in ins.srcs:
-                        if isinstance(op, ir.Sym) and op.name in self._funcs:
-                            taken[op.name] = self._funcs[op.name]
-        for v in self.module.globals:
-            for name in _init_symbols(v.init):
-                if name in self._funcs:
-                    taken[name] = self._funcs[name]
-        self.address_taken_funcs = [f for f in self.functions if f.name in taken]
 
     def _add_site(self, fn, site: CallSite) -> None:
         self.sites[id(fn)].append(site)
@@ -145,10 +137,15 @@ class Program:
             self.callers.setdefault(callee.name, []).append(site)
 
     def callees_of_site(self, site: CallSite) -> list:
-        """Defined functions a call may enter (every address-taken one, if indirect)."""
+        """Defined functions a call may enter: if indirect, every
+        address-taken one whose signature matches the call's prototype
+        (ptxc/ir/call_targets.py)."""
         name = site.callee_name
         if name is None:
-            return [f for f in self.address_taken_funcs if len(f.params) == len(site.args)]
+            from ptxc.ir.call_targets import matches, prototype
+            proto = prototype(site.instr)
+            return [f for f in self.address_taken_funcs
+                    if matches(f, proto) and len(f.params) == len(site.args)]
         f = self._funcs.get(name)
         return [f] if f is not None and not f.is_decl else []
 
@@ -188,17 +185,3 @@ class Program:
                 out.append((fn, u))
         return out
 
-
-def _init_symbols(init):
-    """Symbol names mentioned in a variable initializer."""
-    if init is None:
-        return
-    stack = [init]
-    while stack:
-        item = stack.pop()
-        if isinstance(item, list):
-            stack.extend(item)
-        elif isinstance(item, ir.Sym):
-            yield item.name
-        elif isinstance(item, tuple) and len(item) == 2 and isinstance(item[1], ir.Sym):
-            yield item[1].name

@@ -15,6 +15,8 @@ what every layer above needs to read, print and transform them.
     numba_names   numba-cuda's kernel names as Python names (no ABI tags, numba's types)
     dwarf_names   the source names of kernel parameters, from the DWARF of -G builds
     address_size  a module's address width (.address_size, or guessed from its accesses)
+    call_targets  what an indirect call may enter: address-taken functions, their
+                  addresses, the call's .callprototype
 
 ``from ptxc import ir`` gives the IR classes (``ir.Module``, ``ir.Instr`` ...):
 this package exports the names of ``core``.

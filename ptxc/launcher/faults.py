@@ -63,6 +63,8 @@ def run_error(c, fn, grid, block, e, max_steps, run_sizes=None, assertions=()) -
         of = f" of its {size}-byte stack (cudaLimitStackSize)" if size else ""
         what = (f"stack overflow: calling {inst.fn.name} needs a {frame}-byte frame and "
                 f"{e.addr - frame} bytes{of} are in use")
+    if e.code == Lo.ERR_BAD_CALL:
+        what = bad_call_text(plan, ins, e.addr)
     read_only = e.code == Lo.ERR_OOB and ins.opcode in ("st", "atom", "red") and \
         in_read_only(e.addr, dict(run_sizes or {}, shift=c.plan.shift))
     if read_only:
@@ -88,6 +90,26 @@ def run_error(c, fn, grid, block, e, max_steps, run_sizes=None, assertions=()) -
     err.site = {"function": inst.fn.name, "at": place.short, "opcode": ins.full_opcode,
                 "thread": (tx, ty, tz), "block": (cx, cy, cz), "what": what}
     return err
+
+
+def bad_call_text(plan, ins, addr: int) -> str:
+    """Why an indirect call's pointer could not be called (ERR_BAD_CALL,
+    backends/llvm/ops/indirect_calls.py)."""
+    from ptxc.ir.call_targets import function_address, prototype, signature_text
+    names = {function_address(plan.module, f.name, plan.shift): f for f in plan.module.functions}
+    fn = names.get(addr)
+    proto = prototype(ins)
+    want = f" {signature_text(*proto)}" if proto is not None else ""
+    if fn is None:
+        null = " (a null function pointer)" if addr == 0 else ""
+        return f"indirect call through 0x{addr:x}{null}, which is not the address of a function"
+    if fn.is_decl or not fn.blocks:
+        return f"indirect call of {fn.name}, which has no body in the module"
+    from ptxc.ir.call_targets import matches
+    if proto is not None and not matches(fn, proto):
+        return (f"indirect call of {fn.name} {signature_text(fn.rets, fn.params)} through a "
+                f"pointer of prototype{want}: the signatures differ")
+    return f"not supported yet: recursion through an indirect call (of {fn.name})"
 
 
 class Place:

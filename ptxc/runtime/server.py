@@ -406,14 +406,28 @@ class Session:
 
     def run_launch(self, k, fn, grid, block, shared, stream, params,
                    cooperative: bool = False) -> LaunchRecord:
+        from ptxc.backends.llvm import crash
         from ptxc.launcher.api import launch_segments
-        from ptxc.backends.llvm.ops.device_launch import LaunchContext
         opts = self.options
         lm = k.fatbin.loaded()
         names = self.devmem.names()
         names[None] = "no allocation: a host pointer or a wild pointer"
         t0 = time.perf_counter()
-        prof = launch_segments(lm.module, fn, grid, block, params, self.devmem.segments(),
+        with crash.reply_to(self.channel.sock.fileno(), self.pid, P.EXIT_CRASHED,
+                            f"launch {len(self.launches) + 1} of the application: "):
+            prof = self._launch_segments(launch_segments, lm, fn, grid, block, shared, params,
+                                         names, cooperative, k)
+        checks.drop_unchecked(opts, k.name, prof)
+        wall = time.perf_counter() - t0
+        return LaunchRecord(len(self.launches) + 1, k.name, lm.label, grid, block, shared,
+                            stream, opts.mode, prof, wall, prof.timings.get("compile", 0.0),
+                            ptx_module=lm.module)
+
+    def _launch_segments(self, launch_segments, lm, fn, grid, block, shared, params, names,
+                         cooperative, k):
+        from ptxc.backends.llvm.ops.device_launch import LaunchContext
+        opts = self.options
+        return launch_segments(lm.module, fn, grid, block, params, self.devmem.segments(),
                                mode=opts.mode, shared_bytes=shared, max_steps=opts.max_steps,
                                threads=opts.threads, memory=lm.memory, segment_names=names,
                                slice_options=HYBRID_SLICE if opts.mode == "hybrid" else None,
@@ -424,8 +438,3 @@ class Session:
                                stack_size=self.stack_bytes,
                                read_only=self.registry.read_only_segments(),
                                device_ctx=LaunchContext(pending_limit=self.pending_launches))
-        checks.drop_unchecked(opts, k.name, prof)
-        wall = time.perf_counter() - t0
-        return LaunchRecord(len(self.launches) + 1, k.name, lm.label, grid, block, shared,
-                            stream, opts.mode, prof, wall, prof.timings.get("compile", 0.0),
-                            ptx_module=lm.module)

@@ -15,6 +15,8 @@ ptx() {   # ptx <topic> <variant> <nvcc flags...>
 
 ptx textures      sm90          -arch=sm_90 -O3
 ptx texture_layers sm90         -arch=sm_90 -O3
+ptx wmma_band     sm90          -arch=sm_90 -O3
+ptx indirect_calls sm90         -arch=sm_90 -O3
 
 ptx recursion     sm90          -arch=sm_90 -O3
 ptx heap_bounds   sm90          -arch=sm_90 -O3

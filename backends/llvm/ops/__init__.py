@@ -13,6 +13,8 @@ cooperative launches, MMA fragment layouts, the texture handle table.
     call_params                 .func call arguments and return values
     call_frames                 calls of recursive functions: the per-thread
                                 call stack, frames, stack overflow
+    indirect_calls              calls through a function pointer: per-lane
+                                dispatch to the inlined candidates
     warp (+ warp_ir)            warp collectives, bar.red
     mbarrier                    arrive-wait barriers
     mma (+ mma_frags), ldmatrix tensor-core instructions; ldmatrix/stmatrix

@@ -128,10 +128,15 @@ def run_cooperative(launch, workers) -> None:
     with _lock:
         _active = baton
         try:
-            threads = [threading.Thread(target=body, args=(c,), daemon=True)
-                       for c in range(len(workers))]
-            for t in threads:
-                t.start()
+            from ptxc.backends.llvm.stacks import stack_bytes, start_threads
+            from ptxc.ir.names import short
+            launch.thread_stack = stack_bytes(launch.c.frame_bytes)     # tier_up.fits
+            try:
+                threads = start_threads(body, len(workers), launch.c.frame_bytes,
+                                        f"kernel {short(launch.c.plan.kernel.name)}")
+            except BaseException:
+                baton.abort = "the threads could not be made"    # the started ones end
+                raise
             for t in threads:
                 while t.is_alive():            # Ctrl-C, launch_wait.watching stop the wait
                     t.join(POLL)

@@ -17,7 +17,7 @@ The calls, per executing lane in ascending lane order (one callback,
 ``ptxc_cdp_call``, per warp-level call, the signature of ptxc_device_call):
 
 * GetParameterBufferV2: checks the function address (a kernel of the
-  module: layout.function_address), the configuration (block <= 1024
+  module: ptxc/ir/call_targets.function_address), the configuration (block <= 1024
   threads and (1024, 1024, 64), grid <= (2^31-1, 65535, 65535), no zero),
   the nesting depth (a grid at depth 24 cannot launch: the guide's
   hardware limit) and the pending launch count (``cudaLimitDevRuntime
@@ -50,6 +50,7 @@ import numpy as np
 
 from ptxc.backends.llvm import callbacks
 from ptxc.backends.llvm import layout as Lo
+from ptxc.ir.call_targets import function_address
 
 (KIND_PARAM_BUFFER, KIND_LAUNCH, KIND_STREAM_CREATE, KIND_STREAM_DESTROY,
  KIND_GET_ERROR, KIND_PEEK_ERROR) = range(6)
@@ -155,7 +156,7 @@ class DeviceLaunches:
     pending: dict = field(default_factory=dict)     # buffer offset -> _Pending
 
     def __post_init__(self):
-        self.kernels = {Lo.function_address(self.module, f.name): f for f in self.module.kernels}
+        self.kernels = {function_address(self.module, f.name, self.shift): f for f in self.module.kernels}
         self.top = 0
         self.streams: set = set()
         self._seq = itertools.count()

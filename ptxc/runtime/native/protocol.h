@@ -29,6 +29,7 @@
 #define PTXC_EXIT_UNSUPPORTED 86   /* the application called a CUDA runtime function ptxc lacks */
 #define PTXC_EXIT_STOPPED 87       /* ptxc stopped the run (a kernel error: out-of-bounds ...) */
 #define PTXC_EXIT_NO_PTXC 88       /* no ptxc process (not started by `ptxc run`, or it died) */
+#define PTXC_EXIT_CRASHED 89       /* the ptxc process crashed while running a launch (it said which) */
 
 /* requests (payloads: see ptxc/runtime/protocol.py) */
 #define OP_HELLO 1            /* u32 version, u32 pid -> gpu info (u64 values, then name) */
