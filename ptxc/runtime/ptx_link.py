@@ -108,7 +108,7 @@ def undefined(items: list[Item]) -> dict:
 def _definitions(items: list[Item]) -> dict:
     """{symbol: its first definition, (input, symbol): a local definition};
     two strong definitions of one symbol are an error."""
-    defined = {}
+    defined, twice = {}, []
     for it in items:
         if it.kind != "def":
             continue
@@ -119,8 +119,11 @@ def _definitions(items: list[Item]) -> dict:
         if first is None:
             defined[it.sym] = it
         elif not (first.weak and it.weak):
-            raise PtxcError(f"linking PTX: multiple definition of {_named(it.sym)} in "
-                            f"{it.origin}, first defined in {first.origin}")
+            twice.append((it, first))
+    if twice:
+        (it, first), more = twice[0], [t.sym for t, _ in twice[1:]]
+        raise PtxcError(f"linking PTX: multiple definition of {_named(it.sym)} in "
+                        f"{it.origin}, first defined in {first.origin}{_more(more)}")
     return defined
 
 
@@ -186,14 +189,19 @@ def _supply(items: list[Item], library: list[tuple[str, str]], index: int) -> li
 
 
 def _undefined_message(absent: list[str], origins: dict) -> str:
-    first, more = absent[0], absent[1:]
+    first = absent[0]
     hint = (" (a function of the CUDA device runtime, libcudadevrt, that ptxc does not "
             "provide)" if first.startswith(("cuda", "__cuda", "cnp")) else "")
-    rest = ""
-    if more:
-        names = ", ".join(_named(s) for s in more[:MAX_NAMED])
-        rest = f" (and {len(more)} more: {names}{', ...' if len(more) > MAX_NAMED else ''})"
-    return f"linking PTX: undefined reference to {_named(first)} in {origins[first]}{hint}{rest}"
+    return (f"linking PTX: undefined reference to {_named(first)} in {origins[first]}{hint}"
+            f"{_more(absent[1:])}")
+
+
+def _more(syms: list[str]) -> str:
+    """' (and 2 more: 'a', 'b')', at most MAX_NAMED of them named."""
+    if not syms:
+        return ""
+    names = ", ".join(_named(s) for s in syms[:MAX_NAMED])
+    return f" (and {len(syms)} more: {names}{', ...' if len(syms) > MAX_NAMED else ''})"
 
 
 def _resolve(items: list[Item], defined: dict) -> list[Item]:

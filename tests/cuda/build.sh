@@ -23,6 +23,10 @@ ptx inlined_atomic sm90.lineinfo -arch=sm_90 -O3 -lineinfo
 
 ptx hybrid_faults sm90          -arch=sm_90 -O3
 
+for t in rdc_main rdc_lib rdc_dup rdc_undefined rdc_devrt; do
+    ptx $t sm90.rdc -rdc=true -arch=sm_90 -O3
+done
+
 ptx provenance    sm90          -arch=sm_90 -O3
 ptx provenance    sm90.G        -arch=sm_90 -G
 
@@ -117,7 +121,10 @@ ptx inlined_loc   sm90.lineinfo -arch=sm_90 -O3 -lineinfo
 ptx inlined_loc   sm90.G        -arch=sm_90 -G
 
 # Every file must assemble.
-for f in *.sm90*.ptx; do run ptxas -arch=sm_90 "$f" -o /dev/null; done
+for f in *.sm90*.ptx; do   # relocatable device code (.rdc.ptx) assembles with --compile-only
+    case $f in *.rdc.ptx) run ptxas -arch=sm_90 -c "$f" -o /dev/null ;;
+               *) run ptxas -arch=sm_90 "$f" -o /dev/null ;; esac
+done
 for f in *.sm75*.ptx; do run ptxas -arch=sm_75 "$f" -o /dev/null; done
 for f in *.sm100a*.ptx; do run ptxas -arch=sm_100a "$f" -o /dev/null; done
 echo "build.sh: all PTX regenerated and checked"
