@@ -159,9 +159,11 @@ class Registry:
         """The PTX of a fat binary that nvlink linked (-rdc=true: rdc.py)."""
         from . import rdc
         if not fb.objects:
-            raise PtxcError(f"{what} was linked from relocatable device code (nvcc -rdc=true) "
-                            f"and the application gave no objects' PTX with it; pass one PTX "
-                            f"module holding every kernel and device function with --ptx")
+            raise PtxcError(f"no PTX to run: nvlink linked this fat binary from relocatable "
+                            f"device code (nvcc -rdc=true) and the application registered it "
+                            f"without its objects' fat binaries, which hold their PTX; pass one "
+                            f"PTX module holding every kernel and device function with --ptx "
+                            f"({what})")
         path = fb.origin or self.program
         return rdc.linked_ptx(fb.objects, rdc.object_names(path, fb.objects), self.sm, what)
 

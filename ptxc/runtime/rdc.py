@@ -28,6 +28,7 @@ its functions are linked when an object references them.
 from __future__ import annotations
 
 import os
+import re
 import struct
 
 from ptxc.errors import PtxcError
@@ -36,6 +37,7 @@ from . import elfinfo, fatbin, ptx_link
 
 DEVICE_RUNTIME = b"_cuda_device_runtime_cu_"     # in the module id of libcudadevrt's object
 LIBRARY = "libcudadevrt (ptxc's PTX)"
+_TEMP = re.compile(r"^tmpxft_[0-9a-f]+_[0-9a-f]+-\d+_")    # nvcc's temporary name for X.cu
 
 
 def split(blob: bytes) -> tuple[bytes, list[bytes]]:
@@ -63,8 +65,8 @@ def object_names(path: str | None, objects: list[bytes]) -> list[str]:
         at = section.find(blob[:256]) if section else -1
         name = files.get(at)
         if name and name.endswith(".cudafe1.cpp"):
-            name = name[:-len(".cudafe1.cpp")] + ".cu"
-        names.append(os.path.basename(name) if name else f"object {i + 1}")
+            name = _TEMP.sub("", os.path.basename(name)[:-len(".cudafe1.cpp")]) + ".cu"
+        names.append(os.path.basename(name) if name else f"object {i + 1} of {len(objects)}")
     return names
 
 
