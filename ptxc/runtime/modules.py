@@ -78,8 +78,11 @@ class FatBinary:
 
 def describe(fb: FatBinary, limit: int = NAMES_SHOWN) -> str:
     """'fat binary #N (kernels: a, b and 40 more)': at most ``limit`` names,
-    each shortened, so that a message says why before it lists much."""
-    names = [n if len(n) <= 60 else n[:57] + "..." for n in list(fb.kernels)[:limit]]
+    each shortened, the application's before the 32 that libcudadevrt's
+    object registers (rdc.py), so that a message says why before it lists
+    much."""
+    ordered = sorted(fb.kernels, key=lambda n: "_cuda_device_runtime_cu_" in n)  # libcudadevrt's last
+    names = [n if len(n) <= 60 else n[:57] + "..." for n in ordered[:limit]]
     more = len(fb.kernels) - len(names)
     listed = ", ".join(names) + (f" and {more} more" if more else "")
     return f"fat binary #{fb.id} (kernels: {listed or 'none'})"

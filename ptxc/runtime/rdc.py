@@ -62,7 +62,7 @@ def object_names(path: str | None, objects: list[bytes]) -> list[str]:
     files = elfinfo.symbol_files(path, "__nv_relfatbin") if section else {}
     names = []
     for i, blob in enumerate(objects):
-        at = section.find(blob[:256]) if section else -1
+        at = section.find(blob) if section else -1
         name = files.get(at)
         if name and name.endswith(".cudafe1.cpp"):
             name = _TEMP.sub("", os.path.basename(name)[:-len(".cudafe1.cpp")]) + ".cu"
