@@ -58,10 +58,7 @@ class Item:
     sym: str | None = None
     kind: str | None = None      # 'def' | 'extern' (a declaration) | None
     func: bool = False
-
-    @property
-    def words(self) -> list[str]:
-        return self.text.split("{", 1)[0].split("=", 1)[0].split()
+    words: tuple = ()            # the directives and names before a body or initializer
 
     @property
     def weak(self) -> bool:
@@ -87,8 +84,7 @@ def link(inputs: list[tuple[str, str]], library: list[tuple[str, str]] = (),
     if strict:
         items += _supply(items, library, len(inputs))
     renamed = _rename_locals(items)
-    out = _resolve(items, _definitions(items))
-    out = [s for s in out if not _unused(s, renamed, out)]
+    out = _drop_unused(_resolve(items, _definitions(items)), renamed)
     return _header(texts) + "\n" + "\n\n".join(s.text for s in out) + "\n"
 
 
@@ -235,12 +231,17 @@ def _resolve(items: list[Item], defined: dict) -> list[Item]:
     return out
 
 
-def _unused(it: Item, renamed: set, out: list[Item]) -> bool:
-    """A renamed local symbol that no other kept item mentions."""
-    if it.sym not in renamed or it.kind != "def":
-        return False
-    return not any(o is not it and it.sym in o.text and it.sym in _WORD.findall(o.text)
-                   for o in out)
+def _drop_unused(out: list[Item], renamed: set) -> list[Item]:
+    """``out`` without the renamed local definitions that no other kept
+    item mentions (those of a dropped copy of a .weak function)."""
+    if not renamed:
+        return out
+    mentions = {}
+    for o in out:
+        for w in set(_WORD.findall(o.text)) & renamed:
+            mentions[w] = mentions.get(w, 0) + 1
+    return [o for o in out if not (o.kind == "def" and o.sym in renamed and
+                                   mentions.get(o.sym, 0) <= 1)]
 
 
 def _max_align(a: str, b: str) -> str:
@@ -323,9 +324,9 @@ def _items(text: str) -> list[str]:
 
 def _item(text: str, origin: str, index: int) -> Item:
     """The item with its symbol: a function or variable, defined or declared."""
-    it = Item(text, origin, index)
     head = text.split("{", 1)[0]
     words = head.split()
+    it = Item(text, origin, index, words=tuple(head.split("=", 1)[0].split()))
     if not words or words[0] == ".file":
         return it
     m = _FUNC_NAME.search(head)
