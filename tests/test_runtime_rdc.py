@@ -84,6 +84,18 @@ def test_conjugate_gradient_in_three_files(apps, tmp_path):
     assert counters["full"] == counters["hybrid"]
 
 
+def test_by_source_check_reads_the_objects(apps):
+    """--by source's check before the run finds the three objects' PTX
+    (in __nv_relfatbin; the linked fat binary has none) and their lack of
+    .loc lines."""
+    from ptxc.runtime import lineinfo
+    app = apps.build("rdc_cg", CG, flags=RDC)
+    texts = lineinfo.embedded_ptx(app, 90)
+    assert len(texts) == 3 and all(b".entry" in t or b".func" in t for t in texts)
+    with pytest.raises(PtxcError, match="needs CUDA line information"):
+        lineinfo.refuse_without_lines(app, 90)
+
+
 def test_object_without_ptx_is_named(apps, tmp_path):
     """rdc_cg_math.cu compiled for sm_90 SASS only, the others with PTX."""
     if nvcc() is None:
