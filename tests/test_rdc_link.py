@@ -7,6 +7,8 @@ functions supplied as referenced, and nvlink's errors in one line. No nvcc
 needed (tests/test_runtime_rdc.py builds applications)."""
 import os
 import re
+import shutil
+import subprocess
 
 import numpy as np
 import pytest
@@ -27,7 +29,8 @@ def ptx(name: str) -> tuple[str, str]:
 def test_two_objects_link_and_run():
     """apply (rdc_main.cu) calls scale and counts in calls, both defined in
     rdc_lib.cu: p[i] = 3 * p[i] + i % 4 (offset<float>, a .weak function of
-    both files, kept once); both files' printf strings are `$str`."""
+    both files, kept once), + 100 if rdc_lib's holder (= &calls) did not
+    point at calls; both files' printf strings are `$str`."""
     text = ptx_link.link([ptx("rdc_main"), ptx("rdc_lib")], strict=True)
     assert ".extern .global .align 4 .u32 calls" not in text
     assert len(re.findall(r"^\.visible \.global .*\bcalls;", text, re.M)) == 1
@@ -59,12 +62,12 @@ def test_undefined_reference_names_symbol_and_file():
 
 
 def test_missing_definitions_of_another_file():
-    """rdc_main.cu alone: scale and calls are rdc_lib.cu's (vprintf is the
-    executor's, not undefined)."""
+    """rdc_main.cu alone: scale, holder and calls are rdc_lib.cu's (vprintf
+    is the executor's, not undefined)."""
     with pytest.raises(PtxcError) as e:
         ptx_link.link([ptx("rdc_main")], strict=True)
     assert e.value.message == ("linking PTX: undefined reference to '_Z5scalef' (scale(float)) "
-                               "in rdc_main.cu (and 1 more: 'calls')")
+                               "in rdc_main.cu (and 2 more: 'holder', 'calls')")
 
 
 def test_multiple_definition_names_both_files():
@@ -107,12 +110,31 @@ def test_device_runtime_function_not_provided():
 def test_extern_variable_before_its_definition_moves_up():
     """rdc_main.cu declares `calls` (.extern) before rdc_lib.cu defines it:
     the definition takes the declaration's place, so kernels that use it
-    come after it; a function's definition keeps its place and the
-    declaration becomes its prototype."""
+    come after it (after the variables its initializer names: rdc_lib's
+    `holder = &calls`); a function's definition keeps its place and the
+    declaration becomes its prototype, with the definition's linkage."""
     text = ptx_link.link([ptx("rdc_main"), ptx("rdc_lib")], strict=True)
     calls = text.index(".visible .global .align 4 .u32 calls;")
-    assert calls < text.index(".visible .entry apply(")
-    proto = re.search(r"^\.func\s+\(\.param \.b32 func_retval0\) _Z5scalef\s*\([^{]*?\)\s*;",
-                      text, re.M)
+    holder = text.index(".visible .global .align 8 .u64 holder = generic(calls);")
+    assert calls < holder < text.index(".visible .entry apply(")
+    proto = re.search(r"^\.visible \.func\s+\(\.param \.b32 func_retval0\) _Z5scalef\s*"
+                      r"\([^{]*?\)\s*;", text, re.M)
     assert proto and proto.start() < text.index(".visible .func  (.param .b32 func_retval0) "
                                                 "_Z5scalef(")
+
+
+@pytest.mark.parametrize("names", [("rdc_main", "rdc_lib"), ("rdc_devrt",)])
+def test_linked_ptx_assembles(tmp_path, names):
+    """What the link writes is PTX that ptxas accepts (prototypes of the
+    definitions' linkage, variables defined before use); skipped without
+    ptxas."""
+    ptxas = shutil.which("ptxas")
+    if ptxas is None:
+        pytest.skip("needs ptxas")
+    text = ptx_link.link([ptx(n) for n in names],
+                         library=[("libcudadevrt", cudadevrt_ptx.PTX)], strict=True)
+    path = tmp_path / "linked.ptx"
+    path.write_text(text)
+    proc = subprocess.run([ptxas, "-arch=sm_90", str(path), "-o", str(tmp_path / "linked.cubin")],
+                          capture_output=True, text=True, timeout=120)
+    assert proc.returncode == 0, proc.stderr

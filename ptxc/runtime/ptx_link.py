@@ -14,7 +14,8 @@ top-level items of every input are kept in order, and:
 * an ``.extern`` declaration of a function or variable that an input
   defines is dropped when the definition comes first; a later function
   definition makes it a plain prototype, a later variable definition moves
-  up to its place (a variable has no prototype);
+  up to its place (a variable has no prototype), after the variables of its
+  file that its initializer names;
 * ``.extern .shared`` arrays (dynamic shared memory) are declared once per
   name, with the largest alignment;
 * of two definitions of a ``.weak`` or ``.common`` symbol the first is kept;
@@ -217,11 +218,11 @@ def _resolve(items: list[Item], defined: dict) -> list[Item]:
         if it.kind == "extern" and own is not None:
             if key in kept:
                 continue              # served by a definition above
-            if it.func:               # a prototype of a definition below
-                it.text = re.sub(r"^\s*\.extern\s+", "", it.text)
+            if it.func:               # a prototype of a definition below, of its linkage
+                linkage = next((w + " " for w in (".weak", ".visible") if w in own.words), "")
+                it.text = re.sub(r"^\s*\.extern\s+", linkage, it.text)
             else:                     # a variable: its definition moves up here
-                kept.add(key)
-                out.append(own)
+                _hoist(own, defined, kept, out)
                 continue
         if it.kind == "def":
             if own is not it or key in kept:
@@ -229,6 +230,21 @@ def _resolve(items: list[Item], defined: dict) -> list[Item]:
             kept.add(key)
         out.append(it)
     return out
+
+
+def _hoist(var: Item, defined: dict, kept: set, out: list[Item]) -> None:
+    """Emit variable definition ``var`` here, after the variables of its
+    input that its initializer names (``generic($str)``, ``&target``)."""
+    key = (var.index, var.sym) if var.local else var.sym
+    if key in kept:
+        return
+    kept.add(key)
+    init = var.text.split("=", 1)[1] if "=" in var.text else ""
+    for word in dict.fromkeys(_WORD.findall(init)):
+        dep = defined.get((var.index, word)) or defined.get(word)
+        if dep is not None and not dep.func and dep.index == var.index:
+            _hoist(dep, defined, kept, out)
+    out.append(var)
 
 
 def _drop_unused(out: list[Item], renamed: set) -> list[Item]:
