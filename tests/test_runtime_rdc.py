@@ -183,3 +183,16 @@ def test_linked_refusal_says_why_first():
     assert "\n" not in msg and len(msg) < 500
     assert "relocatable device code" in msg[:200]
     assert msg.count("__nv_static") == 3 and "and 41 more" in msg
+
+
+def test_missing_kernel_lists_three():
+    """A registered kernel the PTX lacks: the message lists 3 of the PTX's
+    5 kernels."""
+    import ptxc
+    from ptxc.runtime.modules import LoadedModule
+    text = ".version 8.0\n.target sm_90\n.address_size 64\n" + "".join(
+        f".visible .entry k{i}()\n{{\n ret;\n}}\n" for i in range(5))
+    with pytest.raises(PtxcError) as e:
+        LoadedModule(ptxc.parse(text), "fatbin1").function("other")
+    assert e.value.message == ("fatbin1: the application registered kernel 'other' but the PTX "
+                               "has no such kernel (kernels: k0, k1, k2 and 2 more)")

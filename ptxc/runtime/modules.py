@@ -54,9 +54,11 @@ class LoadedModule:
         for k in self.module.kernels:
             if k.name == name:
                 return k
+        names = [k.name for k in self.module.kernels]
+        listed = ", ".join(names[:NAMES_SHOWN]) + (f" and {len(names) - NAMES_SHOWN} more"
+                                                   if len(names) > NAMES_SHOWN else "")
         raise PtxcError(f"{self.label}: the application registered kernel '{name}' but the PTX "
-                        f"has no such kernel (kernels: "
-                        f"{', '.join(k.name for k in self.module.kernels) or 'none'})")
+                        f"has no such kernel (kernels: {listed or 'none'})")
 
 
 @dataclass
