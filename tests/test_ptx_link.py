@@ -60,5 +60,5 @@ def test_one_module_is_unchanged():
 
 
 def test_two_visible_definitions_are_an_error():
-    with pytest.raises(PtxcError, match="'twice' is defined in both"):
+    with pytest.raises(PtxcError, match="multiple definition of 'twice' in b, first defined in a"):
         ptx_link.link([("a", HELPER), ("b", HELPER)])

@@ -9,10 +9,9 @@ ptxc runs a grid's launches after it, depth first in issue order
 is a launch of its own in the report, its ``parent`` the launch whose grid
 launched it. Full and hybrid runs give the same output and counters.
 
-An -rdc=true build's fat binary holds per-TU PTX that must be linked with
-the device runtime (the rdc work); until then the tests give ptxc the
-application's PTX with ``--ptx`` (nvcc -ptx -rdc=true), and the test of the
-unmodified application is skipped.
+The unmodified application (an -rdc=true build, whose objects' PTX ptxc
+links: ptxc/runtime/rdc.py) runs as built; the other tests give ptxc the
+application's PTX with ``--ptx`` (nvcc -ptx -rdc=true) as well.
 """
 from __future__ import annotations
 
@@ -77,8 +76,6 @@ def test_cdp_print_tree_with_its_ptx(app_and_ptx):
     assert inst[0] > inst[2]
 
 
-@pytest.mark.skip(reason="needs the rdc branch's linking (an -rdc=true fat binary holds "
-                         "per-TU PTX; ptxc/runtime/modules.py, ptx_link.py)")
 def test_cdp_print_unmodified(app_and_ptx):
     app, _ = app_and_ptx
     for mode in ("full", "hybrid"):

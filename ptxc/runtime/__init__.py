@@ -10,6 +10,7 @@ same addresses. docs/runtime.md describes the design.
 * protocol.py: the messages (mirrors native/protocol.h)
 * devmem.py: the allocation table (one memfd segment per allocation)
 * modules.py: registered fat binaries -> PTX modules, kernels, variables
+* rdc.py: relocatable device code (-rdc=true): the objects' PTX linked as nvlink does
 * ptxc/gpus/devices.py: the GPU models an application can be shown
 * server.py: answering the shim's requests; launches
 * report.py: the per-kernel summary and the SQLite report
@@ -17,7 +18,8 @@ same addresses. docs/runtime.md describes the design.
 * app.py: starting the application and the whole `ptxc run`
 * shim.py: finding (or building) the native library
 * driver_modules.py, driver_images.py, ptx_link.py: the driver API's modules
-  (native/drv_*.c: libcuda.so.1 in the same library), their PTX, PTX linking;
+  (native/drv_*.c: libcuda.so.1 in the same library), their PTX, PTX linking
+  (nvlink's rules, also for rdc.py);
   cudadevrt_ptx.py: the device runtime's grid-group functions as PTX
 * driver_funcs_ptx.py: device functions the driver provides at module load
   (cudaGraphSetConditional), appended to the modules that declare them

@@ -79,14 +79,18 @@ def find_program(argv0: str) -> str:
 
 def check_linkage(path: str) -> None:
     """Refuse an application whose CUDA runtime is linked in statically, or
-    whose DT_RPATH would load the real libcudart.so.13 before ptxc's."""
+    whose DT_RPATH would load the real libcudart.so.13 before ptxc's. A
+    driver-API application (it needs libcuda.so.1) runs whatever runtime
+    nvcc linked into it: ptxc replaces libcuda.so.1, and a static runtime
+    reaches ptxc through it (native/drv_export.c)."""
     info = elfinfo.read(path)
     if info is None or not info.has_fatbin:
         return
-    if not info.dynamic_cudart:
+    if not info.dynamic_cudart and shim.DRIVER_SONAME not in info.needed:
         raise PtxcError(f"{path} has the CUDA runtime linked in statically (nvcc's default), so "
                         f"ptxc cannot replace it; rebuild the application with "
-                        f"`nvcc -cudart shared ...` (docs/runtime.md)")
+                        f"`nvcc -cudart shared ...` (docs/runtime.md; a driver-API application, "
+                        f"linked with libcuda.so.1, runs as it is)")
     origin = os.path.dirname(os.path.abspath(path))
     for d in info.rpath:
         d = d.replace("$ORIGIN", origin).replace("${ORIGIN}", origin)
@@ -186,14 +190,14 @@ def run_app(argv: list[str], options: Options, err=None) -> Result:
         err.write(f"ptxc: {interrupt_text(meta)}; the application was stopped\n")
         status = EXIT_INTERRUPTED
     else:
-        explain(session, app_status, err)
+        explain(session, app_status, err, program)
     if session.stopped:
         status = EXIT_STOPPED_BY_PTXC
     session.devmem.close()
     return Result(status, app_status, session, meta, interrupted, program)
 
 
-def explain(session: Session, app_status: int, err) -> None:
+def explain(session: Session, app_status: int, err, program: str = "") -> None:
     """Say what went wrong when the application did not end normally or
     never reached ptxc."""
     if session.abandoned:             # it died while a launch ran (server.AppDied)
@@ -213,9 +217,23 @@ def explain(session: Session, app_status: int, err) -> None:
         err.write(f"ptxc: the application called CUDA driver functions ptxc does not support "
                   f"(each returned CUDA_ERROR_NOT_SUPPORTED): {names}\n")
     if not session.connected and not session.unsupported:
-        err.write("ptxc: warning: the application made no call to the CUDA runtime "
-                  "(libcudart.so.13) or driver (libcuda.so.1); build CUDA applications with "
-                  "`nvcc -cudart shared`\n")
+        err.write(f"ptxc: warning: the application made no call to the CUDA runtime "
+                  f"(libcudart.so.13) or driver (libcuda.so.1){no_call_advice(program)}\n")
+
+
+def no_call_advice(program: str) -> str:
+    """What to do when the program never called CUDA: nothing when it loads
+    the runtime or the driver itself (it had no work for them); else run
+    the CUDA program itself (the programs an application starts are not
+    measured), built with ``nvcc -cudart shared`` if it uses the runtime
+    API (a driver-API program, linked with libcuda.so.1, needs nothing)."""
+    info = elfinfo.read(program) if program else None
+    if info is not None and (info.dynamic_cudart or shim.DRIVER_SONAME in info.needed):
+        return ""
+    return ("; ptxc measures the program it starts, not the programs that one starts: run the "
+            "CUDA program itself (`ptxc run -- ./app`), built with `nvcc -cudart shared` if it "
+            "calls the runtime API (a driver-API program, linked with libcuda.so.1, needs no "
+            "rebuild)")
 
 
 def death(app_status: int) -> str:

@@ -127,3 +127,40 @@ def _parse(data: bytes) -> ElfInfo:
             elif tag == DT_RPATH:
                 rpath += [d for d in name_at(dynstr, val).split(":") if d]
     return ElfInfo(names, needed, rpath)
+
+
+STT_FILE = 4
+
+
+def symbol_files(path: str, section: str) -> dict:
+    """{offset in ``section``: source file} of the symbols that lie in
+    section ``section`` of ELF file ``path``, each with the file of the
+    STT_FILE symbol before it in .symtab (a local symbol follows its file's
+    entry: nvcc's ``fatbinData`` in ``__nv_relfatbin`` after ``a.cudafe1.cpp``);
+    {} when the file or its .symtab (stripped) cannot tell."""
+    try:
+        with open(path, "rb") as f:
+            data = f.read()
+        if data[:4] != b"\x7fELF" or data[4] != 2 or data[5] != 1:
+            return {}
+        heads, names = _sections(data)
+        if section not in names:
+            return {}
+        shndx = names.index(section)
+        base = heads[shndx][3]                      # sh_addr
+        out = {}
+        for h in heads:
+            if h[1] != SHT_SYMTAB:
+                continue
+            strtab, current = heads[h[6]], None
+            for off in range(h[4], h[4] + h[5], 24):
+                name, info, _, ndx, value, _ = struct.unpack_from("<IBBHQQ", data, off)
+                start = strtab[4] + name
+                text = data[start:data.index(b"\0", start)].decode()
+                if info & 0xF == STT_FILE:
+                    current = text
+                elif ndx == shndx and current:
+                    out.setdefault(value - base, current)
+        return out
+    except (struct.error, IndexError, ValueError, UnicodeDecodeError, OSError):
+        return {}

@@ -4,7 +4,8 @@ per-source-line view needs CUDA line information (``.loc`` directives,
 
 The fat binaries an application registers at start-up
 (``__cudaRegisterFatBinary``, runtime/modules.py) are the containers of its
-executable's ``.nv_fatbin`` section, so ptxc reads them from the file
+executable's ``.nv_fatbin`` section (with ``-rdc=true``, the objects' fat
+binaries in ``__nv_relfatbin``: runtime/rdc.py), so ptxc reads them from the file
 before starting anything, picks each container's PTX as the run would
 (fatbin.choose_ptx: the highest architecture the ``--gpu`` model runs) and
 looks for ``.loc``. With ``--ptx FILE`` that file is checked instead.
@@ -27,9 +28,10 @@ LOC = re.compile(rb"^[ \t]*\.loc[ \t]", re.M)
 def embedded_ptx(program: str, sm: int) -> list[bytes]:
     """The PTX that each fat binary of ``program`` would run on an sm_``sm``
     GPU ([] when the executable embeds none ptxc can read)."""
-    section = elfinfo.section_bytes(program, ".nv_fatbin")
+    blobs = [b for name in (".nv_fatbin", "__nv_relfatbin")       # (the latter: -rdc=true)
+             for b in fatbin.containers(elfinfo.section_bytes(program, name) or b"")]
     out = []
-    for blob in fatbin.containers(section or b""):
+    for blob in blobs:
         try:
             ptx = [e for e in fatbin.ptx_entries(fatbin.parse(blob)) if e.arch <= sm]
             if ptx:

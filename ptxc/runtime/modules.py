@@ -25,6 +25,7 @@ from . import driver_funcs_ptx, fatbin
 from .protocol import KATTR_COUNT, KIND_MODULE
 
 NUM_REGS = 32      # ptxc allocates no registers: what cudaFuncGetAttributes reports
+NAMES_SHOWN = 3    # kernel names a message about a fat binary lists
 
 
 @dataclass
@@ -53,9 +54,11 @@ class LoadedModule:
         for k in self.module.kernels:
             if k.name == name:
                 return k
+        names = [k.name for k in self.module.kernels]
+        listed = ", ".join(names[:NAMES_SHOWN]) + (f" and {len(names) - NAMES_SHOWN} more"
+                                                   if len(names) > NAMES_SHOWN else "")
         raise PtxcError(f"{self.label}: the application registered kernel '{name}' but the PTX "
-                        f"has no such kernel (kernels: "
-                        f"{', '.join(k.name for k in self.module.kernels) or 'none'})")
+                        f"has no such kernel (kernels: {listed or 'none'})")
 
 
 @dataclass
@@ -65,6 +68,7 @@ class FatBinary:
     registry: "Registry"
     linked: bool = False           # linked by nvlink (-rdc=true): the objects' PTX is not in it
     origin: str | None = None      # the shared library that registered it (None: the executable)
+    objects: list = field(default_factory=list)   # -rdc=true: the objects' fat binaries (rdc.py)
     kernels: dict = field(default_factory=dict)
     module: LoadedModule | None = None
 
@@ -74,12 +78,25 @@ class FatBinary:
         return self.module
 
 
+def describe(fb: FatBinary, limit: int = NAMES_SHOWN) -> str:
+    """'fat binary #N (kernels: a, b and 40 more)': at most ``limit`` names,
+    each shortened, the application's before the 32 that libcudadevrt's
+    object registers (rdc.py), so that a message says why before it lists
+    much."""
+    ordered = sorted(fb.kernels, key=lambda n: "_cuda_device_runtime_cu_" in n)  # libcudadevrt's last
+    names = [n if len(n) <= 60 else n[:57] + "..." for n in ordered[:limit]]
+    more = len(fb.kernels) - len(names)
+    listed = ", ".join(names) + (f" and {more} more" if more else "")
+    return f"fat binary #{fb.id} (kernels: {listed or 'none'})"
+
+
 class Registry:
     """Fat binaries and kernels of one run, by the ids the shim uses."""
 
     def __init__(self, devmem, sm: int, ptx_override: str | None = None,
-                 keep_ptx: str | None = None):
+                 keep_ptx: str | None = None, program: str | None = None):
         self.devmem = devmem
+        self.program = program                   # the executable (names rdc objects: rdc.py)
         self.sm = sm
         self.fatbins: list[FatBinary] = []
         self.kernels: list[Kernel] = []
@@ -89,8 +106,9 @@ class Registry:
         self.texts: dict[str, str] = {}          # module file name -> PTX text (messages)
 
     # ------------------------------------------------------ registration
-    def register_fatbin(self, blob: bytes, linked: bool = False, origin: str | None = None) -> int:
-        fb = FatBinary(len(self.fatbins) + 1, blob, self, linked, origin)
+    def register_fatbin(self, blob: bytes, linked: bool = False, origin: str | None = None,
+                        objects: list | None = None) -> int:
+        fb = FatBinary(len(self.fatbins) + 1, blob, self, linked, origin, objects or [])
         self.fatbins.append(fb)
         return fb.id
 
@@ -119,20 +137,19 @@ class Registry:
             return override
         from ptxc.frontend.parser import parse_module
         label = f"fatbin{fb.id}"
-        what = f"fat binary #{fb.id} (kernels: {', '.join(fb.kernels) or 'none'})"
+        what = describe(fb)
         entries = fatbin.parse(fb.blob, what)
         if fb.linked and not fatbin.ptx_entries(entries):
-            raise PtxcError(f"{what} was linked from relocatable device code (nvcc -rdc=true), "
-                            f"which ptxc does not support yet: build without -rdc, or pass one "
-                            f"PTX module holding every kernel and device function with --ptx")
-        if fb.origin and not fatbin.ptx_entries(entries):
-            raise PtxcError(f"{os.path.basename(fb.origin)} ships its kernels as SASS only ({what}, "
-                            f"from {fb.origin}): ptxc runs PTX, so this library cannot run under "
-                            f"ptxc; cuBLAS, cuFFT, cuRAND, cuDNN and CUTLASS binaries are such "
-                            f"libraries (docs/python-gpu.md)")
-        entry = fatbin.choose_ptx(entries, self.sm, what)
-        name = f"{label}.compute_{entry.arch}.ptx"
-        text = driver_funcs_ptx.provide(entry.text())   # cudaGraphSetConditional ...
+            name, text = f"{label}.linked.ptx", self._linked_ptx(fb, what)
+        else:
+            if fb.origin and not fatbin.ptx_entries(entries):
+                raise PtxcError(f"{os.path.basename(fb.origin)} ships its kernels as SASS only, "
+                                f"and ptxc runs PTX, so this library cannot run under ptxc "
+                                f"({what}, from {fb.origin}); cuBLAS, cuFFT, cuRAND, cuDNN and "
+                                f"CUTLASS binaries are such libraries (docs/python-gpu.md)")
+            entry = fatbin.choose_ptx(entries, self.sm, what)
+            name, text = f"{label}.compute_{entry.arch}.ptx", entry.text()
+        text = driver_funcs_ptx.provide(text)     # cudaGraphSetConditional ...
         if self.keep_ptx:
             os.makedirs(self.keep_ptx, exist_ok=True)
             with open(os.path.join(self.keep_ptx, name), "w") as f:
@@ -143,6 +160,18 @@ class Registry:
         if not self.keep_ptx:           # no such file: messages say "line N of the PTX of fatbinN"
             module.attrs["ptx_of"] = label
         return self._with_memory(module, label)
+
+    def _linked_ptx(self, fb: FatBinary, what: str) -> str:
+        """The PTX of a fat binary that nvlink linked (-rdc=true: rdc.py)."""
+        from . import rdc
+        if not fb.objects:
+            raise PtxcError(f"no PTX to run: nvlink linked this fat binary from relocatable "
+                            f"device code (nvcc -rdc=true) and the application registered it "
+                            f"without its objects' fat binaries, which hold their PTX; pass one "
+                            f"PTX module holding every kernel and device function with --ptx "
+                            f"({what})")
+        path = fb.origin or self.program
+        return rdc.linked_ptx(fb.objects, rdc.object_names(path, fb.objects), self.sm, what)
 
     def override(self) -> LoadedModule | None:
         if self.override_path and self._override is None:

@@ -118,8 +118,10 @@ class Session:
     predictor: object = None          # --clock model: app_report.LaunchPredictor (made at first use)
 
     def __post_init__(self):
+        program = self.app.args[0] if self.app is not None and isinstance(self.app.args, list) \
+            else None
         self.registry = Registry(self.devmem, self.options.gpu.sm, self.options.ptx,
-                                 self.options.keep_ptx)
+                                 self.options.keep_ptx, program)
         self.handlers = {P.OP_HELLO: self.hello, P.OP_REGISTER_FATBIN: self.register_fatbin,
                          P.OP_REGISTER_FUNCTION: self.register_function,
                          P.OP_KERNEL_INFO: self.kernel_info, P.OP_SYMBOL: self.symbol,
@@ -203,8 +205,13 @@ class Session:
     def register_fatbin(self, payload: bytes) -> None:
         _, version, n = struct.unpack_from("<QII", payload)
         end = len(payload) - n                  # a library's path follows its fat binary
-        fid = self.registry.register_fatbin(payload[16:end], linked=version == 2,
-                                            origin=payload[end:].decode("utf-8", "replace") or None)
+        blob, objects = payload[16:end], []
+        if version == 2:                        # -rdc=true: the objects' fat binaries follow
+            from .rdc import split
+            blob, objects = split(blob)
+        fid = self.registry.register_fatbin(blob, linked=version == 2,
+                                            origin=payload[end:].decode("utf-8", "replace") or None,
+                                            objects=objects)
         self.channel.reply(0, struct.pack("<I", fid))
 
     def register_function(self, payload: bytes) -> None:

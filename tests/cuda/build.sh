@@ -26,6 +26,10 @@ ptx inlined_atomic sm90.lineinfo -arch=sm_90 -O3 -lineinfo
 
 ptx hybrid_faults sm90          -arch=sm_90 -O3
 
+for t in rdc_main rdc_lib rdc_dup rdc_undefined rdc_devrt; do
+    ptx $t sm90.rdc -rdc=true -arch=sm_90 -O3
+done
+
 ptx provenance    sm90          -arch=sm_90 -O3
 ptx provenance    sm90.G        -arch=sm_90 -G
 

@@ -77,6 +77,27 @@ static const char *library_of(const void *addr)
     return strcmp(path, exe) == 0 ? NULL : info.dli_fname;
 }
 
+/* the bytes of the fat binary container at data (0: none) */
+static uint64_t fatbin_size(const char *data)
+{
+    if (!data || get32(data) != FATBIN_MAGIC)
+        return 0;
+    uint16_t hs;
+    memcpy(&hs, data + 6, 2);
+    return hs + get64(data + 8);
+}
+
+/* A wrapper of version 2 is nvlink's (-rdc=true): its fat binary holds the
+ * linked SASS only, and its 4th field the NULL-ended list of the objects'
+ * own fat binaries, which keep their PTX (crt/link.stub). They follow the
+ * linked one in the request (runtime/rdc.py links their PTX). */
+static const char *const *prelinked(const uint32_t *w)
+{
+    if (!w || w[0] != FATBINC_MAGIC || w[1] != 2)
+        return NULL;
+    return *(const char *const *const *)((const char *)w + 16);
+}
+
 EXPORT void **__cudaRegisterFatBinary(void *wrapper)
 {
     struct module *m = calloc(1, sizeof *m);
@@ -84,28 +105,31 @@ EXPORT void **__cudaRegisterFatBinary(void *wrapper)
         return (void **)m;
     const uint32_t *w = wrapper;
     const char *data = NULL;
-    uint64_t size = 0;
-    if (w && w[0] == FATBINC_MAGIC) {
+    if (w && w[0] == FATBINC_MAGIC)
         data = *(const char *const *)((const char *)wrapper + 8);
-        if (data && get32(data) == FATBIN_MAGIC) {
-            uint16_t hs;
-            memcpy(&hs, data + 6, 2);
-            size = hs + get64(data + 8);
-        }
-    }
+    uint64_t size = fatbin_size(data), total = size;
+    const char *const *objects = prelinked(w);
+    for (size_t i = 0; objects && objects[i]; i++)
+        total += fatbin_size(objects[i]);
     char req[16];
     put64(req, (uint64_t)(uintptr_t)wrapper);
     put32(req + 8, w && w[0] == FATBINC_MAGIC ? w[1] : 0);   /* 2: linked with -rdc=true */
     const char *lib = wrapper ? library_of(wrapper) : NULL;
-    char *body = lib && data ? malloc(size + strlen(lib)) : NULL;
-    put32(req + 12, body ? (uint32_t)strlen(lib) : 0);     /* the library's path follows */
+    size_t nlib = lib && data ? strlen(lib) : 0;
+    char *body = total != size || nlib ? malloc(total + nlib + 1) : NULL;
+    put32(req + 12, (uint32_t)nlib);     /* the library's path follows */
     if (body) {
         memcpy(body, data, size);
-        memcpy(body + size, lib, strlen(lib));
+        char *q = body + size;
+        for (size_t i = 0; objects && objects[i]; i++) {
+            uint64_t n = fatbin_size(objects[i]);
+            memcpy(q, objects[i], n);
+            q += n;
+        }
+        memcpy(q, lib, nlib);
     }
     struct reply r;
-    shim_call(OP_REGISTER_FATBIN, req, sizeof req, body ? body : data,
-              body ? size + strlen(lib) : size, &r);
+    shim_call(OP_REGISTER_FATBIN, req, sizeof req, body ? body : data, total + nlib, &r);
     free(body);
     m->id = r.len >= 4 ? get32(r.data) : 0;
     reply_free(&r);
