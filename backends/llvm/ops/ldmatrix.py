@@ -16,7 +16,8 @@ from ptxc.backends.llvm.instruments.check_hooks import race_hook
 from ptxc.backends.llvm.instruments.memcheck import KIND_LOAD, KIND_STORE
 from ptxc.backends.llvm.irtext import splat
 from ptxc.backends.llvm.ops.access import space_of
-from ptxc.backends.llvm.ops.mma import V, Flat, lane_addresses, regs_of
+from ptxc.backends.llvm.ops.mma_arith import V, Flat, regs_of
+from ptxc.backends.llvm.ops.mma_memory import lane_addresses
 from ptxc.backends.llvm.ops.resolve import elem_ptrs, gather, resolve, scatter
 
 
