@@ -400,10 +400,15 @@ def module_text(gens: list) -> str:
 
 def module_text_of(funcs: list, gens: list) -> str:
     """One LLVM module of the function texts ``funcs`` and the helpers and
-    declarations their generators ``gens`` need."""
+    declarations their generators ``gens`` need; the helpers of
+    helper_lib.py are compiled apart (at O2): the module declares those it
+    calls."""
+    from ptxc.backends.llvm import helper_lib
     from ptxc.backends.llvm.prelude_ir import PRELUDE, PRELUDE_DECLS, REPORT, RESOLVE
     helpers, decls = {}, set(PRELUDE_DECLS)
     for g in gens:
         helpers.update(g.helpers)
         decls.update(g.decls)
-    return "\n\n".join([*funcs, *helpers.values(), PRELUDE, RESOLVE, REPORT, *sorted(decls)]) + "\n"
+    kept, lib = helper_lib.split(helpers)
+    decls.update(helper_lib.declaration(lib[n]) for n in helper_lib.entries([*funcs, *kept.values()], lib))
+    return "\n\n".join([*funcs, *kept.values(), PRELUDE, RESOLVE, REPORT, *sorted(decls)]) + "\n"

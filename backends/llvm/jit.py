@@ -350,6 +350,10 @@ def _objects(unique: dict, level: int, names: str) -> tuple:
     hits = {k for ks in found.values() for k in ks}
     missing = [name for name, k in keys.items() if k not in hits]
     objs = list(found)
+    from ptxc.backends.llvm import helper_lib
+    _, cpu, features = host()
+    objs += helper_lib.objects([g for g, _ in unique.values()], _emit,
+                               [cpu, features, str(llvm().llvm_version_info)])
     if missing:
         from ptxc.backends.llvm.codegen import module_text_of
         for lvl, group in _levels(unique, missing, level).items():
@@ -368,7 +372,7 @@ def _engine(objs: list, level: int):
     from llvmlite.binding.object_file import ObjectFileRef
     b = llvm()
     engine = b.create_mcjit_compiler(b.parse_assembly(""), new_target_machine(level))
-    for obj in objs:
+    for obj in dict.fromkeys(objs):          # a helper_lib object once, whatever the chunks
         engine.add_object_file(ObjectFileRef.from_data(obj))
     engine.finalize_object()
     return engine

@@ -1,0 +1,119 @@
+"""Out-of-line helpers compiled apart from the kernels, at O2, once.
+
+The helpers of the warp-level matrix instructions (``ptxc_mma_*``: the
+arithmetic of one mma/wmma form; ``ptxc_mx_*``: wmma.load/store lane loops)
+and of the texture and surface fetches (``ptxc_tx_*``, ``ptxc_sf_*``) are
+functions of a fixed size that do all of those instructions' work. In the
+kernel's LLVM module they were compiled at the kernel's level, level 0 for
+every big kernel and for every kernel's first launches (tiered JIT,
+docs/performance.md): without inlining, with every value in a stack slot.
+Compiled at O2 instead, tensor-core GEMMs ran 4-6 times and texture
+stencils 3-4 times faster (docs/performance.md, "Tensor-core and texture
+kernels").
+
+So ``module_text_of`` (codegen.py) leaves them out of the kernel's module
+and declares the ones the kernel calls (its *entries*); ``objects`` compiles
+each entry, with the helpers it calls, as an LLVM module of its own at
+LIB_LEVEL (the entry external, its callees internal, so two entries'
+objects in one engine never define a symbol twice), keeps the object in the
+process and in the on-disk object cache (objcache.py) under the hash of its
+text, and jit.py adds it to the kernel's execution engine. The code is the
+same IR the kernel module held, so results are bit for bit the same.
+"""
+from __future__ import annotations
+
+import re
+import threading
+
+PREFIXES = ("ptxc_mma_", "ptxc_mx_", "ptxc_tx_", "ptxc_sf_")
+LIB_LEVEL = 2
+CALL = re.compile(r"@(ptxc_\w+)\(")
+_objs: dict[str, bytes] = {}
+_lock = threading.Lock()
+
+
+def is_lib(name: str) -> bool:
+    return name.startswith(PREFIXES)
+
+
+def split(helpers: dict) -> tuple[dict, dict]:
+    """({name: text} kept in the kernel module, {name: text} of the library)."""
+    lib = {n: t for n, t in helpers.items() if is_lib(n)}
+    return {n: t for n, t in helpers.items() if n not in lib}, lib
+
+
+def entries(texts: list, lib: dict) -> list[str]:
+    """The library functions that ``texts`` (kernel functions, kept helpers) call."""
+    out = []
+    for text in texts:
+        out.extend(n for n in CALL.findall(text) if n in lib and n not in out)
+    return out
+
+
+def declaration(text: str) -> str:
+    """``declare RT @name(T1, T2, ...)`` of a function definition's first line."""
+    head = text.split("{", 1)[0] if text.startswith("define") else text
+    head = head[:head.rindex(")") + 1]
+    rt_name, params = head.split("(", 1)
+    words = rt_name.split()[1:]                      # drop "define"
+    while words and words[0] in ("internal", "private", "dso_local"):
+        words = words[1:]
+    types = [" ".join(p.split()[:-1]) for p in split_params(params[:-1])]
+    return f"declare {' '.join(words)}({', '.join(types)})"
+
+
+def split_params(params: str) -> list[str]:
+    """The parameters of a list, split at top-level commas."""
+    out, depth, cur = [], 0, ""
+    for ch in params:
+        depth += ch in "{<[" and 1 or (ch in "}>]" and -1) or 0
+        if ch == "," and depth == 0:
+            out.append(cur.strip())
+            cur = ""
+        else:
+            cur += ch
+    return out + ([cur.strip()] if cur.strip() else [])
+
+
+def closure(entry: str, lib: dict) -> list[str]:
+    """``entry`` and the library functions it calls, transitively."""
+    seen, todo = [entry], [entry]
+    while todo:
+        for n in CALL.findall(lib[todo.pop()]):
+            if n in lib and n not in seen:
+                seen.append(n)
+                todo.append(n)
+    return seen
+
+
+def entry_module(entry: str, lib: dict, decls) -> str:
+    """The LLVM module of one entry: external, its callees internal."""
+    from ptxc.backends.llvm.prelude_ir import PRELUDE_DECLS
+    funcs = [lib[n] for n in closure(entry, lib)]
+    funcs[0] = funcs[0].replace("define internal ", "define ", 1).replace(" alwaysinline", "", 1)
+    return "\n\n".join([*funcs, *sorted(set(PRELUDE_DECLS) | set(decls))]) + "\n"
+
+
+def objects(gens: list, emit, salt: list) -> list[bytes]:
+    """Object code of every library entry the generators ``gens`` call:
+    compiled by ``emit(text, level, name)`` at LIB_LEVEL, or found in the
+    process or on disk (``salt``: host CPU, features and LLVM version, part
+    of the cache key)."""
+    from ptxc.backends.llvm import objcache
+    out = []
+    for g in gens:
+        kept, lib = split(g.helpers)
+        for e in entries([g.function_text(), *kept.values()], lib):
+            text = entry_module(e, lib, g.decls)
+            key = objcache.key([text, "helper", str(LIB_LEVEL), *salt])
+            with _lock:
+                obj = _objs.get(key)
+                if obj is None:
+                    obj = next(iter(objcache.lookup([key])), None)
+                    if obj is None:
+                        obj = emit(text, LIB_LEVEL, e)
+                        objcache.store(obj, [key])
+                    _objs[key] = obj
+            if obj not in out:
+                out.append(obj)
+    return out
