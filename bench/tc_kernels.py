@@ -25,8 +25,10 @@ mismatch is marked ``!``. Nothing is asserted.
 The old tree is checked out with ``git worktree add`` under /tmp and run by
 pointing this venv's editable install at it (bench/parallel_ctas.py).
 
-Usage: python bench/tc_kernels.py [--old COMMIT] [--repeat N] [--rounds N]
-                                  [--kernels a,b] [--no-old]
+``--new COMMIT`` measures that commit (another worktree) instead of this tree.
+
+Usage: python bench/tc_kernels.py [--old COMMIT] [--new COMMIT] [--repeat N]
+                                  [--rounds N] [--kernels a,b] [--no-old]
 """
 from __future__ import annotations
 
@@ -218,13 +220,15 @@ def main() -> None:
     ap.add_argument("--rounds", type=int, default=2)
     ap.add_argument("--old", default="f554c15")
     ap.add_argument("--no-old", action="store_true")
+    ap.add_argument("--new", default="", help="a commit to measure instead of this tree")
     ap.add_argument("--kernels", default="")
     ap.add_argument("--worker", default=None, help=argparse.SUPPRESS)
     opts = ap.parse_args()
     names = [n for n in opts.kernels.split(",") if n]
     if opts.worker:
         return worker(opts.worker, opts.repeat, names)
-    trees = {"new": ROOT} if opts.no_old else {"new": ROOT, "old": old_tree(opts.old)}
+    new_root = old_tree(opts.new) if opts.new else ROOT
+    trees = {"new": new_root} if opts.no_old else {"new": new_root, "old": old_tree(opts.old)}
     runs = {t: [] for t in trees}
     for _ in range(opts.rounds):
         for k in (opts.kernels or KERNELS).split(","):
