@@ -1,13 +1,15 @@
 """Where the JIT compile time of tensor-core and texture kernels goes.
 
-For each kernel of tests/cuda/tc_kernels.sm90.ptx (or --kernels): the
-seconds of ptxc's code generation (plan + LLVM IR text), LLVM's parse and
+For each kernel of tests/cuda/tc_kernels.sm90.ptx (or --kernels): the CPU
+seconds (``time.process_time``: a loaded machine disturbs them less than
+wall time) of ptxc's code generation (plan + LLVM IR text), LLVM's parse and
 verify, and level-0 machine code (``emit_object``, instruction selection and
 register allocation: what ``ptxc run`` pays for a kernel of more than 4,000
 instructions, which never tiers up); the LLVM IR lines per PTX instruction
 class (wmma.mma, wmma.load, wmma.store, mma, ldmatrix, tex, other: read from
 the code generator's map of IR lines to instructions), the IR lines of the
-out-of-line helpers, and the native stack frame of ``run_warp`` read from the
+out-of-line helpers (compiled apart since helper_lib.py, not counted in the
+module's lines), and the native stack frame of ``run_warp`` read from the
 emitted assembly (the prologue's ``sub ..., %rsp``). Nothing is asserted.
 
 Usage: python bench/tc_profile.py [--kernels a,b] [--ptx FILE]
@@ -64,18 +66,18 @@ def profile(module, kernel) -> dict:
     from ptxc.backends.llvm.guards import gc_paused
     from ptxc.backends.llvm.plan import Plan
     b = jit.llvm()
-    t0 = time.perf_counter()
+    t0 = time.process_time()
     with gc_paused():
         g = KernelCodegen(Plan(module, kernel), "full", name="run_warp")
         g.generate_function()
         text = module_text_of([g.function_text()], [g])
-    t1 = time.perf_counter()
+    t1 = time.process_time()
     mod = b.parse_assembly(text)
     mod.verify()
-    t2 = time.perf_counter()
+    t2 = time.process_time()
     tm = jit.new_target_machine(0)
     tm.emit_object(mod)
-    t3 = time.perf_counter()
+    t3 = time.process_time()
     asm = tm.emit_assembly(b.parse_assembly(text))
     lines, count = ir_lines_per_class(g)
     helper_lines = sum(h.count("\n") for h in g.helpers.values())

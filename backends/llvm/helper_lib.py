@@ -91,7 +91,14 @@ def entry_module(entry: str, lib: dict, decls) -> str:
     from ptxc.backends.llvm.prelude_ir import PRELUDE_DECLS
     funcs = [lib[n] for n in closure(entry, lib)]
     funcs[0] = funcs[0].replace("define internal ", "define ", 1).replace(" alwaysinline", "", 1)
-    return "\n\n".join([*funcs, *sorted(set(PRELUDE_DECLS) | set(decls))]) + "\n"
+    body = "\n".join(funcs)
+    used = [d for d in sorted(set(PRELUDE_DECLS) | set(decls)) if declared(d) in body]
+    return "\n\n".join([*funcs, *used]) + "\n"
+
+
+def declared(decl: str) -> str:
+    """``@name`` of a declaration or global definition line."""
+    return "@" + decl.split("@", 1)[1].split("(", 1)[0].split(" ", 1)[0]
 
 
 def objects(gens: list, emit, salt: list) -> list[bytes]:

@@ -57,6 +57,12 @@ HGEMM(16)
 HGEMM(32)
 HGEMM(64)
 
+// the size of cudaTensorCoreGemm's unrolled compute loop: 2 x 4 tiles per
+// warp, 256 k-steps: 2,048 wmma.mma and 1,536 wmma.load
+extern "C" __global__ void wmma_f16_big(const half *A, const half *B, float *C, int ldc) {
+  gemm_tile<half, float, 16, 16, 16, 256, 2, 4>(A, B, C, ldc);
+}
+
 extern "C" __global__ void wmma_bf16_k16(const __nv_bfloat16 *A, const __nv_bfloat16 *B, float *C,
                                          int ldc) {
   gemm_tile<__nv_bfloat16, float, 16, 16, 16, 16, 2, 2>(A, B, C, ldc);

@@ -35,12 +35,11 @@ def multiply(cg, ins, a: Frag, b: Frag, c: Frag, d: Frag, srcs, sat: bool) -> No
     dst_items = check_regs(ins.dsts[0], d, "D")
     if CT[c.etype] != CT[a.etype]:
         raise PtxcError(f"accumulator .{c.etype} with .{a.etype} inputs")
-    regs = [[cg.read(item, f"b{fr.reg_bits}") for item in check_regs(vec, fr, what)]
-            for vec, fr, what in zip(srcs, (a, b, c), "ABC")]
-    if inline_wanted():
-        out = multiply_regs(cg, *regs, a, b, c, d, sat)
-    else:
-        out = call_helper(cg, ins, *regs, a, b, c, d, sat)
+    items = [check_regs(vec, fr, what) for vec, fr, what in zip(srcs, (a, b, c), "ABC")]
+    if not inline_wanted():
+        return call_helper(cg, ins, [*items, dst_items], a, b, c, d, sat)
+    regs = [[cg.read(item, f"b{fr.reg_bits}") for item in its] for its, fr in zip(items, (a, b, c))]
+    out = multiply_regs(cg, *regs, a, b, c, d, sat)
     for item, v in zip(dst_items, out):
         write_uncached(cg, item, v, f"b{d.reg_bits}")
 

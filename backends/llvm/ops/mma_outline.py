@@ -24,7 +24,10 @@ before the call otherwise), so no lane mask is passed.
 """
 from __future__ import annotations
 
+import hashlib
 import re
+
+from ptxc import ir
 
 from ptxc.backends.llvm.irtext import Fn
 from ptxc.backends.llvm.ops.mma_arith import multiply_regs
@@ -57,28 +60,60 @@ def reg_bytes(fr: Frag) -> int:
 
 
 def helper_text(name: str, a: Frag, b: Frag, c: Frag, d: Frag, sat: bool, decls: set) -> str:
-    """The LLVM IR of ``@name``: load A, B, C, compute, store D."""
-    h = _Body(f"define internal void @{name}(ptr noalias %a, ptr noalias %b, ptr noalias %c, "
-              "ptr noalias %d) noinline nounwind", decls)
+    """The LLVM IR of ``@name(ptr %base, ptr %offs)``: register r of the
+    fragments A, B, C, D in that order is at ``base + offs[r]`` (i32
+    offsets); load A, B, C, compute, store D (after every load: D may be C)."""
+    h = _Body(f"define internal void @{name}(ptr %base, ptr %offs) noinline nounwind", decls)
     f = h.f
-    regs = []
-    for arg, fr in (("%a", a), ("%b", b), ("%c", c)):
-        regs.append([f.load(reg_type(fr), f.gep(arg, r * reg_bytes(fr)), 64) for r in range(fr.nregs)])
+    k = 0
+
+    def at(fr: Frag) -> str:
+        nonlocal k
+        off = f.load("i32", f.gep("%offs", 4 * k), 4)
+        k += 1
+        return f.gep("%base", f.cast("sext", "i32", off, "i64"))
+    regs = [[f.load(reg_type(fr), at(fr), 8) for _ in range(fr.nregs)] for fr in (a, b, c)]
     out = multiply_regs(h, *regs, a, b, c, d, sat)
-    for r, v in enumerate(out):
-        f.store(reg_type(d), v, f.gep("%d", r * reg_bytes(d)), 64)
+    for v in out:
+        f.store(reg_type(d), v, at(d), 8)
     f.emit("ret void")
     return f.text()
 
 
-def buffers(cg, name: str, frags) -> list[str]:
-    """The four register buffers of form ``name`` (allocated once per kernel)."""
-    bufs = getattr(cg, "mma_buffers", None)
-    if bufs is None:
-        bufs = cg.mma_buffers = {}
-    if name not in bufs:
-        bufs[name] = [cg.f.alloca(f"[{fr.nregs} x {reg_type(fr)}]", "mmabuf", 64) for fr in frags]
-    return bufs[name]
+def offsets_table(cg, offs: list[int]) -> str:
+    """A constant i32 array of ``offs`` (named after its content, so that
+    kernels compiled together share it)."""
+    body = ", ".join(f"i32 {o}" for o in offs)
+    name = "@ptxc_mmaoff_" + "_".join(str(o) for o in offs) if len(offs) <= 8 else \
+        "@ptxc_mmaoff_" + hashlib.sha256(body.encode()).hexdigest()[:16]
+    cg.decls.add(f"{name} = private unnamed_addr constant [{len(offs)} x i32] [{body}]")
+    return name
+
+
+def direct_slots(cg, groups) -> list | None:
+    """The slots of every fragment register, or None unless each is a register
+    with a slot of the fragment's register width."""
+    out = []
+    for items, fr in groups:
+        for item in items:
+            slot = cg.plan.slot(cg.inst, item) if isinstance(item, ir.Value) else None
+            if slot is None or slot.bits != fr.reg_bits:
+                return None
+            out.append(slot)
+    return out
+
+
+def scratch(cg, frags) -> tuple[str, list[int]]:
+    """A buffer for the registers of ``frags`` (one per kernel, the largest
+    asked for) and their offsets in it."""
+    offs, n = [], 0
+    for fr in frags:
+        for _ in range(fr.nregs):
+            offs.append(n)
+            n += reg_bytes(fr)
+    if getattr(cg, "mma_scratch", None) is None or cg.mma_scratch[1] < n:
+        cg.mma_scratch = (cg.f.alloca(f"[{max(n, 4096)} x i8]", "mmabuf", 64), max(n, 4096))
+    return cg.mma_scratch[0], offs
 
 
 def write_uncached(cg, item, v: str, t: str) -> None:
@@ -92,16 +127,30 @@ def write_uncached(cg, item, v: str, t: str) -> None:
         cg.vcache.pop(slot.index, None)
 
 
-def call_helper(cg, ins, ra: list, rb: list, rc: list, a: Frag, b: Frag, c: Frag, d: Frag,
-                sat: bool) -> list[str]:
-    """D's register values of D = A*B + C computed by a call of the form's helper."""
+def call_helper(cg, ins, items: list, a: Frag, b: Frag, c: Frag, d: Frag, sat: bool) -> None:
+    """D = A*B + C by a call of the form's helper; ``items``: the registers of
+    A, B, C and D. Where every register has a slot of its width the helper
+    reads and writes the slots in the warp state (the instruction is .aligned:
+    codegen's whole-warp check has made sure all 32 lanes execute it, so a
+    plain store is the masked write); otherwise through a scratch buffer."""
     f = cg.f
     name = form_name(ins, a, b, c, d, sat)
     if name not in cg.helpers:
         cg.helpers[name] = helper_text(name, a, b, c, d, sat, cg.decls)
-    bufs = buffers(cg, name, (a, b, c, d))
-    for buf, fr, regs in zip(bufs, (a, b, c), (ra, rb, rc)):
-        for r, v in enumerate(regs):
-            f.store(reg_type(fr), v, f.gep(buf, r * reg_bytes(fr)), 64)
-    f.call("void", name, [("ptr", p) for p in bufs])
-    return [f.load(reg_type(d), f.gep(bufs[3], r * reg_bytes(d)), 64) for r in range(d.nregs)]
+    frags = (a, b, c, d)
+    slots = direct_slots(cg, list(zip(items, frags)))
+    if slots is not None:
+        table = offsets_table(cg, [cg.frame_offset(s.index) for s in slots])
+        f.call("void", name, [("ptr", "%ws"), ("ptr", table)])
+        for s in slots[-d.nregs:]:
+            cg.vcache.pop(s.index, None)
+        return
+    buf, offs = scratch(cg, frags)
+    k = 0
+    for its, fr in zip(items[:3], frags[:3]):
+        for item in its:
+            f.store(reg_type(fr), cg.read(item, f"b{fr.reg_bits}"), f.gep(buf, offs[k]), 8)
+            k += 1
+    f.call("void", name, [("ptr", buf), ("ptr", offsets_table(cg, offs))])
+    for r, item in enumerate(items[3]):
+        write_uncached(cg, item, f.load(reg_type(d), f.gep(buf, offs[k + r]), 8), f"b{d.reg_bits}")
