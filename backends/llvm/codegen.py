@@ -410,5 +410,6 @@ def module_text_of(funcs: list, gens: list) -> str:
         helpers.update(g.helpers)
         decls.update(g.decls)
     kept, lib = helper_lib.split(helpers)
-    decls.update(helper_lib.declaration(lib[n]) for n in helper_lib.entries([*funcs, *kept.values()], lib))
-    return "\n\n".join([*funcs, *kept.values(), PRELUDE, RESOLVE, REPORT, *sorted(decls)]) + "\n"
+    texts, lib_decls = helper_lib.renamed([*funcs, *kept.values()], lib)
+    decls.update(lib_decls)
+    return "\n\n".join([*texts, PRELUDE, RESOLVE, REPORT, *sorted(decls)]) + "\n"

@@ -22,11 +22,13 @@ same IR the kernel module held, so results are bit for bit the same.
 """
 from __future__ import annotations
 
+import hashlib
 import re
 import threading
 
 PREFIXES = ("ptxc_mma_", "ptxc_mx_", "ptxc_tx_", "ptxc_sf_")
 LIB_LEVEL = 2
+KEY = "helper_lib 3"        # part of every kernel's cache key: how kernels link to helpers
 CALL = re.compile(r"@(ptxc_\w+)\(")
 _objs: dict[str, bytes] = {}
 _lock = threading.Lock()
@@ -50,9 +52,15 @@ def entries(texts: list, lib: dict) -> list[str]:
     return out
 
 
-def declaration(text: str) -> str:
-    """``declare RT @name(T1, T2, ...)`` of a function definition's first line."""
-    head = text.split("{", 1)[0] if text.startswith("define") else text
+def define_line(text: str, name: str) -> str:
+    """The ``define`` line of ``@name`` in a helper's text (which may hold
+    other functions too)."""
+    return next(line for line in text.splitlines() if line.startswith("define") and f"@{name}(" in line)
+
+
+def declaration(text: str, name: str) -> str:
+    """``declare RT @name(T1, T2, ...)`` of the definition of ``@name`` in ``text``."""
+    head = define_line(text, name).split("{", 1)[0]
     head = head[:head.rindex(")") + 1]
     rt_name, params = head.split("(", 1)
     words = rt_name.split()[1:]                      # drop "define"
@@ -86,11 +94,32 @@ def closure(entry: str, lib: dict) -> list[str]:
     return seen
 
 
+def symbol(entry: str, lib: dict) -> str:
+    """The entry's external name: its name and the hash of its code (and its
+    callees'), so that a kernel object (from the cache, or of another
+    version of ptxc) only ever links to the helper it was compiled against."""
+    h = hashlib.sha256("\n".join(lib[n] for n in closure(entry, lib)).encode()).hexdigest()[:12]
+    return f"{entry}_{h}"
+
+
+def renamed(texts: list, lib: dict) -> tuple[list, list]:
+    """(``texts`` calling the entries by their symbols, the declarations)."""
+    decls, out = [], list(texts)
+    for e in entries(texts, lib):
+        sym = symbol(e, lib)
+        out = [t.replace(f"@{e}(", f"@{sym}(") for t in out]
+        decls.append(declaration(lib[e], e).replace(f"@{e}(", f"@{sym}(", 1))
+    return out, decls
+
+
 def entry_module(entry: str, lib: dict, decls) -> str:
-    """The LLVM module of one entry: external, its callees internal."""
+    """The LLVM module of one entry: external (named by ``symbol``), its
+    callees internal."""
     from ptxc.backends.llvm.prelude_ir import PRELUDE_DECLS
     funcs = [lib[n] for n in closure(entry, lib)]
-    funcs[0] = funcs[0].replace("define internal ", "define ", 1).replace(" alwaysinline", "", 1)
+    head = define_line(funcs[0], entry)
+    public = head.replace("define internal ", "define ", 1).replace(" alwaysinline", "", 1)
+    funcs[0] = funcs[0].replace(head, public, 1).replace(f"@{entry}(", f"@{symbol(entry, lib)}(")
     body = "\n".join(funcs)
     used = [d for d in sorted(set(PRELUDE_DECLS) | set(decls)) if declared(d) in body]
     return "\n\n".join([*funcs, *used]) + "\n"
@@ -99,6 +128,17 @@ def entry_module(entry: str, lib: dict, decls) -> str:
 def declared(decl: str) -> str:
     """``@name`` of a declaration or global definition line."""
     return "@" + decl.split("@", 1)[1].split("(", 1)[0].split(" ", 1)[0]
+
+
+def apart(group: list, unique: dict) -> list[list]:
+    """``group`` (function names, ``unique``: name -> (generator, text)) cut
+    so that a function calling the library is alone in its object: a cached
+    object is found by any of its functions' keys and brought into an engine
+    whole, and only the functions asked for get their helpers linked (an
+    object holding another function's call to a helper not linked would not
+    load)."""
+    plain = [n for n in group if not any(is_lib(h) for h in unique[n][0].helpers)]
+    return ([plain] if plain else []) + [[n] for n in group if n not in plain]
 
 
 def objects(gens: list, emit, salt: list) -> list[bytes]:

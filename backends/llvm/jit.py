@@ -243,8 +243,10 @@ def _kernel_key(text: str, g, level: int) -> str:
     from ptxc.backends.llvm import objcache
     from ptxc.backends.llvm.prelude_ir import PRELUDE, REPORT, RESOLVE
     _, cpu, features = host()
+    from ptxc.backends.llvm import helper_lib
     return objcache.key([text, *sorted(g.helpers.values()), *sorted(g.decls), PRELUDE, RESOLVE,
-                         REPORT, str(level), cpu, features, str(llvm().llvm_version_info)])
+                         REPORT, str(level), cpu, features, str(llvm().llvm_version_info),
+                         helper_lib.KEY])
 
 
 def _compile_into(cache, module, todo, mode, level, keep_ir, skip_errors, memory,
@@ -355,16 +357,23 @@ def _objects(unique: dict, level: int, names: str) -> tuple:
     objs += helper_lib.objects([g for g, _ in unique.values()], _emit,
                                [cpu, features, str(llvm().llvm_version_info)])
     if missing:
-        from ptxc.backends.llvm.codegen import module_text_of
         for lvl, group in _levels(unique, missing, level).items():
-            gens = [unique[n][0] for n in group]
-            try:
-                obj = _emit(module_text_of([unique[n][1] for n in group], gens), lvl, names)
-            except InvalidIR as e:
-                raise invalid_ir_error(e, gens, names) from None
-            objcache.store(obj, [keys[n] for n in group])
-            objs.append(obj)
+            for group in helper_lib.apart(group, unique):
+                objs.append(_emit_group(unique, group, lvl, names, keys))
     return objs, len(missing)
+
+
+def _emit_group(unique: dict, group: list, lvl: int, names: str, keys: dict) -> bytes:
+    """Object code of the functions ``group`` in one LLVM module (cached)."""
+    from ptxc.backends.llvm import objcache
+    from ptxc.backends.llvm.codegen import module_text_of
+    gens = [unique[n][0] for n in group]
+    try:
+        obj = _emit(module_text_of([unique[n][1] for n in group], gens), lvl, names)
+    except InvalidIR as e:
+        raise invalid_ir_error(e, gens, names) from None
+    objcache.store(obj, [keys[n] for n in group])
+    return obj
 
 
 def _engine(objs: list, level: int):

@@ -18,6 +18,8 @@ scatter: the highest lane's value is the one left at a repeated address).
 """
 from __future__ import annotations
 
+import hashlib
+
 from ptxc.errors import PtxcError
 
 from ptxc.backends.llvm.irtext import lane_consts, splat
@@ -30,11 +32,19 @@ from ptxc.backends.llvm.ops.mma_frags import Frag, wmma_frag
 from ptxc.backends.llvm.ops.mma_outline import write_uncached
 from ptxc.backends.llvm.ops.resolve import gather, resolve, scatter
 
-LANE_LOOP = """define internal void @ptxc_mx_{kind}{bits}(ptr %pp, i32 %mask, ptr %v) noinline nounwind {{
+LANE_LOOP = """define internal void @ptxc_mx_{kind}{bits}(ptr %pp0, i32 %mask, ptr %v0, i32 %n) noinline nounwind {{
 entry:
+  br label %group
+group:
+  %g = phi i32 [ 0, %entry ], [ %g1, %done ]
+  %g64 = zext i32 %g to i64
+  %pofs = mul i64 %g64, 256
+  %pp = getelementptr inbounds i8, ptr %pp0, i64 %pofs
+  %vofs = mul i64 %g64, {vbytes}
+  %v = getelementptr inbounds i8, ptr %v0, i64 %vofs
 {init}  br label %loop
 loop:
-  %m = phi i32 [ %mask, %entry ], [ %m2, %body ]
+  %m = phi i32 [ %mask, %group ], [ %m2, %body ]
   %z = icmp eq i32 %m, 0
   br i1 %z, label %done, label %body
 body:
@@ -47,14 +57,20 @@ body:
   %m2 = and i32 %m, %m1
   br label %loop
 done:
+  %g1 = add i32 %g, 1
+  %more = icmp ult i32 %g1, %n
+  br i1 %more, label %group, label %exit
+exit:
   ret void
 }}"""
 
 
 def lane_loop(cg, kind: str, bits: int) -> str:
     """The name of the lane loop reading (kind 'ld') or writing ('st') one
-    ``i<bits>`` per executing lane: ``(ptr pointers[32], i32 mask, ptr values[32])``;
-    a load leaves 0 for the other lanes (the gather's pass-through)."""
+    ``i<bits>`` per executing lane of each of n element positions:
+    ``(ptr pointers[n][32], i32 mask, ptr values[n][32], i32 n)``, positions
+    in order, lanes ascending; a load leaves 0 for the other lanes (the
+    gather's pass-through)."""
     name = f"ptxc_mx_{kind}{bits}"
     if name not in cg.helpers:
         t, al = f"i{bits}", bits // 8
@@ -64,7 +80,8 @@ def lane_loop(cg, kind: str, bits: int) -> str:
         else:
             init = ""
             access = f"  %x = load {t}, ptr %va, align {al}\n  store {t} %x, ptr %p, align {al}\n"
-        cg.helpers[name] = LANE_LOOP.format(kind=kind, bits=bits, init=init, access=access)
+        cg.helpers[name] = LANE_LOOP.format(kind=kind, bits=bits, init=init, access=access,
+                                            vbytes=4 * bits)
     return name
 
 
@@ -109,10 +126,25 @@ def buffer(cg, t: str, n: int) -> str:
     return bufs[(t, n)]
 
 
+def position_table(cg, groups: list, layout: str) -> str:
+    """A constant global of the (major, minor) index vectors of every element
+    position: row and column (row-major) or column and row (column-major)."""
+    vals = []
+    for pos, _ in groups:
+        vals.append(lane_consts("i64", [r if layout == "row" else c for r, c in pos]))
+        vals.append(lane_consts("i64", [c if layout == "row" else r for r, c in pos]))
+    body = ", ".join(f"<32 x i64> {v}" for v in vals)
+    name = "@ptxc_mxpos_" + hashlib.sha256(body.encode()).hexdigest()[:16]
+    cg.decls.add(f"{name} = private unnamed_addr constant [{len(vals)} x <32 x i64>] [{body}], align 64")
+    return name
+
+
 def checked_pointers(cg, ins, frag: Frag, layout: str, stride_op, kind: int) -> tuple[list, str]:
     """Check every element position's lane addresses (in element order) and
     keep their host pointers in a buffer: ([elements per position], buffer
-    of <32 x ptr> per position). ``kind`` (memcheck.KIND_*) for initcheck."""
+    of <32 x ptr> per position). The checks are one loop over the positions
+    (their index vectors in a constant table), so a wmma.load/store's code
+    does not grow with its fragment. ``kind`` (memcheck.KIND_*) for initcheck."""
     f = cg.f
     base, sp = lane_addresses(cg, ins.srcs[0], space_of(ins))
     if stride_op is None:
@@ -123,20 +155,28 @@ def checked_pointers(cg, ins, frag: Frag, layout: str, stride_op, kind: int) -> 
     groups = groups_of(frag)
     ptrbuf = buffer(cg, "<32 x ptr>", len(groups))
     keep = buffer(cg, "<32 x i64>", 2)            # base and stride, reloaded per position
+    index = buffer(cg, "i32", 1)
+    table = position_table(cg, groups, layout)
     f.store("<32 x i64>", base, keep, 64)
     f.store("<32 x i64>", stride, f.gep(keep, 256), 64)
-    for g, (pos, _) in enumerate(groups):
-        base = f.load("<32 x i64>", keep, 64)
-        stride = f.load("<32 x i64>", f.gep(keep, 256), 64)
-        major = lane_consts("i64", [r if layout == "row" else c for r, c in pos])
-        minor = lane_consts("i64", [c if layout == "row" else r for r, c in pos])
-        off = f.val(f"mul <32 x i64> {major}, {stride}")
-        off = f.val(f"add <32 x i64> {off}, {minor}")
-        if es > 1:
-            off = f.val(f"mul <32 x i64> {off}, {splat('i64', es)}")
-        addr = f.val(f"add <32 x i64> {base}, {off}")
-        f.store("<32 x ptr>", resolve(cg, sp, addr, None, es, es), f.gep(ptrbuf, 256 * g), 64)
-        track(cg, sp, None, addr, cg.emi, kind, es)
+    f.store("i32", "0", index, 4)
+    head, done = f.fresh_label("mxpos"), f.fresh_label("mxdone")
+    f.br(head)
+    f.label(head, dominated=True)
+    g = f.cast("zext", "i32", f.load("i32", index, 4), "i64")
+    major = f.load("<32 x i64>", f.gep(table, f.val(f"mul i64 {g}, 512")), 64)
+    minor = f.load("<32 x i64>", f.gep(table, f.val(f"add i64 {f.val(f'mul i64 {g}, 512')}, 256")), 64)
+    off = f.val(f"mul <32 x i64> {major}, {f.load('<32 x i64>', f.gep(keep, 256), 64)}")
+    off = f.val(f"add <32 x i64> {off}, {minor}")
+    if es > 1:
+        off = f.val(f"mul <32 x i64> {off}, {splat('i64', es)}")
+    addr = f.val(f"add <32 x i64> {f.load('<32 x i64>', keep, 64)}, {off}")
+    f.store("<32 x ptr>", resolve(cg, sp, addr, None, es, es), f.gep(ptrbuf, f.val(f"mul i64 {g}, 256")), 64)
+    track(cg, sp, None, addr, cg.emi, kind, es)
+    g1 = f.val(f"add i64 {g}, 1")
+    f.store("i32", f.cast("trunc", "i64", g1, "i32"), index, 4)
+    f.cbr(f.icmp("ult", "i64", g1, str(len(groups))), head, done)
+    f.label(done, dominated=True)
     return [elems for _, elems in groups], ptrbuf
 
 
@@ -147,18 +187,15 @@ def wmma_load(cg, ins):
     f = cg.f
     lt, es = MEM_LT[frag.ebits], frag.ebits // 8
     groups, ptrbuf = checked_pointers(cg, ins, frag, layout, stride, KIND_LOAD)
-    vals = []
+    n = len(groups)
     if frag.ebits >= 32:
-        for g in range(len(groups)):
-            ptrs = f.load("<32 x ptr>", f.gep(ptrbuf, 256 * g), 64)
-            vals.append(gather(cg, lt, ptrs, es, cg.em))
+        vals = [gather(cg, lt, f.load("<32 x ptr>", f.gep(ptrbuf, 256 * g), 64), es, cg.em)
+                for g in range(n)]
     else:
-        out = buffer(cg, V(32, lt), len(groups))
-        loop = lane_loop(cg, "ld", frag.ebits)
-        for g in range(len(groups)):
-            f.call("void", loop, [("ptr", f.gep(ptrbuf, 256 * g)), ("i32", cg.emi),
-                                  ("ptr", f.gep(out, 32 * es * g))])
-        vals = [f.load(V(32, lt), f.gep(out, 32 * es * g), 64) for g in range(len(groups))]
+        out = buffer(cg, V(32, lt), n)
+        f.call("void", lane_loop(cg, "ld", frag.ebits), [("ptr", ptrbuf), ("i32", cg.emi), ("ptr", out),
+                                                         ("i32", str(n))])
+        vals = [f.load(V(32, lt), f.gep(out, 32 * es * g), 64) for g in range(n)]
     raw = [None] * frag.n
     for elems, v in zip(groups, vals):
         for e in elems:
@@ -179,13 +216,13 @@ def wmma_store(cg, ins):
     lt, es = MEM_LT[frag.ebits], frag.ebits // 8
     groups, ptrbuf = checked_pointers(cg, ins, frag, layout, stride, KIND_STORE)
     raw = split_elements(f, [cg.read(item, f"b{frag.reg_bits}") for item in items], frag)
-    if frag.ebits < 32:
-        vbuf = buffer(cg, V(32, lt), 1)
-        loop = lane_loop(cg, "st", frag.ebits)
-    for g, elems in enumerate(groups):
-        if frag.ebits >= 32:
+    if frag.ebits >= 32:
+        for g, elems in enumerate(groups):
             ptrs = f.load("<32 x ptr>", f.gep(ptrbuf, 256 * g), 64)
             scatter(cg, lt, raw[elems[0]], ptrs, es, cg.em)
-        else:
-            f.store(V(32, lt), raw[elems[0]], vbuf, 64)
-            f.call("void", loop, [("ptr", f.gep(ptrbuf, 256 * g)), ("i32", cg.emi), ("ptr", vbuf)])
+        return
+    vbuf = buffer(cg, V(32, lt), len(groups))
+    for g, elems in enumerate(groups):
+        f.store(V(32, lt), raw[elems[0]], f.gep(vbuf, 32 * es * g), 64)
+    f.call("void", lane_loop(cg, "st", frag.ebits), [("ptr", ptrbuf), ("i32", cg.emi), ("ptr", vbuf),
+                                                     ("i32", str(len(groups)))])
