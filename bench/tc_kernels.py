@@ -6,8 +6,10 @@ The kernels of tests/cuda/tc_kernels.cu (nvcc -O3, sm_90): fully unrolled
 wmma GEMM tiles (f16 with 16 to 256 ``wmma.mma``, bf16, s8, tf32, f64),
 ``ldmatrix`` + ``mma.sync`` through shared memory, simplePitchLinearTexture's
 shift kernel and HSOpticalFlow's derivative stencil. Each is launched in
-full mode through ``ptxc.launch`` (PTXC_CACHE=0, PTXC_OPT=0: level-0 code,
-what a kernel of more than 4,000 instructions always runs) in a child
+full mode through ``ptxc.launch`` (PTXC_CACHE=0, PTXC_OPT=0: level-0 kernel
+code, what a kernel of more than 4,000 instructions always runs; since
+backends/llvm/helper_lib.py the matrix and texture helpers are O2 whatever
+the kernel's level) in a child
 process per tree; the trees alternate (--rounds), each kernel's best is kept.
 Times are CPU seconds of the process (``time.process_time``; the launches
 run on one worker thread), which a loaded machine disturbs far less than
