@@ -354,8 +354,11 @@ def _objects(unique: dict, level: int, names: str) -> tuple:
     objs = list(found)
     from ptxc.backends.llvm import helper_lib
     _, cpu, features = host()
-    objs += helper_lib.objects([g for g, _ in unique.values()], _emit,
-                               [cpu, features, str(llvm().llvm_version_info)])
+    gens = [g for g, _ in unique.values()]
+    try:
+        objs += helper_lib.objects(gens, _emit, [cpu, features, str(llvm().llvm_version_info)])
+    except InvalidIR as e:              # a code generator bug in a helper, reported as such
+        raise invalid_ir_error(e, gens, names) from None
     if missing:
         for lvl, group in _levels(unique, missing, level).items():
             for group in helper_lib.apart(group, unique):
