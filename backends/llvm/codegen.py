@@ -280,10 +280,7 @@ class KernelCodegen(SimtMixin, WarpFrame, SpecialRegs, Values, LoweringGuard):
         """Stop unless all 32 lanes execute this instruction; the error's
         address field carries the mask of the lanes that do."""
         missing = self.f.val(f"xor i32 {self.emi}, -1")
-        lanes = self.f.cast("zext", "i32", self.emi, "i64")
-        one = self.f.val(f"insertelement <32 x i64> poison, i64 {lanes}, i32 0")
-        every = self.f.val(f"shufflevector <32 x i64> {one}, <32 x i64> poison, <32 x i32> zeroinitializer")
-        self.fail_if(missing, Lo.ERR_PARTIAL_WARP, every)
+        self.fail_if(missing, Lo.ERR_PARTIAL_WARP, None, scalar=self.emi)
 
     def spin_point(self) -> None:
         """In a cooperative launch (L_COOP), hand the baton to the next CTA
@@ -313,15 +310,21 @@ class KernelCodegen(SimtMixin, WarpFrame, SpecialRegs, Values, LoweringGuard):
         self.unsupported_ids[self.iid(ins)] = what or ins.full_opcode
         self.fail_if(self.emi, Lo.ERR_UNSUPPORTED, "zeroinitializer")
 
-    def fail_if(self, bad_i32: str, code: int, addrs: str) -> None:
-        """If any lane of ``bad_i32`` is set: record the error and return."""
+    def fail_if(self, bad_i32: str, code: int, addrs: str | None, scalar: str | None = None) -> None:
+        """If any lane of ``bad_i32`` is set: record the error and return.
+        The error's address is the failing lane's of ``addrs`` (<32 x i64>),
+        or the i32 ``scalar`` zero-extended (computed in the error block: no
+        vector stays alive past the test, docs/performance.md)."""
         f = self.f
         err, ok = f.fresh_label("err"), f.fresh_label("ok")
         f.cbr(f.icmp("ne", "i32", bad_i32, "0"), err, ok)
         f.label(err)
         lane = f.call("i32", "llvm.cttz.i32", [("i32", bad_i32), ("i1", "true")])
         self.decls.add("declare i32 @llvm.cttz.i32(i32, i1)")
-        addr = f.val(f"extractelement <32 x i64> {addrs}, i32 {lane}")
+        if scalar is not None:
+            addr = f.cast("zext", "i32", scalar, "i64")
+        else:
+            addr = f.val(f"extractelement <32 x i64> {addrs}, i32 {lane}")
         f.call("void", "report", [("ptr", "%ws"), ("i32", str(code)), ("i32", str(self.iid())),
                                   ("i32", lane), ("i64", addr)])
         f.emit("ret i32 2")
@@ -401,10 +404,16 @@ def module_text(gens: list) -> str:
 
 def module_text_of(funcs: list, gens: list) -> str:
     """One LLVM module of the function texts ``funcs`` and the helpers and
-    declarations their generators ``gens`` need."""
+    declarations their generators ``gens`` need; the helpers of
+    helper_lib.py are compiled apart (at O2): the module declares those it
+    calls."""
+    from ptxc.backends.llvm import helper_lib
     from ptxc.backends.llvm.prelude_ir import PRELUDE, PRELUDE_DECLS, REPORT, RESOLVE
     helpers, decls = {}, set(PRELUDE_DECLS)
     for g in gens:
         helpers.update(g.helpers)
         decls.update(g.decls)
-    return "\n\n".join([*funcs, *helpers.values(), PRELUDE, RESOLVE, REPORT, *sorted(decls)]) + "\n"
+    kept, lib = helper_lib.split(helpers)
+    texts, lib_decls = helper_lib.renamed([*funcs, *kept.values()], lib)
+    decls.update(lib_decls)
+    return "\n\n".join([*texts, PRELUDE, RESOLVE, REPORT, *sorted(decls)]) + "\n"

@@ -247,8 +247,10 @@ def _kernel_key(text: str, g, level: int) -> str:
     from ptxc.backends.llvm import objcache
     from ptxc.backends.llvm.prelude_ir import PRELUDE, REPORT, RESOLVE
     _, cpu, features = host()
+    from ptxc.backends.llvm import helper_lib
     return objcache.key([text, *sorted(g.helpers.values()), *sorted(g.decls), PRELUDE, RESOLVE,
-                         REPORT, str(level), cpu, features, str(llvm().llvm_version_info)])
+                         REPORT, str(level), cpu, features, str(llvm().llvm_version_info),
+                         helper_lib.KEY])
 
 
 def _compile_into(cache, module, todo, mode, level, keep_ir, skip_errors, memory,
@@ -356,17 +358,31 @@ def _objects(unique: dict, level: int, names: str) -> tuple:
     hits = {k for ks in found.values() for k in ks}
     missing = [name for name, k in keys.items() if k not in hits]
     objs = list(found)
+    from ptxc.backends.llvm import helper_lib
+    _, cpu, features = host()
+    gens = [g for g, _ in unique.values()]
+    try:
+        objs += helper_lib.objects(gens, _emit, [cpu, features, str(llvm().llvm_version_info)])
+    except InvalidIR as e:              # a code generator bug in a helper, reported as such
+        raise invalid_ir_error(e, gens, names) from None
     if missing:
-        from ptxc.backends.llvm.codegen import module_text_of
         for lvl, group in _levels(unique, missing, level).items():
-            gens = [unique[n][0] for n in group]
-            try:
-                obj = _emit(module_text_of([unique[n][1] for n in group], gens), lvl, names)
-            except InvalidIR as e:
-                raise invalid_ir_error(e, gens, names) from None
-            objcache.store(obj, [keys[n] for n in group])
-            objs.append(obj)
+            for group in helper_lib.apart(group, unique):
+                objs.append(_emit_group(unique, group, lvl, names, keys))
     return objs, len(missing)
+
+
+def _emit_group(unique: dict, group: list, lvl: int, names: str, keys: dict) -> bytes:
+    """Object code of the functions ``group`` in one LLVM module (cached)."""
+    from ptxc.backends.llvm import objcache
+    from ptxc.backends.llvm.codegen import module_text_of
+    gens = [unique[n][0] for n in group]
+    try:
+        obj = _emit(module_text_of([unique[n][1] for n in group], gens), lvl, names)
+    except InvalidIR as e:
+        raise invalid_ir_error(e, gens, names) from None
+    objcache.store(obj, [keys[n] for n in group])
+    return obj
 
 
 def _engine(objs: list, level: int, frames: dict | None = None):
@@ -376,10 +392,10 @@ def _engine(objs: list, level: int, frames: dict | None = None):
     from llvmlite.binding.object_file import ObjectFileRef
     from ptxc.backends.llvm.frames import object_frames
     b = llvm()
-    for obj in objs if frames is not None else ():
+    for obj in dict.fromkeys(objs) if frames is not None else ():
         frames.update(object_frames(obj) or {})
     engine = b.create_mcjit_compiler(b.parse_assembly(""), new_target_machine(level))
-    for obj in objs:
+    for obj in dict.fromkeys(objs):          # a helper_lib object once, whatever the chunks
         engine.add_object_file(ObjectFileRef.from_data(obj))
     engine.finalize_object()
     return engine

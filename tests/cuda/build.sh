@@ -111,6 +111,7 @@ ptx profile_no_block sm90       -arch=sm_90 -O3
 ptx device_calls  sm90          -arch=sm_90 -O3
 ptx wmma          sm90          -arch=sm_90 -O3
 ptx mma_sync      sm90          -arch=sm_90 -O3
+ptx tc_kernels    sm90          -arch=sm_90 -O3
 ptx partial_warp_mma sm90       -arch=sm_90 -O3
 ptx memcheck      sm90.lineinfo -arch=sm_90 -O3 -lineinfo
 ptx racecheck     sm90.lineinfo -arch=sm_90 -O3 -lineinfo

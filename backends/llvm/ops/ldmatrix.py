@@ -16,7 +16,9 @@ from ptxc.backends.llvm.instruments.check_hooks import race_hook
 from ptxc.backends.llvm.instruments.memcheck import KIND_LOAD, KIND_STORE
 from ptxc.backends.llvm.irtext import splat
 from ptxc.backends.llvm.ops.access import space_of
-from ptxc.backends.llvm.ops.mma import V, Flat, lane_addresses, regs_of
+from ptxc.backends.llvm.ops.mma_arith import V, Flat, regs_of
+from ptxc.backends.llvm.ops.mma_memory import lane_addresses
+from ptxc.backends.llvm.ops.mma_outline import write_uncached
 from ptxc.backends.llvm.ops.resolve import elem_ptrs, gather, resolve, scatter
 
 
@@ -128,7 +130,7 @@ def op_ldmatrix(cg, ins):
                       for h in (0, 1))
             regs.append(join_halves(cg, lo, hi))
     for item, v in zip(items, regs):
-        cg.write(item, v, "b32")
+        write_uncached(cg, item, v, "b32")
 
 
 OPS = {"ldmatrix": op_ldmatrix, "stmatrix": op_stmatrix}
