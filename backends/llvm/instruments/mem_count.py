@@ -24,6 +24,7 @@ from ptxc.passes.memory.measured import access_kind, address_operand
 
 from ptxc.backends.llvm import layout as Lo
 from ptxc.backends.llvm.irtext import splat
+from ptxc.backends.llvm.instruments import memcount_fast
 from ptxc.backends.llvm.instruments.memcount_ir import (ATOMIC_SLOTS, COMMON, DECLS, GLOBAL_SLOTS,
                                                         SHARED_SLOTS, shared_helper)
 from ptxc.backends.llvm.ops.access import (K64, address, atomic_form, mem_type, space_of,
@@ -132,7 +133,10 @@ def vector_tmp(cg) -> str:
 
 def use_helper(cg, name: str) -> str:
     """Add the helpers (``name`` and those it calls) to the kernel's module."""
+    fast = memcount_fast.enabled()
     for helper, text in COMMON.items():
-        cg.helpers.setdefault(helper, text)
+        cg.helpers.setdefault(helper, memcount_fast.HELPERS.get(helper, text) if fast else text)
     cg.decls.update(DECLS)
+    if fast:
+        cg.decls.update(memcount_fast.DECLS)
     return name
