@@ -136,3 +136,33 @@ def test_shapes_in_code(monkeypatch):
         m = prof.memory
         assert m["shared_load_requests"] == 6 * 8 and m["shared_load_transactions"] == 15 * 8
         assert m["shared_store_requests"] == 4 * 8 and m["shared_store_transactions"] == 4 * 8
+
+
+@pytest.mark.parametrize("w,c_counts", [
+    (128, (32, 16, 4)),     # rows 512 bytes apart: 2 sectors and 1 line per half, disjoint
+    (8, (24, 12, 3)),       # rows 32 bytes apart overlap: 96 bytes a warp, 1 or 2 lines
+])
+def test_global_shapes_in_code(monkeypatch, w, c_counts):
+    """global_shapes, one 16 x 16 block (8 warps), (sectors, lines,
+    sectors per request) per load: in[t] (32, 8, 4), in[k] (8, 8, 1),
+    in[ty * w + tx] (``c_counts``), in[1023 - t] (32, 8, 4), in[8 * t]
+    (256, 64, 32); the store out[t] (32, 8, 4)."""
+    k = 5
+    src = np.arange(4096, dtype=np.float32)
+    make = lambda: [src, np.zeros(256, np.float32), w, k]      # noqa: E731
+    t = np.arange(256)
+    tx, ty = t % 16, t // 16
+    want = src[t] + 2 * src[k] + 4 * src[ty * w + tx] + 8 * src[1023 - t] + 16 * src[8 * t]
+    expected = sorted([(32, 8, 4), (8, 8, 1), c_counts, (32, 8, 4), (256, 64, 32)])
+    for prof, args in launch_both(monkeypatch, "global_shapes", (1,), (16, 16), make):
+        np.testing.assert_array_equal(args[1], want.astype(np.float32))
+        loads = [v["global"] for v in prof.per_memory_instr.values() if v["opcode"] == "ld.global.f32"]
+        got = []
+        for g in loads:
+            assert g["requests"] == 8 and g["requested_bytes"] == 8 * 32 * 4
+            hist = [i + 1 for i, v in enumerate(g["sectors_hist"]) if v]
+            if g["transactions"] == 24:      # w = 8: every warp 3 sectors
+                assert g["sectors_hist"][2] == 8
+            got.append((g["transactions"], g["lines"], hist[0] if len(hist) == 1 else hist))
+        assert sorted(got) == expected
+        assert prof.memory["gst_transactions"] == 32 and prof.memory["gst_lines"] == 8

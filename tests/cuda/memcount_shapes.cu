@@ -4,7 +4,7 @@
 // test fills (contiguous, uniform, half-uniform, strided, descending,
 // scattered, masked); shared_shapes has the shapes in its code (a 16 x 16
 // tile read by rows and columns as in matrixMul, a padded transpose tile,
-// stride-2 and descending reads).
+// stride-2 and descending reads), global_shapes likewise in global memory.
 //   nvcc -ptx -arch=sm_90 -O3 memcount_shapes.cu -o memcount_shapes.sm90.ptx
 
 extern "C" __global__ void gather_shared(const int *idx, const int *on, float *out)
@@ -54,4 +54,16 @@ extern "C" __global__ void shared_shapes(float *out, int k)
     float e = flat[511 - 2 * t];                         // descending, stride 2
     float f = tile[tx][ty];                              // a column: 16-word stride
     out[t] = a + 2.0f * b + 4.0f * c + 8.0f * d + 16.0f * e + 32.0f * f;
+}
+
+extern "C" __global__ void global_shapes(const float *in, float *out, int w, int k)
+{
+    int tx = threadIdx.x, ty = threadIdx.y;              // block 16 x 16
+    int t = ty * 16 + tx;
+    float a = in[t];                                     // contiguous
+    float b = in[k];                                     // uniform
+    float c = in[ty * w + tx];                           // two rows per warp (matrixMul's A tile)
+    float d = in[1023 - t];                              // descending
+    float e = in[8 * t];                                 // one 32-byte sector per lane
+    out[t] = a + 2.0f * b + 4.0f * c + 8.0f * d + 16.0f * e;
 }
