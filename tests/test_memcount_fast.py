@@ -124,17 +124,18 @@ def test_shapes_in_code(monkeypatch):
     """shared_shapes, one 16 x 16 block (8 warps): per warp the loads take
     1 (tile[ty][k]) + 1 (tile[k][tx]) + 1 (padded column) + 2 (stride 2) + 2
     (descending, stride 2) + 8 (tile[tx][ty]: each half's 16 words fall in
-    2 banks, 8 words each) = 15 transactions; the four stores 1 each."""
+    2 banks, 8 words each) + 1 (tile[2][3], a variable's address) = 16
+    transactions; the four stores 1 each."""
     k = 3
     make = lambda: [np.zeros(256, np.float32), k]      # noqa: E731
     t = np.arange(256)
     tx, ty = t % 16, t // 16
     want = (ty * 16 + k) + 2 * (k * 16 + tx) + 4 * t \
-        + 8 * (2 * t) + 16 * (511 - 2 * t) + 32 * (tx * 16 + ty)
+        + 8 * (2 * t) + 16 * (511 - 2 * t) + 32 * (tx * 16 + ty) + 64 * (2 * 16 + 3)
     for prof, args in launch_both(monkeypatch, "shared_shapes", (1,), (16, 16), make):
         np.testing.assert_array_equal(args[0], want.astype(np.float32))
         m = prof.memory
-        assert m["shared_load_requests"] == 6 * 8 and m["shared_load_transactions"] == 15 * 8
+        assert m["shared_load_requests"] == 7 * 8 and m["shared_load_transactions"] == 16 * 8
         assert m["shared_store_requests"] == 4 * 8 and m["shared_store_transactions"] == 4 * 8
 
 
@@ -146,14 +147,15 @@ def test_global_shapes_in_code(monkeypatch, w, c_counts):
     """global_shapes, one 16 x 16 block (8 warps), (sectors, lines,
     sectors per request) per load: in[t] (32, 8, 4), in[k] (8, 8, 1),
     in[ty * w + tx] (``c_counts``), in[1023 - t] (32, 8, 4), in[8 * t]
-    (256, 64, 32); the store out[t] (32, 8, 4)."""
+    (256, 64, 32), the variable ``scale`` (8, 8, 1); the store out[t]
+    (32, 8, 4)."""
     k = 5
     src = np.arange(4096, dtype=np.float32)
     make = lambda: [src, np.zeros(256, np.float32), w, k]      # noqa: E731
     t = np.arange(256)
     tx, ty = t % 16, t // 16
-    want = src[t] + 2 * src[k] + 4 * src[ty * w + tx] + 8 * src[1023 - t] + 16 * src[8 * t]
-    expected = sorted([(32, 8, 4), (8, 8, 1), c_counts, (32, 8, 4), (256, 64, 32)])
+    want = src[t] + 2 * src[k] + 4 * src[ty * w + tx] + 8 * src[1023 - t] + 16 * src[8 * t] + 3
+    expected = sorted([(32, 8, 4), (8, 8, 1), c_counts, (32, 8, 4), (256, 64, 32), (8, 8, 1)])
     for prof, args in launch_both(monkeypatch, "global_shapes", (1,), (16, 16), make):
         np.testing.assert_array_equal(args[1], want.astype(np.float32))
         loads = [v["global"] for v in prof.per_memory_instr.values() if v["opcode"] == "ld.global.f32"]

@@ -53,8 +53,11 @@ extern "C" __global__ void shared_shapes(float *out, int k)
     float d = flat[2 * t];                               // stride 2: two-way conflicts
     float e = flat[511 - 2 * t];                         // descending, stride 2
     float f = tile[tx][ty];                              // a column: 16-word stride
-    out[t] = a + 2.0f * b + 4.0f * c + 8.0f * d + 16.0f * e + 32.0f * f;
+    float g = tile[2][3];                                // a variable's address: [tile+140]
+    out[t] = a + 2.0f * b + 4.0f * c + 8.0f * d + 16.0f * e + 32.0f * f + 64.0f * g;
 }
+
+__device__ float scale = 3.0f;
 
 extern "C" __global__ void global_shapes(const float *in, float *out, int w, int k)
 {
@@ -65,5 +68,5 @@ extern "C" __global__ void global_shapes(const float *in, float *out, int w, int
     float c = in[ty * w + tx];                           // two rows per warp (matrixMul's A tile)
     float d = in[1023 - t];                              // descending
     float e = in[8 * t];                                 // one 32-byte sector per lane
-    out[t] = a + 2.0f * b + 4.0f * c + 8.0f * d + 16.0f * e;
+    out[t] = a + 2.0f * b + 4.0f * c + 8.0f * d + 16.0f * e + scale;  // scale: a variable's address
 }

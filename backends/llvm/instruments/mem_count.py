@@ -44,8 +44,9 @@ def count_access(cg, ins, space: str, addr, static, nbytes: int, addr_op=None) -
     if kind is None:
         return
     closed = None
-    if static is None and kind not in ATOMIC_KINDS:
-        closed = mem_count_shape.scalars(cg, ins, space, addr, addr_op, nbytes)
+    if kind not in ATOMIC_KINDS:
+        closed = (mem_count_shape.scalars(cg, ins, space, addr, addr_op, nbytes) if static is None
+                  else mem_count_shape.static_scalars(cg, static, nbytes))
     for part, vec, mask in lane_parts(cg, space, addr, static):
         base = counter_block(cg, ins, kind, part)
         tmp = vector_tmp(cg)

@@ -12,12 +12,29 @@ per base register and mask and shared with its test), found on the address
 register without its constant offset; lo and hi are read from the lane
 addresses the counters see, so a 32-bit address that wraps inside a half
 fails ``hi - lo = 15 * S`` and takes the general helper.
+
+A variable's address (``ld.shared.f32 [tile+8]``: every lane the same
+constant) is uniform in both halves: lo = hi = that address, ok = a full
+warp (sgemm's 256 such reads per tile).
 """
 from __future__ import annotations
 
 from ptxc.backends.llvm.instruments import memcount_fast
 
 MAX_BYTES = 32          # steps of at most one sector: no sector or line skipped
+
+
+def static_scalars(cg, static, nbytes: int):
+    """The scalars of an access to a variable's address (the same key
+    lane_parts gives its lanes), or None."""
+    from ptxc.backends.llvm.ops.access import static_address
+    placed, off = static
+    if nbytes > MAX_BYTES or not memcount_fast.enabled() or placed.space not in ("shared", "global"):
+        return None
+    a = static_address(cg, placed, off)
+    if placed.space == "global":
+        a = (placed.seg << cg.plan.shift) | a
+    return [("i1", cg.f.icmp("eq", "i32", cg.emi, "-1"))] + [("i64", str(a))] * 4
 
 
 def scalars(cg, ins, space: str, addr: str, addr_op, nbytes: int):
