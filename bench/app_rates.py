@@ -20,13 +20,20 @@ per cycle per core: a PTX thread instruction is one lane of one such
 operation at best. The reference's share of the peak of the cores it uses
 (--threads) and of the whole machine's is printed too.
 
+--clocks host,model (or any list of ``host``, ``counters`` = ``--clock host
+--memory-counters``, ``model`` = the default ``--clock model``, each
+optionally with ``:VAR=VALUE`` environment settings, e.g.
+``model:PTXC_FAST_COUNT=0``) runs every application once per clock setting,
+interleaved, and prints the run-time ratios to the first: what the memory
+counters cost (docs/performance.md, "Memory counters").
+
 --switch NAME=A,B[,C...] runs every application once per value, interleaved,
 with the environment variable NAME set to A, then B ... (e.g. ``--switch
 PTXC_FAST_MEM=0,1``: the memory fast path off and on) and prints the run-time
 ratio A / B (A / C ...) per kernel: before/after in the same run.
 
 Usage: python bench/app_rates.py [--apps a,b] [--size bench|test] [--repeat N]
-                                 [--threads N] [--switch NAME=A,B]
+                                 [--threads N] [--switch NAME=A,B] [--clocks host,model]
 needs nvcc and `ptxc run`. Nothing is asserted.
 """
 from __future__ import annotations
@@ -48,6 +55,8 @@ import app_harness as H                      # noqa: E402
 from app_specs import APPS                   # noqa: E402
 
 COLLATZ = HERE / "kernels" / "collatz.ptx"
+CLOCK_ARGS = {"host": ["--clock", "host"], "counters": ["--clock", "host", "--memory-counters"],
+              "model": ["--clock", "model"]}
 
 
 def cpu_ghz() -> float:
@@ -136,6 +145,7 @@ def main() -> None:
     ap.add_argument("--repeat", type=int, default=2)
     ap.add_argument("--threads", type=int, default=1)
     ap.add_argument("--switch", default="", help="NAME=A,B: compare two settings of an env variable")
+    ap.add_argument("--clocks", default="", help="host,counters,model: compare clock settings")
     o = ap.parse_args()
     if H.find_nvcc() is None or H.runtime_missing():
         sys.exit(f"bench/app_rates.py needs nvcc and `ptxc run` ({H.runtime_missing() or 'no nvcc'})")
@@ -145,6 +155,8 @@ def main() -> None:
     if o.switch:
         var, vals = o.switch.split("=", 1)
         settings = [(var, v) for v in vals.split(",")]
+    if o.clocks:
+        settings = [("clock", c) for c in o.clocks.split(",")]
     extra = ["--threads", str(o.threads)]
     refs = [alu_reference(o.threads)]
     results = {}
@@ -155,8 +167,13 @@ def main() -> None:
             runs = defaultdict(list)
             for _ in range(o.repeat):                  # settings interleaved
                 for s in settings:
-                    env = dict(os.environ, **({s[0]: s[1]} if s else {}))
-                    runs[s].append(run_app(app, exe, size, work, env, extra))
+                    env = dict(os.environ, **({s[0]: s[1]} if s and s[0] != "clock" else {}))
+                    more = []
+                    if s and s[0] == "clock":             # host, counters, model[:VAR=VALUE]
+                        clock, *sets = s[1].split(":")
+                        more = CLOCK_ARGS[clock]
+                        env.update(kv.split("=", 1) for kv in sets)
+                    runs[s].append(run_app(app, exe, size, work, env, extra + more))
             results[app.name] = {s: best(rs) for s, rs in runs.items()}
             print(f"  {app.name} done", file=sys.stderr, flush=True)
             if len(results) == len(apps) // 2:

@@ -20,13 +20,13 @@ from ptxc.backends.llvm import jit
 PTX = Path(__file__).parent / "cuda" / "parallel_ctas.sm90.ptx"
 
 
-def launch(module):
+def launch(module, memory_counters=False):
     n = 64                          # 16 CTAs: chunks of one CTA on one worker
     a = np.arange(n * n, dtype=np.float32).reshape(n, n) % 5
     b = np.arange(n * n, dtype=np.float32).reshape(n, n) % 3
     c = np.zeros((n, n), np.float32)
     prof = ptxc.launch(module, "matmul_tiled", (n // 16, n // 16, 1), (16, 16, 1), [a, b, c, n],
-                       mode="full", threads=1)
+                       mode="full", threads=1, memory_counters=memory_counters)
     np.testing.assert_array_equal(c, a @ b)
     out = asdict(prof)
     out.pop("timings")
@@ -38,7 +38,7 @@ def levels(monkeypatch):
     monkeypatch.setattr(jit, "ENV_LEVEL", None)
     module = ptxc.load(PTX)
     fn = module.function("matmul_tiled")
-    return module, fn, lambda lvl: jit.is_compiled(module, fn, "full", lvl)
+    return module, fn, lambda lvl, memory=0: jit.is_compiled(module, fn, "full", lvl, memory)
 
 
 def test_hot_kernel_recompiled_at_o2(levels, monkeypatch):
@@ -67,15 +67,17 @@ def test_env_level_wins(levels, monkeypatch):
     assert compiled(1) and not compiled(0)
 
 
-def test_long_launch_switches_to_o2_between_chunks(levels, monkeypatch):
+@pytest.mark.parametrize("memory", [0, 4])
+def test_long_launch_switches_to_o2_between_chunks(levels, monkeypatch, memory):
     """backends/llvm/tier_up.py: the first half of the CTAs runs level-0
     code; the chunks of the second half wait until the O2 code compiled in
     the background is in place, so both codes certainly run in one launch.
-    Outputs and every counter equal those of a level-0 launch."""
+    Outputs and every counter equal those of a level-0 launch, the memory
+    counters (``memory``: their bank width) included."""
     from ptxc.backends.llvm import launch_wait, runtime
     module, fn, compiled = levels
     monkeypatch.setattr(jit, "TIER_UP_MIN_S", float("inf"))
-    plain = launch(module)                              # level 0 throughout
+    plain = launch(module, bool(memory))                # level 0 throughout
     monkeypatch.setattr(jit, "TIER_UP_RATIO", 0.0)
     monkeypatch.setattr(jit, "TIER_UP_MIN_S", 0.0)
     monkeypatch.setattr(launch_wait, "POLL", 0.001)
@@ -93,10 +95,11 @@ def test_long_launch_switches_to_o2_between_chunks(levels, monkeypatch):
         return run_range(self, begin, end)
 
     monkeypatch.setattr(runtime.Worker, "run_range", gated)
-    tiered = launch(module)
-    assert len(tiers) == 1 and tiers[0].switched is not None and compiled(2)
-    o0 = jit.compile_kernel(module, fn, "full", 0).warp_fn
+    tiered = launch(module, bool(memory))
+    assert len(tiers) == 1 and tiers[0].switched is not None and compiled(2, memory)
+    o0 = jit.compile_kernel(module, fn, "full", 0, memory=memory).warp_fn
     o2 = tiers[0].switched.warp_fn
     assert o0 != o2 and used == [o0] * (len(used) - used.count(o2)) + [o2] * used.count(o2), used
     assert used[:8] == [o0] * 8 and used[8:] == [o2] * 8
     assert tiered == plain and fn.attrs["jit_hot"]
+    assert bool(tiered["memory"]) == bool(memory)

@@ -15,13 +15,18 @@ changes what LLVM does with it), so they share the counter layout, warp
 state size and semantics: a CTA runs entirely in one of them, counters are
 sums, and the result is the same as with either alone
 (tests/test_tiered_jit.py). The switch is refused if any layout field
-differs. Only plain launches tier up (no check tool, value profile, error
-injection or memory counters), and not with PTXC_OPT set.
+differs. Only plain launches tier up (no check tool, value profile or error
+injection), and not with PTXC_OPT set; a launch with memory counters tiers
+up to O2 code with the same counters (the memory counters' blocks are part
+of the layout compared; PTXC_FAST_COUNT=0 keeps such a launch at level 0,
+as before, for before/after measurements).
 """
 from __future__ import annotations
 
 import threading
 import time
+
+from ptxc.backends.llvm.instruments import memcount_fast
 
 LAYOUT = ("n_counters", "ws_size", "branch_ctr", "guard_ctr", "mem_ctr", "uses_global_atomics",
           "uses_heap", "launches_grids", "writes_global", "value_ctr", "stack")
@@ -75,13 +80,15 @@ def fits(new, thread_stack) -> bool:
 
 def for_launch(launch, compiled, kernel, plain: bool):
     """The TierUp of a launch, or None where it does not apply: a launch
-    with a check tool (``plain`` false), a compiled variant, memory
-    counters, a level other than 0, PTXC_OPT set, a hybrid run (its code
+    with a check tool (``plain`` false), a compiled variant, a kernel that
+    launches grids, a level other than 0, PTXC_OPT set, a hybrid run (its code
     depends on the slice in place), or a kernel too big for O2 (jit.BIG_KERNEL)."""
     from ptxc.backends.llvm import jit
     c = compiled
     if (not plain or jit.ENV_LEVEL is not None or c.level != 0 or c.mode != "full"
-            or c.memory_counters or c.inject or c.value_profile or c.uses_heap or c.launches_grids):
+            or c.inject or c.value_profile or c.uses_heap or c.launches_grids):
+        return None
+    if c.memory_counters and not memcount_fast.enabled():      # PTXC_FAST_COUNT=0: as before
         return None
     if sum(len(b.instrs) for b in kernel.blocks) > jit.BIG_KERNEL:
         return None
@@ -91,7 +98,9 @@ def for_launch(launch, compiled, kernel, plain: bool):
     def ready():
         kernel.attrs["jit_hot"] = True
 
-    return TierUp(launch, lambda: jit.compile_kernel(module, kernel, "full", 2), cost, ready)
+    memory = c.bank_bytes if c.memory_counters else 0     # the same counters, at O2
+    return TierUp(launch, lambda: jit.compile_kernel(module, kernel, "full", 2, memory=memory),
+                  cost, ready)
 
 
 def finish(tier) -> None:

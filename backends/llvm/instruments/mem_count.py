@@ -24,8 +24,9 @@ from ptxc.passes.memory.measured import access_kind, address_operand
 
 from ptxc.backends.llvm import layout as Lo
 from ptxc.backends.llvm.irtext import splat
+from ptxc.backends.llvm.instruments import mem_count_shape, memcount_fast
 from ptxc.backends.llvm.instruments.memcount_ir import (ATOMIC_SLOTS, COMMON, DECLS, GLOBAL_SLOTS,
-                                                        SHARED_SLOTS, shared_helper)
+                                                        SHARED_SLOTS, shared_helper, shared_phases)
 from ptxc.backends.llvm.ops.access import (K64, address, atomic_form, mem_type, space_of,
                                            static_address, vec_width)
 from ptxc.backends.llvm.values import bits_of
@@ -33,13 +34,19 @@ from ptxc.backends.llvm.values import bits_of
 ATOMIC_KINDS = ("atomic", "reduction")
 
 
-def count_access(cg, ins, space: str, addr, static, nbytes: int) -> None:
-    """Counter code for one memory instruction about to access memory."""
+def count_access(cg, ins, space: str, addr, static, nbytes: int, addr_op=None) -> None:
+    """Counter code for one memory instruction about to access memory
+    (``addr_op``: its address operand, for the closed forms of
+    mem_count_shape.py; None: the general helpers only)."""
     if not cg.memory_counters:
         return
     kind = access_kind(ins)
     if kind is None:
         return
+    closed = None
+    if kind not in ATOMIC_KINDS:
+        closed = (mem_count_shape.scalars(cg, ins, space, addr, addr_op, nbytes) if static is None
+                  else mem_count_shape.static_scalars(cg, static, nbytes))
     for part, vec, mask in lane_parts(cg, space, addr, static):
         base = counter_block(cg, ins, kind, part)
         tmp = vector_tmp(cg)
@@ -50,10 +57,17 @@ def count_access(cg, ins, space: str, addr, static, nbytes: int) -> None:
         elif part == "global":
             fname = use_helper(cg, "ptxc_mem_global")
             args.append(("i64", str(nbytes)))
+            if closed is not None:
+                fname = use_fast_helper(cg, "ptxc_mem_global_s", memcount_fast.MEM_GLOBAL_S)
+                args += closed
         else:
             fname, text = shared_helper(nbytes, cg.memory_counters)
             use_helper(cg, "ptxc_bank_tx")
             cg.helpers[fname] = text
+            if closed is not None and shared_phases(nbytes, cg.memory_counters) == 1:
+                fname = use_fast_helper(cg, *memcount_fast.shared_helper_s(fname, nbytes,
+                                                                          cg.memory_counters))
+                args += closed
         cg.f.call("void", fname, args)
 
 
@@ -130,9 +144,19 @@ def vector_tmp(cg) -> str:
     return cg.memcount_tmp
 
 
+def use_fast_helper(cg, name: str, text: str) -> str:
+    """Add a closed-form helper (memcount_fast.py) to the kernel's module."""
+    cg.helpers[name] = text
+    cg.decls.update(memcount_fast.DECLS)
+    return name
+
+
 def use_helper(cg, name: str) -> str:
     """Add the helpers (``name`` and those it calls) to the kernel's module."""
+    fast = memcount_fast.enabled()
     for helper, text in COMMON.items():
-        cg.helpers.setdefault(helper, text)
+        cg.helpers.setdefault(helper, memcount_fast.HELPERS.get(helper, text) if fast else text)
     cg.decls.update(DECLS)
+    if fast:
+        cg.decls.update(memcount_fast.DECLS)
     return name

@@ -146,7 +146,10 @@ def base_offset(cg, addr_op):
     if reg.type and bits_of_reg(reg) == 64:
         return cg.read(reg, "u64"), off
     v = cg.read(reg, "u32")
-    return cg.f.cast("zext", "<32 x i32>", v, "<32 x i64>"), (off + (1 << 31)) % (1 << 32) - (1 << 31)
+    key = ("fast_zext", v)              # one name per value: cached_shapes keys on it
+    if key not in cg.vcache:
+        cg.vcache[key] = cg.f.cast("zext", "<32 x i32>", v, "<32 x i64>")
+    return cg.vcache[key], (off + (1 << 31)) % (1 << 32) - (1 << 31)
 
 
 class Shape:

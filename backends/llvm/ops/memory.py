@@ -38,7 +38,7 @@ def op_ld(cg, ins):
     dsts = cg.dst_list(ins)
     if static is not None and static[0].space == "param" and static[0].seg == Lo.SEG_PARAM:
         return load_kernel_param(cg, static, t, n, dsts)
-    count_access(cg, ins, space, addr, static, es * n)
+    count_access(cg, ins, space, addr, static, es * n, ins.srcs[0])
     lt = lty(t)
     if fast_access.enabled(cg, space, static, ins, ins.srcs[0], es * n):
         vals = with_fast_path(cg, space, ins.srcs[0], static, lt, es, n, KIND_LOAD,
@@ -108,7 +108,7 @@ def op_st(cg, ins):
         return cg.unsupported(ins, "st to a kernel parameter")
     if space in ("global", "generic") and static is None:
         cg.writes_global = True
-    count_access(cg, ins, space, addr, static, es * n)
+    count_access(cg, ins, space, addr, static, es * n, addr_op)
     items = val_op.items if isinstance(val_op, ir.Vec) else [val_op]
     lt = lty(t)
     if "racecheck" in cg.checks:        # the values, for a write-after-write of the same value
