@@ -111,6 +111,11 @@ typedef struct CUlaunchConfig_st {
 /* ------------------------------------------------------ drv_init.c */
 CUresult drv_unsupported(const char *name);     /* a stub: names the call, 801 */
 CUresult drv_from_runtime(cudaError_t e);       /* the CUresult of a runtime error */
+/* 1 once NVIDIA's runtime, linked in statically, asked for its export table
+ * (drv_export.c): a launch with a bad configuration then returns 9, which
+ * that runtime passes on unchanged as cudaErrorInvalidConfiguration, the
+ * error the same application gets on a GPU */
+int drv_static_runtime(void);
 int drv_initialized(void);
 #define DRV_INIT() do { if (!drv_initialized()) return CUDA_ERROR_NOT_INITIALIZED; } while (0)
 /* A forked child of the application (docs/runtime.md, "fork and exec"): as on

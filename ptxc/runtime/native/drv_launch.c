@@ -87,6 +87,8 @@ static CUresult send_launch(struct drv_function *f, const unsigned *g, const uns
     struct reply r;
     shim_call(OP_LAUNCH, req, sizeof req, params, nbytes, &r);
     CUresult st = drv_from_runtime(r.status);
+    if (r.status == cudaErrorInvalidConfiguration && drv_static_runtime())
+        st = (CUresult)cudaErrorInvalidConfiguration;   /* see drv_static_runtime */
     if (!r.status)
         device_launch_result(r.data, r.len);
     reply_free(&r);
