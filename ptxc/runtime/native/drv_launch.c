@@ -89,8 +89,10 @@ static CUresult send_launch(struct drv_function *f, const unsigned *g, const uns
     CUresult st = drv_from_runtime(r.status);
     if (r.status == cudaErrorInvalidConfiguration && drv_static_runtime())
         st = (CUresult)cudaErrorInvalidConfiguration;   /* see drv_static_runtime */
-    if (!r.status)
+    if (!r.status) {
         device_launch_result(r.data, r.len);
+        device_clock_launch(r.data, r.len);     /* events time driver launches too (stream.c) */
+    }
     reply_free(&r);
     return st;
 }
