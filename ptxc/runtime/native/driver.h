@@ -116,6 +116,7 @@ CUresult drv_from_runtime(cudaError_t e);       /* the CUresult of a runtime err
  * that runtime passes on unchanged as cudaErrorInvalidConfiguration, the
  * error the same application gets on a GPU */
 int drv_static_runtime(void);
+CUresult drv_array_copy3d(const CUDA_MEMCPY3D *c);   /* a copy to or from a CUDA array */
 int drv_initialized(void);
 #define DRV_INIT() do { if (!drv_initialized()) return CUDA_ERROR_NOT_INITIALIZED; } while (0)
 /* A forked child of the application (docs/runtime.md, "fork and exec"): as on

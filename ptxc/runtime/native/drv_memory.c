@@ -13,7 +13,6 @@
 #include <string.h>
 
 #include "driver.h"
-#include "texture.h"
 
 #define MEM_ATTACH_GLOBAL 1
 #define MEM_ATTACH_HOST 2
@@ -282,49 +281,36 @@ EXPORT CUresult cuMemcpyPeerAsync(CUdeviceptr dst, CUcontext dc, CUdeviceptr src
     return cuMemcpyDtoDAsync_v2(dst, src, n, s);
 }
 
-/* one side of a 2D/3D copy: its first byte, or NULL; a CUDA array is
- * device memory of rows of a->pitch bytes (texture.h), so its side is
- * addressed as pitched device memory with the array's own pitch */
-static char *side(int type, const void *host, CUdeviceptr dev, void *array, size_t x, size_t y,
-                  size_t z, size_t *pitch, size_t height)
+/* one side of a 2D/3D copy: its first byte, or NULL */
+static char *side(int type, const void *host, CUdeviceptr dev, size_t x, size_t y, size_t z,
+                  size_t pitch, size_t height)
 {
-    if (type == CU_MEMORYTYPE_ARRAY) {
-        cudaArray_t a = array;
-        if (!array_valid(a))
-            return NULL;
-        *pitch = a->pitch;
-        return (char *)a->dev + x + a->pitch * (y + (a->height ? a->height : 1) * z);
-    }
     const char *base = type == CU_MEMORYTYPE_HOST ? host
                      : type == CU_MEMORYTYPE_DEVICE || type == CU_MEMORYTYPE_UNIFIED ? ptr(dev)
                      : NULL;
-    return base ? (char *)base + x + *pitch * (y + height * z) : NULL;
+    return base ? (char *)base + x + pitch * (y + height * z) : NULL;
 }
 
 static int kind_of(int type) { return type == CU_MEMORYTYPE_HOST ? 0 : 1; }
-
-static size_t slice_rows(int type, void *array, size_t height)
-{
-    cudaArray_t a = array;
-    return type == CU_MEMORYTYPE_ARRAY && array_valid(a) ? (a->height ? a->height : 1) : height;
-}
 
 static CUresult copy3d(const CUDA_MEMCPY3D *c)
 {
     if (!c)
         return CUDA_ERROR_INVALID_VALUE;
+    if (c->srcMemoryType == CU_MEMORYTYPE_ARRAY || c->dstMemoryType == CU_MEMORYTYPE_ARRAY)
+        return drv_array_copy3d(c);              /* drv_texture.c */
     size_t sh = c->srcHeight ? c->srcHeight : c->Height, dh = c->dstHeight ? c->dstHeight : c->Height;
-    size_t spitch = c->srcPitch ? c->srcPitch : c->WidthInBytes;
-    size_t dpitch = c->dstPitch ? c->dstPitch : c->WidthInBytes;
-    char *src = side(c->srcMemoryType, c->srcHost, c->srcDevice, c->srcArray, c->srcXInBytes,
-                     c->srcY, c->srcZ, &spitch, sh);
-    char *dst = side(c->dstMemoryType, c->dstHost, c->dstDevice, c->dstArray, c->dstXInBytes,
-                     c->dstY, c->dstZ, &dpitch, dh);
+    char *src = side(c->srcMemoryType, c->srcHost, c->srcDevice, c->srcXInBytes, c->srcY, c->srcZ,
+                     c->srcPitch, sh);
+    char *dst = side(c->dstMemoryType, c->dstHost, c->dstDevice, c->dstXInBytes, c->dstY, c->dstZ,
+                     c->dstPitch, dh);
     if (!src || !dst)
         return CUDA_ERROR_INVALID_VALUE;
-    sh = slice_rows(c->srcMemoryType, c->srcArray, sh);
-    dh = slice_rows(c->dstMemoryType, c->dstArray, dh);
     int kind = kind_of(c->dstMemoryType) | kind_of(c->srcMemoryType) << 1;   /* cudaMemcpyKind */
+    if (c->srcMemoryType == CU_MEMORYTYPE_UNIFIED || c->dstMemoryType == CU_MEMORYTYPE_UNIFIED)
+        kind = cudaMemcpyDefault;                /* either side may be host memory */
+    size_t spitch = c->srcPitch ? c->srcPitch : c->WidthInBytes;
+    size_t dpitch = c->dstPitch ? c->dstPitch : c->WidthInBytes;
     CUresult st = CUDA_SUCCESS;
     for (size_t z = 0; z < (c->Depth ? c->Depth : 1) && !st; z++)
         st = drv_from_runtime(shim_copy2d(dst + z * dpitch * dh, dpitch, src + z * spitch * sh,

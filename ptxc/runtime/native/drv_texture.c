@@ -6,7 +6,8 @@
  * objects. Follows the CUDA Driver API reference, "Array Management",
  * "Texture Object Management" and "Surface Object Management".
  *
- * A CUarray is the shim's cudaArray_t. Array formats: the 8/16/32-bit
+ * A CUarray is the shim's cudaArray_t; a 2D/3D copy with an array on
+ * either side is the runtime's cudaMemcpy3D (its bounds checks included). Array formats: the 8/16/32-bit
  * integers, half and float with 1, 2 or 4 channels (the others, such as
  * NV12 or the block-compressed ones, are named unsupported calls). In a
  * texture, an integer format is read as normalized floats unless
@@ -16,11 +17,13 @@
 #include <string.h>
 
 #include "driver.h"
+#include "graph.h"
 #include "texture.h"
 
 EXPORT cudaError_t cudaMalloc3DArray(cudaArray_t *a, const struct cudaChannelFormatDesc *desc,
                                      struct cudaExtent extent, unsigned flags);
 EXPORT cudaError_t cudaFreeArray(cudaArray_t a);
+EXPORT cudaError_t cudaMemcpy3D(const struct cudaMemcpy3DParms *p);
 EXPORT cudaError_t cudaCreateTextureObject(cudaTextureObject_t *t, const struct cudaResourceDesc *r,
                                            const struct cudaTextureDesc *td, const void *view);
 EXPORT cudaError_t cudaCreateSurfaceObject(cudaSurfaceObject_t *s, const struct cudaResourceDesc *r);
@@ -181,6 +184,56 @@ EXPORT CUresult cuArrayGetDescriptor_v2(CUDA_ARRAY_DESCRIPTOR *d, cudaArray_t a)
     d->Format = d3.Format;
     d->NumChannels = d3.NumChannels;
     return CUDA_SUCCESS;
+}
+
+/* one side of a driver copy as the runtime's: an array (x in elements) or
+ * a pitched pointer (x in bytes); 0, or a CUresult */
+static CUresult copy_side(int type, const void *host, CUdeviceptr dev, void *array, size_t x,
+                          size_t y, size_t z, size_t pitch, size_t height, size_t width_bytes,
+                          void **arr, struct cudaPos *pos, struct cudaPitchedPtr *p)
+{
+    *pos = (struct cudaPos){ x, y, z };
+    if (type == CU_MEMORYTYPE_ARRAY) {
+        cudaArray_t a = array;
+        size_t eb = array_valid(a) ? array_elem_bytes(a) : 0;
+        if (!eb || x % eb)
+            return CUDA_ERROR_INVALID_VALUE;
+        pos->x = x / eb;
+        *arr = a;
+        return CUDA_SUCCESS;
+    }
+    void *at = type == CU_MEMORYTYPE_HOST ? (void *)host
+             : type == CU_MEMORYTYPE_DEVICE || type == CU_MEMORYTYPE_UNIFIED ? (void *)(uintptr_t)dev
+             : NULL;
+    if (!at)
+        return CUDA_ERROR_INVALID_VALUE;
+    size_t pt = pitch ? pitch : width_bytes;
+    *p = (struct cudaPitchedPtr){ at, pt, pt, height };
+    return CUDA_SUCCESS;
+}
+
+CUresult drv_array_copy3d(const CUDA_MEMCPY3D *c)
+{
+    struct cudaMemcpy3DParms p;
+    memset(&p, 0, sizeof p);
+    size_t sh = c->srcHeight ? c->srcHeight : c->Height, dh = c->dstHeight ? c->dstHeight : c->Height;
+    CUresult st = copy_side(c->srcMemoryType, c->srcHost, c->srcDevice, c->srcArray, c->srcXInBytes,
+                            c->srcY, c->srcZ, c->srcPitch, sh, c->WidthInBytes, &p.srcArray,
+                            &p.srcPos, &p.srcPtr);
+    if (!st)
+        st = copy_side(c->dstMemoryType, c->dstHost, c->dstDevice, c->dstArray, c->dstXInBytes,
+                       c->dstY, c->dstZ, c->dstPitch, dh, c->WidthInBytes, &p.dstArray,
+                       &p.dstPos, &p.dstPtr);
+    if (st)
+        return st;
+    cudaArray_t a = p.srcArray ? p.srcArray : p.dstArray;    /* the extent in its elements */
+    size_t eb = array_elem_bytes(a);
+    if (c->WidthInBytes % eb)
+        return CUDA_ERROR_INVALID_VALUE;
+    p.extent = (struct cudaExtent){ c->WidthInBytes / eb, c->Height ? c->Height : 1,
+                                    c->Depth ? c->Depth : 1 };
+    p.kind = cudaMemcpyDefault;        /* the runtime finds host or device memory */
+    return RT(cudaMemcpy3D(&p));
 }
 
 /* CUDA_RESOURCE_DESC -> cudaResourceDesc; 0 or a CUresult */
