@@ -36,7 +36,8 @@ APPS = ("vectorAdd", "matrixMul", "symbols", "simpleStreams", "reduction", "path
 # tests/cuda_apps: CUDA arrays, texture and surface objects, read modes and
 # array copies (texture_modes.cu, checked against host-computed values); a tour of the
 # runtime API (__managed__ and __device__ variables, 2-D copies, events...)
-CUDA_APPS = ("simple_texture", "texture_modes", "api_tour")
+CUDA_APPS = ("simple_texture", "texture_modes", "api_tour", "cubemap_texture")
+WRITES_OUT = {"cubemap_texture"}          # takes OUT.bin (numpy-checked in test_runtime_texture_layers)
 MODES = ("full", "hybrid")
 LINKS = {"static": ["-arch=sm_90", "-O3"], "shared": H.NVCC_FLAGS}
 
@@ -72,7 +73,7 @@ def runs(built, tmp_path_factory):
             work = tmp_path_factory.mktemp(f"{name}_{link}_{mode}")
             app = BY_NAME.get(name)
             out_file = work / "out.bin"
-            args = app.args(out_file) if app else []
+            args = app.args(out_file) if app else [str(out_file)] if name in WRITES_OUT else []
             r = H.run(built(name, link), args, mode, work / "report.sqlite", work)
             cache[name, link, mode] = (r, out_file)
         return cache[name, link, mode]
@@ -147,14 +148,18 @@ def test_static_cuda_app_runs_as_the_shared_build(runs, name, mode):
     """simple_texture: CUDA arrays (cuArray3DCreate, cuMemcpy2D/3D to and
     from arrays), texture and surface objects through the driver
     (native/drv_texture.c); texture_modes: the read modes of integer
-    arrays and array copies at offsets; api_tour: a __managed__ variable
+    arrays and array copies at offsets; cubemap_texture: cubemap and layered
+    cubemap arrays (its output file equals the shared build's, which
+    test_runtime_texture_layers checks with numpy); api_tour: a __managed__ variable
     (cuLibraryGetManaged) among much else. The app's own checks against its
     CPU reference pass, and its launches count as in the shared build."""
     static, _ = runs(name, "static", mode)
     shared, _ = runs(name, "shared", mode)
     assert static.returncode == 0, static.stdout + static.stderr[-3000:]
-    assert {"PASS", "PASSED"} & set(static.stdout.split()), static.stdout
+    assert {"PASS", "PASSED", "done"} & set(static.stdout.split()), static.stdout
     assert static.stdout == shared.stdout
+    if name in WRITES_OUT:
+        assert runs(name, "static", mode)[1].read_bytes() == runs(name, "shared", mode)[1].read_bytes()
     assert "does not support" not in static.stderr
     s, d = H.read_report(static.report), H.read_report(shared.report)
     assert len(s.launches) == len(d.launches) > 0
