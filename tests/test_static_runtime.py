@@ -139,6 +139,8 @@ def test_static_graphs_name_the_driver_calls_ptxc_lacks(built, tmp_path):
     assert r.returncode != 0
     assert "unsupported CUDA driver call: cuStreamBeginCapture_v2" in r.stderr
     assert "ptxc: the application called CUDA driver functions ptxc does not support" in r.stderr
+    assert "rebuild it with `nvcc -cudart shared ...`" in r.stderr
+    assert "cudaErrorNotSupported" in r.stdout          # what the app's runtime returned
     assert "Traceback" not in r.stderr
 
 

@@ -210,10 +210,24 @@ def explain(session: Session, app_status: int, err, program: str = "") -> None:
     if session.driver.unsupported:
         names = ", ".join(session.driver.unsupported)
         err.write(f"ptxc: the application called CUDA driver functions ptxc does not support "
-                  f"(each returned CUDA_ERROR_NOT_SUPPORTED): {names}\n")
+                  f"(each returned CUDA_ERROR_NOT_SUPPORTED): {names}"
+                  f"{static_runtime_advice(program)}\n")
     if not session.connected and not session.unsupported:
         err.write(f"ptxc: warning: the application made no call to the CUDA runtime "
                   f"(libcudart.so.13) or driver (libcuda.so.1){no_call_advice(program)}\n")
+
+
+def static_runtime_advice(program: str) -> str:
+    """After unsupported driver calls: a program with nvcc's static runtime
+    reaches ptxc only through the driver API, which lacks what only ptxc's
+    runtime API has (stream capture, graphs); its -cudart shared build
+    uses that runtime API."""
+    info = elfinfo.read(program) if program else None
+    if info is None or not info.has_fatbin or info.dynamic_cudart:
+        return ""
+    return ("; the application's static CUDA runtime (nvcc's default) reaches ptxc through "
+            "these driver calls: rebuild it with `nvcc -cudart shared ...` to use ptxc's "
+            "runtime API, which has stream capture and graphs")
 
 
 def no_call_advice(program: str) -> str:
