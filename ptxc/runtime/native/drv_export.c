@@ -37,6 +37,7 @@
  * for a table it does not have (NVRTC asks for one and does without).
  */
 #define _GNU_SOURCE
+#include <dlfcn.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -315,9 +316,18 @@ static const struct { unsigned char uuid[16]; const char *name; const void **tab
 
 const void *drv_export_table(int which) { return tables[which].table; }
 
-static int static_runtime;
+static const void *static_runtime;       /* the object NVIDIA's runtime is linked into */
 
-int drv_static_runtime(void) { return static_runtime; }
+static const void *object_of(const void *code)
+{
+    Dl_info info;
+    return code && dladdr(code, &info) ? info.dli_fbase : NULL;
+}
+
+int drv_static_runtime(const void *caller)
+{
+    return static_runtime && object_of(caller) == static_runtime;
+}
 
 EXPORT CUresult cuGetExportTable(const void **table, const void *uuid)
 {
@@ -330,8 +340,8 @@ EXPORT CUresult cuGetExportTable(const void **table, const void *uuid)
     for (int i = 0; i < EXPORT_TABLES; i++)
         if (!memcmp(u, tables[i].uuid, 16)) {
             TRACE("table %s\n", tables[i].name);
-            if (i == EXPORT_CUDART)
-                static_runtime = 1;
+            if (i == EXPORT_CUDART && !static_runtime)
+                static_runtime = object_of(__builtin_return_address(0));
             *table = tables[i].table;
             return CUDA_SUCCESS;
         }
