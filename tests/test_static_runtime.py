@@ -32,7 +32,7 @@ import app_harness as H
 from app_specs import BY_NAME
 
 HERE = Path(__file__).parent
-APPS = ("vectorAdd", "matrixMul", "symbols", "simpleStreams", "reduction", "pathfinder")
+APPS = ("vectorAdd", "matrixMul", "symbols", "simpleStreams", "reduction", "pathfinder", "bfs")
 # tests/cuda_apps: CUDA arrays, texture and surface objects, read modes and
 # array copies (texture_modes.cu, checked against host-computed values); a tour of the
 # runtime API (__managed__ and __device__ variables, 2-D copies, events...)
