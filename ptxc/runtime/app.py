@@ -78,19 +78,14 @@ def find_program(argv0: str) -> str:
 
 
 def check_linkage(path: str) -> None:
-    """Refuse an application whose CUDA runtime is linked in statically, or
-    whose DT_RPATH would load the real libcudart.so.13 before ptxc's. A
-    driver-API application (it needs libcuda.so.1) runs whatever runtime
-    nvcc linked into it: ptxc replaces libcuda.so.1, and a static runtime
-    reaches ptxc through it (native/drv_export.c)."""
+    """Refuse an application whose DT_RPATH would load the real
+    libcudart.so.13 before ptxc's. Whatever runtime nvcc linked in runs:
+    the shared one (``-cudart shared``) is replaced by the shim, and the
+    static one (nvcc's default) dlopens libcuda.so.1, which is the shim too
+    (native/drv_export.c serves its export tables; docs/runtime.md)."""
     info = elfinfo.read(path)
     if info is None or not info.has_fatbin:
         return
-    if not info.dynamic_cudart and shim.DRIVER_SONAME not in info.needed:
-        raise PtxcError(f"{path} has the CUDA runtime linked in statically (nvcc's default), so "
-                        f"ptxc cannot replace it; rebuild the application with "
-                        f"`nvcc -cudart shared ...` (docs/runtime.md; a driver-API application, "
-                        f"linked with libcuda.so.1, runs as it is)")
     origin = os.path.dirname(os.path.abspath(path))
     for d in info.rpath:
         d = d.replace("$ORIGIN", origin).replace("${ORIGIN}", origin)
@@ -215,25 +210,38 @@ def explain(session: Session, app_status: int, err, program: str = "") -> None:
     if session.driver.unsupported:
         names = ", ".join(session.driver.unsupported)
         err.write(f"ptxc: the application called CUDA driver functions ptxc does not support "
-                  f"(each returned CUDA_ERROR_NOT_SUPPORTED): {names}\n")
+                  f"(each returned CUDA_ERROR_NOT_SUPPORTED): {names}"
+                  f"{static_runtime_advice(program)}\n")
     if not session.connected and not session.unsupported:
         err.write(f"ptxc: warning: the application made no call to the CUDA runtime "
                   f"(libcudart.so.13) or driver (libcuda.so.1){no_call_advice(program)}\n")
 
 
+def static_runtime_advice(program: str) -> str:
+    """After unsupported driver calls: a program with nvcc's static runtime
+    reaches ptxc only through the driver API, which lacks what only ptxc's
+    runtime API has (stream capture, graphs); its -cudart shared build
+    uses that runtime API."""
+    info = elfinfo.read(program) if program else None
+    if info is None or not info.has_fatbin or info.dynamic_cudart:
+        return ""
+    return ("; the application's static CUDA runtime (nvcc's default) reaches ptxc through "
+            "these driver calls: rebuild it with `nvcc -cudart shared ...` to use ptxc's "
+            "runtime API, which has stream capture and graphs")
+
+
 def no_call_advice(program: str) -> str:
     """What to do when the program never called CUDA: nothing when it loads
-    the runtime or the driver itself (it had no work for them); else run
+    the runtime or the driver itself or carries a fat binary (it had no
+    work for them); else run
     the CUDA program itself (the programs an application starts are not
-    measured), built with ``nvcc -cudart shared`` if it uses the runtime
-    API (a driver-API program, linked with libcuda.so.1, needs nothing)."""
+    measured; any runtime linkage runs, see check_linkage)."""
     info = elfinfo.read(program) if program else None
-    if info is not None and (info.dynamic_cudart or shim.DRIVER_SONAME in info.needed):
-        return ""
+    if info is not None and (info.dynamic_cudart or info.has_fatbin
+                             or shim.DRIVER_SONAME in info.needed):
+        return ""                     # a CUDA program (a static runtime: the fat binary)
     return ("; ptxc measures the program it starts, not the programs that one starts: run the "
-            "CUDA program itself (`ptxc run -- ./app`), built with `nvcc -cudart shared` if it "
-            "calls the runtime API (a driver-API program, linked with libcuda.so.1, needs no "
-            "rebuild)")
+            "CUDA program itself (`ptxc run -- ./app`)")
 
 
 def death(app_status: int) -> str:

@@ -43,6 +43,7 @@ SOURCES = ("conn.c", "memory.c", "register.c", "device.c", "stream.c", "errors.c
            "texture.c", "memcpy3d.c", "mempool.c", "mempool_access.c", "graph_mem.c", "drv_init.c",
            "drv_device.c", "drv_context.c", "drv_module.c", "drv_link.c", "drv_memory.c",
            "drv_mempool.c", "drv_stream.c", "drv_launch.c", "drv_export.c", "drv_integrity.c",
+           "drv_texture.c",
            "nvjitlink.c", "nvrtc.c")
 DRIVER_NODE = "libcuda.so.1"   # the driver API's names (driver.h): the same library serves both
 JITLINK_NODE = "libnvJitLink.so.13"   # ptxc's nvJitLink (nvjitlink.c), preloaded under that name

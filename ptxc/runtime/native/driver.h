@@ -111,6 +111,14 @@ typedef struct CUlaunchConfig_st {
 /* ------------------------------------------------------ drv_init.c */
 CUresult drv_unsupported(const char *name);     /* a stub: names the call, 801 */
 CUresult drv_from_runtime(cudaError_t e);       /* the CUresult of a runtime error */
+/* 1 when `caller` (a return address) lies in the object whose code asked
+ * for NVIDIA's runtime export table (drv_export.c): the runtime linked in
+ * statically. A launch it makes with a bad configuration returns 9, which
+ * it passes on unchanged as cudaErrorInvalidConfiguration, the error the
+ * same application gets on a GPU; a driver-API caller (CuPy's own
+ * launches, cuda.core) keeps CUDA_ERROR_INVALID_VALUE */
+int drv_static_runtime(const void *caller);
+CUresult drv_array_copy3d(const CUDA_MEMCPY3D *c);   /* a copy to or from a CUDA array */
 int drv_initialized(void);
 #define DRV_INIT() do { if (!drv_initialized()) return CUDA_ERROR_NOT_INITIALIZED; } while (0)
 /* A forked child of the application (docs/runtime.md, "fork and exec"): as on

@@ -23,8 +23,10 @@
  *     the owners' destructors run when the context ends (drv_cls_release).
  *   263e8860-7cd2-6143-92f6-bbd5006dfa7e context wrapper: [2] says whether
  *     a context wraps another one (never, here). CUDA 13's runtime also
- *     calls [3] once at start-up, whose meaning is unknown: a stub, and the
- *     runtime goes on without it.
+ *     calls [3] once at start-up, whose meaning is unknown: it answers
+ *     CUDA_ERROR_NOT_SUPPORTED without naming itself as unsupported, and
+ *     the runtime goes on without it (the applications' output and counts
+ *     are those of their -cudart shared builds: tests/test_static_runtime.py).
  *   d4082055-bde6-704b-8d34-ba123c66e1f2 the runtime's check of the driver:
  *     [1] (drv_integrity.c).
  *
@@ -35,6 +37,7 @@
  * for a table it does not have (NVRTC asks for one and does without).
  */
 #define _GNU_SOURCE
+#include <dlfcn.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -249,10 +252,14 @@ static const void *context_local_storage[4] = {
 };
 
 /* ------------------------------------------------- context wrapper */
+/* called once at start-up with (the runtime's context-local-storage key,
+ * 0x40, NULL); the runtime ignores its failure and keeps its per-context
+ * data in CONTEXT_LOCAL_STORAGE instead, so the refusal is not named as an
+ * unsupported call (PTXC_EXPORT_TRACE shows it) */
 static CUresult wrapper_3(void *a, void *b, void *c)
 {
-    TRACE("CONTEXT_WRAPPER[3](%p, %p, %p)\n", a, b, c);
-    return drv_unsupported("cuGetExportTable:CONTEXT_WRAPPER[3]");
+    TRACE("CONTEXT_WRAPPER[3](%p, %p, %p): not supported, the runtime goes on\n", a, b, c);
+    return CUDA_ERROR_NOT_SUPPORTED;
 }
 
 static CUresult unwrap_context(CUcontext ctx, unsigned *wrapped, CUcontext *inner)
@@ -309,6 +316,19 @@ static const struct { unsigned char uuid[16]; const char *name; const void **tab
 
 const void *drv_export_table(int which) { return tables[which].table; }
 
+static const void *static_runtime;       /* the object NVIDIA's runtime is linked into */
+
+static const void *object_of(const void *code)
+{
+    Dl_info info;
+    return code && dladdr(code, &info) ? info.dli_fbase : NULL;
+}
+
+int drv_static_runtime(const void *caller)
+{
+    return static_runtime && object_of(caller) == static_runtime;
+}
+
 EXPORT CUresult cuGetExportTable(const void **table, const void *uuid)
 {
     DRV_CHILD_GUARD();
@@ -320,6 +340,8 @@ EXPORT CUresult cuGetExportTable(const void **table, const void *uuid)
     for (int i = 0; i < EXPORT_TABLES; i++)
         if (!memcmp(u, tables[i].uuid, 16)) {
             TRACE("table %s\n", tables[i].name);
+            if (i == EXPORT_CUDART && !static_runtime)
+                static_runtime = object_of(__builtin_return_address(0));
             *table = tables[i].table;
             return CUDA_SUCCESS;
         }

@@ -68,6 +68,8 @@ static CUresult pack(char *params, uint32_t n, uint32_t nbytes, const uint32_t *
     return CUDA_SUCCESS;
 }
 
+static __thread const void *launch_caller;  /* cuLaunchKernel's return address */
+
 static CUresult send_launch(struct drv_function *f, const unsigned *g, const unsigned *b,
                             unsigned shared, CUstream s, const char *params, uint32_t nbytes,
                             uint32_t flags)
@@ -87,8 +89,12 @@ static CUresult send_launch(struct drv_function *f, const unsigned *g, const uns
     struct reply r;
     shim_call(OP_LAUNCH, req, sizeof req, params, nbytes, &r);
     CUresult st = drv_from_runtime(r.status);
-    if (!r.status)
+    if (r.status == cudaErrorInvalidConfiguration && drv_static_runtime(launch_caller))
+        st = (CUresult)cudaErrorInvalidConfiguration;   /* see drv_static_runtime */
+    if (!r.status) {
         device_launch_result(r.data, r.len);
+        device_clock_launch(r.data, r.len);     /* events time driver launches too (stream.c) */
+    }
     reply_free(&r);
     return st;
 }
@@ -144,7 +150,10 @@ EXPORT CUresult cuLaunchKernel(CUfunction f, unsigned gx, unsigned gy, unsigned 
 {
     DRV_CHILD_GUARD();
     unsigned g[3] = { gx, gy, gz }, b[3] = { bx, by, bz };
-    return launch(f, g, b, shared, s, args, extra, 0);
+    launch_caller = __builtin_return_address(0);
+    CUresult st = launch(f, g, b, shared, s, args, extra, 0);
+    launch_caller = NULL;
+    return st;
 }
 ALIAS(cuLaunchKernel_ptsz, cuLaunchKernel);
 
@@ -194,7 +203,10 @@ EXPORT CUresult cuLaunchKernelEx(const CUlaunchConfig *cfg, CUfunction f, void *
         if (st)
             return st;
     }
-    return launch(f, g, b, cfg->sharedMemBytes, cfg->hStream, args, extra, flags);
+    launch_caller = __builtin_return_address(0);
+    CUresult st = launch(f, g, b, cfg->sharedMemBytes, cfg->hStream, args, extra, flags);
+    launch_caller = NULL;
+    return st;
 }
 ALIAS(cuLaunchKernelEx_ptsz, cuLaunchKernelEx);
 

@@ -6,8 +6,8 @@
  * and in kernels, so a CUdeviceptr is a cudaMalloc pointer and the two
  * APIs mix. Copies and sets are memcpy/memset after a range check (a bad
  * pointer or range is CUDA_ERROR_INVALID_VALUE); the blocking ones first
- * synchronise (device printf output, device faults: devout.c). Copies
- * involving CUDA arrays are unsupported calls.
+ * synchronise (device printf output, device faults: devout.c). A 2D/3D
+ * copy may have a CUDA array (drv_texture.c) on either side.
  */
 #define _GNU_SOURCE
 #include <string.h>
@@ -281,7 +281,7 @@ EXPORT CUresult cuMemcpyPeerAsync(CUdeviceptr dst, CUcontext dc, CUdeviceptr src
     return cuMemcpyDtoDAsync_v2(dst, src, n, s);
 }
 
-/* one side of a 2D/3D copy: its first byte, or NULL (arrays: unsupported) */
+/* one side of a 2D/3D copy: its first byte, or NULL */
 static char *side(int type, const void *host, CUdeviceptr dev, size_t x, size_t y, size_t z,
                   size_t pitch, size_t height)
 {
@@ -298,7 +298,7 @@ static CUresult copy3d(const CUDA_MEMCPY3D *c)
     if (!c)
         return CUDA_ERROR_INVALID_VALUE;
     if (c->srcMemoryType == CU_MEMORYTYPE_ARRAY || c->dstMemoryType == CU_MEMORYTYPE_ARRAY)
-        return drv_unsupported("cuMemcpy2D/3D with a CUDA array");
+        return drv_array_copy3d(c);              /* drv_texture.c */
     size_t sh = c->srcHeight ? c->srcHeight : c->Height, dh = c->dstHeight ? c->dstHeight : c->Height;
     char *src = side(c->srcMemoryType, c->srcHost, c->srcDevice, c->srcXInBytes, c->srcY, c->srcZ,
                      c->srcPitch, sh);
@@ -307,6 +307,8 @@ static CUresult copy3d(const CUDA_MEMCPY3D *c)
     if (!src || !dst)
         return CUDA_ERROR_INVALID_VALUE;
     int kind = kind_of(c->dstMemoryType) | kind_of(c->srcMemoryType) << 1;   /* cudaMemcpyKind */
+    if (c->srcMemoryType == CU_MEMORYTYPE_UNIFIED || c->dstMemoryType == CU_MEMORYTYPE_UNIFIED)
+        kind = cudaMemcpyDefault;                /* either side may be host memory */
     size_t spitch = c->srcPitch ? c->srcPitch : c->WidthInBytes;
     size_t dpitch = c->dstPitch ? c->dstPitch : c->WidthInBytes;
     CUresult st = CUDA_SUCCESS;

@@ -515,3 +515,13 @@ EXPORT CUresult cuLibraryGetGlobal(CUdeviceptr *d, size_t *n, CUlibrary lib, con
     DRV_CHILD_GUARD();
     return global(d, n, lib, name);
 }
+
+/* a __managed__ variable (NVIDIA's static runtime stores its address where
+ * the host code reads the variable): ptxc's device memory is the host's at
+ * the same address, so it is the global itself, as __cudaRegisterManagedVar
+ * makes it for the shared runtime (register.c) */
+EXPORT CUresult cuLibraryGetManaged(CUdeviceptr *d, size_t *n, CUlibrary lib, const char *name)
+{
+    DRV_CHILD_GUARD();
+    return global(d, n, lib, name);
+}
