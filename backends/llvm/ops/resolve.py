@@ -26,6 +26,7 @@ from ptxc.backends.llvm.instruments.memcheck_heap import heap_bounds
 from ptxc.backends.llvm.instruments.provenance_ir import with_provenance
 from ptxc.backends.llvm.irtext import LANE_IDS, splat, vt
 from ptxc.backends.llvm.ops.access import K64, SPACES, spill_addr, static_address, static_vector
+from ptxc.backends.llvm.ops import outlined
 from ptxc.backends.llvm.ops.common import intr
 from ptxc.backends.llvm.values import vname
 
@@ -59,18 +60,21 @@ def resolve_masked(cg, space: str, addr, static, nbytes: int, align: int, kind: 
            "global_seg": "globals"}[space]
     base, size = cg.seg_base[seg], cg.seg_size[seg]
     sz = cg.bcast(size, "i64")
-    end = f.val(f"add <32 x i64> {addr}, {K64(nbytes)}")
-    ok = f.val(f"and <32 x i1> {f.val(f'icmp ult <32 x i64> {addr}, {sz}')}, "
-               f"{f.val(f'icmp ule <32 x i64> {end}, {sz}')}")
     off = addr
     if seg == "local":
         lane = f.cast("zext", "<32 x i32>", LANE_IDS, "<32 x i64>")
         off = f.val(f"add <32 x i64> {addr}, {f.val(f'mul <32 x i64> {lane}, {sz}')}")
-    if not (may_continue and cg.memcheck):
-        check_stop(cg, ok, addr, align)
+    stops = not (may_continue and cg.memcheck)
+    if stops and static is None and outlined.enabled():     # one helper call (outlined.py)
+        stop_on(cg, outlined.seg_check_call(cg, addr, size, nbytes, align), addr, None)
         r = None
     else:
-        r = check(cg, ok, addr, align)
+        end = f.val(f"add <32 x i64> {addr}, {K64(nbytes)}")
+        ok = f.val(f"and <32 x i1> {f.val(f'icmp ult <32 x i64> {addr}, {sz}')}, "
+                   f"{f.val(f'icmp ule <32 x i64> {end}, {sz}')}")
+        r = None if stops else check(cg, ok, addr, align)
+        if stops:
+            check_stop(cg, ok, addr, align)
     basev = cg.bcast(base, "ptr")
     ptrs = f.val(f"getelementptr i8, <32 x ptr> {basev}, <32 x i64> {off}")
     em, emi = (cg.em, cg.emi) if r is None else failed(cg, r, addr, None, kind, where, nbytes,
