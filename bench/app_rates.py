@@ -23,7 +23,10 @@ operation at best. The reference's share of the peak of the cores it uses
 --switch NAME=A,B[,C...] runs every application once per value, interleaved,
 with the environment variable NAME set to A, then B ... (e.g. ``--switch
 PTXC_FAST_MEM=0,1``: the memory fast path off and on) and prints the run-time
-ratio A / B (A / C ...) per kernel: before/after in the same run.
+ratio A / B (A / C ...) per kernel, and per setting the compile seconds, wall
+seconds and compile's share of the wall time summed over the apps:
+before/after in the same run (``--switch PTXC_INLINE_SHAPES=1,0``: the
+inline vector sequences vs the out-of-line helpers, ops/outlined.py).
 
 Usage: python bench/app_rates.py [--apps a,b] [--size bench|test] [--repeat N]
                                  [--threads N] [--switch NAME=A,B]
@@ -129,6 +132,21 @@ def print_rates(name: str, res: dict, ref: float) -> None:
               f"{100 * rate(k) / ref:>9.2f}%{k[2]:>9.2f}")
 
 
+def print_compile_shares(results: dict, settings: list) -> None:
+    """Per setting: compile seconds and wall seconds summed over the apps,
+    compile's share of the wall time (overall and the largest per app), and
+    the compile ratio to the first setting."""
+    print(f"\n{'setting':<28}{'compile s':>10}{'wall s':>9}{'share':>8}{'max app':>9}{'vs first':>9}")
+    first = None
+    for s in settings:
+        cs = [sum(k[2] for k in res[s]["kernels"].values()) for res in results.values()]
+        ws = [res[s]["wall"] for res in results.values()]
+        worst = max(c / w for c, w in zip(cs, ws) if w)
+        first = first or sum(cs)
+        print(f"{s[0] + '=' + s[1]:<28}{sum(cs):>10.2f}{sum(ws):>9.2f}{100 * sum(cs) / sum(ws):>7.1f}%"
+              f"{100 * worst:>8.1f}%{sum(cs) / first:>9.2f}")
+
+
 def main() -> None:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--apps", default="")
@@ -181,6 +199,8 @@ def main() -> None:
         for name, res in results.items():
             print_rates(name, res[s], ref)
     a = settings[0]
+    if len(settings) > 1:
+        print_compile_shares(results, settings)
     for b in settings[1:]:              # each setting against the first
         print(f"\nkernel run time {a[0]}={a[1]} / {a[0]}={b[1]} (> 1: {b[1]} is faster)")
         for name, res in results.items():

@@ -15,8 +15,9 @@ it at each copy (docs/performance.md, "Compile time": what the IR costs).
 writes each half's ``a0``, ``span``, ``first``, ``last``, ``contig``,
 ``uniform``, ``empty`` and ``shape`` to a 64-byte buffer; the call site loads
 them back (scalar loads, which FastISel selects). The results are the same
-values, so every fault, counter and byte is unchanged (tests/test_fast_access.py
-runs both forms against the per-lane path). The helper is ``alwaysinline``:
+values, so every fault, counter and byte is unchanged (tests/test_outlined.py
+compares both forms; tests/test_fast_access.py the fast path with the per-lane
+one). The helper is ``alwaysinline``:
 level 0 runs no IR pass, so it stays a call there, and the O2 pipeline of a
 hot kernel (tier-up) inlines it back into the code it replaced.
 
@@ -27,6 +28,10 @@ the first failing lane through ``ptxc_mem_error`` as ptxc_resolve's callers
 do: the first out-of-bounds lane, else the first misaligned one, with its
 address, the order of resolve.check_stop's two tests.
 
+This module holds what both share (the switch, the helper's code-generator
+stand-in, the result buffer); the helpers' bodies are built by the inline
+code's own functions, in fast_access.shapes_call and resolve.seg_check_call.
+
 ``PTXC_INLINE_SHAPES=1`` emits both inline (the code before; benches and
 tests compare the two).
 """
@@ -36,16 +41,17 @@ import os
 
 from ptxc.backends.llvm.irtext import Fn
 
-BUF = 64                     # bytes: per half h at 32h: a0 i64, span i64, first i32, last i32, 4 flags i8
-FLAGS = ("contig", "uniform", "empty", "shape")
+BUF = 64                     # bytes of the result buffer of one call
 
 
 def enabled() -> bool:
+    """Whether to call the helpers (else the inline code: PTXC_INLINE_SHAPES=1)."""
     return os.environ.get("PTXC_INLINE_SHAPES", "0") != "1"
 
 
 class _HelperGen:
-    """The few code-generator fields half_shape uses, for the helper's body."""
+    """The few code-generator fields the inline builders use (f, decls, the
+    executing mask em/emi taken from the helper's %m argument)."""
 
     def __init__(self, cg, f: Fn):
         self.f, self.decls = f, cg.decls
@@ -53,72 +59,20 @@ class _HelperGen:
         self.em = f.cast("bitcast", "i32", "%m", "<32 x i1>")
 
 
-def helper_text(cg, nbytes: int) -> str:
-    """``@ptxc_shapes{nbytes}``: both halves' Shape fields stored to %out."""
-    from ptxc.backends.llvm.ops.fast_access import half_shape
-    f = Fn(f"define internal void @ptxc_shapes{nbytes}(ptr %out, <32 x i64> %a, i32 %m) alwaysinline")
-    g = _HelperGen(cg, f)
-    for h in (0, 1):
-        sh = half_shape(g, "%a", h, nbytes)
-        base = 32 * h
-        f.set_field("i64", sh.a0, "%out", base, 8)
-        f.set_field("i64", sh.span, "%out", base + 8, 8)
-        f.set_field("i32", sh.first, "%out", base + 16, 4)
-        f.set_field("i32", sh.last, "%out", base + 20, 4)
-        for k, name in enumerate(FLAGS):
-            f.set_field("i8", f.cast("zext", "i1", getattr(sh, name), "i8"), "%out", base + 24 + k, 1)
-    f.emit("ret void")
-    return f.text()
-
-
-def shapes_call(cg, base: str, nbytes: int) -> list:
-    """[Shape, Shape] of lanes ``base`` under the executing mask, from one
-    call of the helper (declared on first use)."""
-    from ptxc.backends.llvm.ops.fast_access import Shape, half_of
-    name = f"ptxc_shapes{nbytes}"
+def define(cg, name: str, header: str, body) -> None:
+    """Add helper ``name`` to the module once: ``header`` (its define line)
+    and ``body(g)`` emitting its code with ``g`` (a _HelperGen; g.f is the
+    helper's Fn) and its ret."""
     if name not in cg.helpers:
-        cg.helpers[name] = helper_text(cg, nbytes)
+        f = Fn(header)
+        body(_HelperGen(cg, f))
+        cg.helpers[name] = f.text()
+
+
+def buffer(cg) -> str:
+    """The run_warp's 64-byte result buffer (one alloca, reused by every call)."""
     f = cg.f
-    held = cg.__dict__.get("shape_buf")
+    held = cg.__dict__.get("outlined_buf")
     if held is None or held[0] is not f:
-        held = cg.__dict__["shape_buf"] = (f, f.alloca(f"[{BUF} x i8]", "shapes", 8))
-    buf = held[1]
-    f.emit(f"call void @{name}(ptr {buf}, <32 x i64> {base}, i32 {cg.emi})")
-    out = []
-    for h in (0, 1):
-        at = 32 * h
-        kw = {"a0": f.field("i64", buf, at, 8), "span": f.field("i64", buf, at + 8, 8),
-              "first": f.field("i32", buf, at + 16, 4), "last": f.field("i32", buf, at + 20, 4),
-              "em": half_of(cg, cg.em, "i1", h)}
-        for k, flag in enumerate(FLAGS):
-            kw[flag] = f.cast("trunc", "i8", f.field("i8", buf, at + 24 + k, 1), "i1")
-        out.append(Shape(**kw))
-    return out
-
-
-def seg_check_text(cg, align: int) -> str:
-    """``@ptxc_seg_check{align}``: resolve.check of lanes %a in [0, %size)."""
-    from ptxc.backends.llvm.ops.resolve import check
-    f = Fn(f"define internal i64 @ptxc_seg_check{align}(<32 x i64> %a, i64 %size, i32 %m, i64 %n) "
-           "alwaysinline")
-    g = _HelperGen(cg, f)
-    sz = f.val("shufflevector <32 x i64> "
-               f"{f.val('insertelement <32 x i64> poison, i64 %size, i32 0')}, "
-               "<32 x i64> poison, <32 x i32> zeroinitializer")
-    nv = f.val("shufflevector <32 x i64> "
-               f"{f.val('insertelement <32 x i64> poison, i64 %n, i32 0')}, "
-               "<32 x i64> poison, <32 x i32> zeroinitializer")
-    end = f.val(f"add <32 x i64> %a, {nv}")
-    ok = f.val(f"and <32 x i1> {f.val(f'icmp ult <32 x i64> %a, {sz}')}, "
-               f"{f.val(f'icmp ule <32 x i64> {end}, {sz}')}")
-    f.emit(f"ret i64 {check(g, ok, '%a', align)}")
-    return f.text()
-
-
-def seg_check_call(cg, addr: str, size: str, nbytes: int, align: int) -> str:
-    """i64 failed lanes (out of bounds | misaligned << 32) of a segment access."""
-    name = f"ptxc_seg_check{align}"
-    if name not in cg.helpers:
-        cg.helpers[name] = seg_check_text(cg, align)
-    return cg.f.call("i64", name, [("<32 x i64>", addr), ("i64", size), ("i32", cg.emi),
-                                   ("i64", str(nbytes))])
+        held = cg.__dict__["outlined_buf"] = (f, f.alloca(f"[{BUF} x i8]", "outl", 8))
+    return held[1]
