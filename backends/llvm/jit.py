@@ -74,6 +74,16 @@ class Compiled:
 def llvm():
     """llvmlite.binding, initialised once (imported lazily: it is slow)."""
     global _llvm
+    if _llvm is not None:
+        return _llvm
+    with _lock:                      # warm_up may initialise it in another thread
+        if _llvm is None:
+            _init_llvm()
+    return _llvm
+
+
+def _init_llvm() -> None:
+    global _llvm
     if _llvm is None:
         import llvmlite.binding as b
         b.initialize_native_target()
@@ -90,7 +100,6 @@ def llvm():
         from ptxc.backends.llvm.ops import texture as ops_tex
         ops_tex.register_symbols(b)
         _llvm = b
-    return _llvm
 
 
 _tm = None
@@ -306,6 +315,15 @@ def runtime():
     barriers (tests/cuda/reduce_shared) took the same time with either
     (13.2-14.1 ms, best of 3, within the noise)."""
     global _runtime
+    if _runtime is not None:
+        return _runtime[1]
+    with _lock:
+        _init_runtime()
+    return _runtime[1]
+
+
+def _init_runtime() -> None:
+    global _runtime
     if _runtime is None:
         from llvmlite.binding.object_file import ObjectFileRef
 
@@ -327,7 +345,6 @@ def runtime():
         engine.add_object_file(ObjectFileRef.from_data(obj))
         engine.finalize_object()
         _runtime = (engine, RUN_CTAS(engine.get_function_address("run_ctas")))
-    return _runtime[1]
 
 
 def _optimise(mod, level: int) -> None:
