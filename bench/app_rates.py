@@ -27,6 +27,9 @@ ratio A / B (A / C ...) per kernel, and per setting the compile seconds, wall
 seconds and compile's share of the wall time summed over the apps:
 before/after in the same run (``--switch PTXC_INLINE_SHAPES=1,0``: the
 inline vector sequences vs the out-of-line helpers, ops/outlined.py).
+Several variables switch together with ``+``: ``--switch
+PTXC_INLINE_SHAPES=1,0+PTXC_JIT_WARMUP=0,1+PTXC_TIER_UP_RATIO=8,25`` is the
+code before the compile-time work of issue 25 (second part) against after.
 
 Usage: python bench/app_rates.py [--apps a,b] [--size bench|test] [--repeat N]
                                  [--threads N] [--switch NAME=A,B]
@@ -160,9 +163,10 @@ def main() -> None:
     os.environ["PTXC_CACHE"] = "0"
     apps = [a for a in APPS if not o.apps or a.name in o.apps.split(",")]
     settings = [None]
-    if o.switch:
-        var, vals = o.switch.split("=", 1)
-        settings = [(var, v) for v in vals.split(",")]
+    if o.switch:                    # NAME=A,B[+NAME2=C,D]: the i-th setting sets every NAME to its i-th value
+        pairs = [(var, vals.split(",")) for var, vals in (p.split("=", 1) for p in o.switch.split("+"))]
+        settings = [("+".join(v for v, _ in pairs), ",".join(vals[i] for _, vals in pairs))
+                    for i in range(len(pairs[0][1]))]
     extra = ["--threads", str(o.threads)]
     refs = [alu_reference(o.threads)]
     results = {}
@@ -173,7 +177,7 @@ def main() -> None:
             runs = defaultdict(list)
             for _ in range(o.repeat):                  # settings interleaved
                 for s in settings:
-                    env = dict(os.environ, **({s[0]: s[1]} if s else {}))
+                    env = dict(os.environ, **(dict(zip(s[0].split("+"), s[1].split(","))) if s else {}))
                     runs[s].append(run_app(app, exe, size, work, env, extra))
             results[app.name] = {s: best(rs) for s, rs in runs.items()}
             print(f"  {app.name} done", file=sys.stderr, flush=True)

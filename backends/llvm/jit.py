@@ -27,7 +27,7 @@ from ptxc.backends.llvm.guards import InvalidIR, gc_paused, invalid_ir_error
 
 ENV_LEVEL = os.environ.get("PTXC_OPT")      # force a level (0-3) for experiments
 BIG_KERNEL = 4000                           # instructions above which O2 costs seconds
-TIER_UP_RATIO = 25          # run s per level-0 compile s from which a kernel is recompiled at O2
+TIER_UP_RATIO = float(os.environ.get("PTXC_TIER_UP_RATIO", 25))   # run s per level-0 compile s from which a kernel is recompiled at O2
                             # (O2 compiles in 6.6x level 0's time and saves ~25% of the run:
                             # docs/performance.md, "Compile time")
 TIER_UP_MIN_S = 0.25        # ... and at least this many seconds of run time (choose_level)
