@@ -89,3 +89,24 @@ def test_fast_path_tiles_same(monkeypatch):
     np.testing.assert_array_equal(a1[1].reshape(ctas, 64), want)
     assert a1[1].tobytes() == a2[1].tobytes() and a1[2].tobytes() == a2[2].tobytes()
     assert p1.counters() == p2.counters() and p1.memory == p2.memory
+
+
+def test_variable_address_scalar_check(monkeypatch):
+    """A variable's address (every lane the same constant): the scalar check
+    gives the inline per-lane check's bytes and first faults."""
+    def run(which):
+        def go():
+            out = np.full(64, 7, np.int32)
+            try:
+                launch("_Z12shared_fixedPii", (1,), (64,), [out, which])
+                return None, out.tobytes()
+            except ptxc.PtxcError as e:
+                return str(e), out.tobytes()
+        return both(monkeypatch, go)
+    (m1, b1), (m2, b2) = run(0)
+    assert m1 is None and m2 is None and b1 == b2
+    np.testing.assert_array_equal(np.frombuffer(b1, np.int32), [10] * 64)
+    for which, kind, offset in ((1, "out-of-bounds", "offset 280"), (2, "misaligned", "")):
+        (m1, b1), (m2, b2) = run(which)
+        assert m1 == m2 and b1 == b2
+        assert "thread (0,0,0)" in m1 and kind in m1 and offset in m1

@@ -44,8 +44,11 @@ def resolve_masked(cg, space: str, addr, static, nbytes: int, align: int, kind: 
     launch stops at a failure otherwise). ``kind``: memcheck.KIND_*."""
     f = cg.f
     where = SPACES.index(space) if space in SPACES else SPACES.index("global")
+    const = None                    # the one address of every lane (a variable's), if known
     if static is not None:
         placed, off = static
+        if getattr(placed, "frame", None) is None:
+            const = static_address(cg, placed, off)
         space = {"param": "param", "local": "local", "shared": "shared", "const": "const",
                  "global": "globals"}[placed.space]
         where = SPACES.index(placed.space) if placed.space in SPACES else where
@@ -65,7 +68,10 @@ def resolve_masked(cg, space: str, addr, static, nbytes: int, align: int, kind: 
         lane = f.cast("zext", "<32 x i32>", LANE_IDS, "<32 x i64>")
         off = f.val(f"add <32 x i64> {addr}, {f.val(f'mul <32 x i64> {lane}, {sz}')}")
     stops = not (may_continue and cg.memcheck)
-    if stops and static is None and outlined.enabled():     # one helper call (outlined.py)
+    if stops and const is not None and outlined.enabled():  # scalar: every lane at one address
+        stop_on(cg, uniform_check(cg, const, size, nbytes, align), addr, None)
+        r = None
+    elif stops and static is None and outlined.enabled():   # one helper call (outlined.py)
         stop_on(cg, seg_check_call(cg, addr, size, nbytes, align), addr, None)
         r = None
     else:
@@ -172,6 +178,19 @@ def check_stop(cg, ok: str, addr: str, align: int) -> None:
         mis = f.val(f"icmp ne <32 x i64> {low}, zeroinitializer")
         mis = f.val(f"and <32 x i1> {mis}, {cg.em}")
         cg.fail_if(f.cast("bitcast", "<32 x i1>", mis, "i32"), Lo.ERR_MISALIGNED, addr)
+
+
+def uniform_check(cg, a: int, size: str, nbytes: int, align: int) -> str:
+    """What :func:`check` gives for lanes that all hold address ``a`` (a
+    variable's), in scalar IR: every executing lane out of bounds or none,
+    misaligned or not (known here)."""
+    f = cg.f
+    inb = f.val(f"and i1 {f.icmp('ult', 'i64', str(a), size)}, {f.icmp('ule', 'i64', str(a + nbytes), size)}")
+    r = f.cast("zext", "i32", f.val(f"select i1 {inb}, i32 0, i32 {cg.emi}"), "i64")
+    if align > 1 and a % align:
+        lanes = f.cast("zext", "i32", cg.emi, "i64")
+        r = f.val(f"or i64 {r}, {f.val(f'shl i64 {lanes}, 32')}")
+    return r
 
 
 def seg_check_call(cg, addr: str, size: str, nbytes: int, align: int) -> str:
