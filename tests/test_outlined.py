@@ -1,6 +1,6 @@
-"""The out-of-line helpers of backends/llvm/ops/outlined.py (the fast path's
-lane-shape test and the segment check of a .shared access at a register
-address) against the inline code they replace (PTXC_INLINE_SHAPES=1): the
+"""The out-of-line lane-shape test of backends/llvm/ops/outlined.py and the
+scalar check of a variable's address (resolve.uniform_check) against the
+inline code they replace (PTXC_INLINE_SHAPES=1): the
 same bytes, counters, memory counters and first fault (thread, kind,
 address). Kernels: tests/cuda/outlined_checks.cu and fast_access.cu (nvcc
 PTX); expected buffers are computed with numpy from the source."""
@@ -40,8 +40,7 @@ def test_switch_changes_code(monkeypatch):
         m = ptxc.load(str(PTX))
         return jit.compile_kernel(m, m.kernels[0], "full", 0, keep_ir=True).ir_text
     outl, inl = both(monkeypatch, text)
-    assert "@ptxc_seg_check4(" in outl and "@ptxc_shapes4(" in outl
-    assert "@ptxc_seg_check" not in inl and "@ptxc_shapes" not in inl
+    assert "@ptxc_shapes4(" in outl and "@ptxc_shapes" not in inl
 
 
 def test_shared_stores_same_bytes_and_counters(monkeypatch):

@@ -71,9 +71,6 @@ def resolve_masked(cg, space: str, addr, static, nbytes: int, align: int, kind: 
     if stops and const is not None and outlined.enabled():  # scalar: every lane at one address
         stop_on(cg, uniform_check(cg, const, size, nbytes, align), addr, None)
         r = None
-    elif stops and static is None and outlined.enabled():   # one helper call (outlined.py)
-        stop_on(cg, seg_check_call(cg, addr, size, nbytes, align), addr, None)
-        r = None
     else:
         end = f.val(f"add <32 x i64> {addr}, {K64(nbytes)}")
         ok = f.val(f"and <32 x i1> {f.val(f'icmp ult <32 x i64> {addr}, {sz}')}, "
@@ -191,26 +188,6 @@ def uniform_check(cg, a: int, size: str, nbytes: int, align: int) -> str:
         lanes = f.cast("zext", "i32", cg.emi, "i64")
         r = f.val(f"or i64 {r}, {f.val(f'shl i64 {lanes}, 32')}")
     return r
-
-
-def seg_check_call(cg, addr: str, size: str, nbytes: int, align: int) -> str:
-    """i64 failed lanes (out of bounds | misaligned << 32) of a segment access
-    of lanes ``addr`` in [0, ``size``), from one call of ``@ptxc_seg_check{align}``
-    (outlined.py), whose body is the inline test and :func:`check`."""
-    def body(g):
-        f = g.f
-        splat_of = lambda s: f.val("shufflevector <32 x i64> " +   # noqa: E731
-                                   f.val(f"insertelement <32 x i64> poison, i64 {s}, i32 0") +
-                                   ", <32 x i64> poison, <32 x i32> zeroinitializer")
-        sz, end = splat_of("%size"), f.val(f"add <32 x i64> %a, {splat_of('%n')}")
-        ok = f.val(f"and <32 x i1> {f.val(f'icmp ult <32 x i64> %a, {sz}')}, "
-                   f"{f.val(f'icmp ule <32 x i64> {end}, {sz}')}")
-        f.emit(f"ret i64 {check(g, ok, '%a', align)}")
-    name = f"ptxc_seg_check{align}"
-    outlined.define(cg, name, f"define internal i64 @{name}(<32 x i64> %a, i64 %size, i32 %m, i64 %n) "
-                    "alwaysinline", body)
-    return cg.f.call("i64", name, [("<32 x i64>", addr), ("i64", size), ("i32", cg.emi),
-                                   ("i64", str(nbytes))])
 
 
 def check(cg, ok: str, addr: str, align: int) -> str:
