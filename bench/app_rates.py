@@ -30,7 +30,13 @@ counters cost (docs/performance.md, "Memory counters").
 --switch NAME=A,B[,C...] runs every application once per value, interleaved,
 with the environment variable NAME set to A, then B ... (e.g. ``--switch
 PTXC_FAST_MEM=0,1``: the memory fast path off and on) and prints the run-time
-ratio A / B (A / C ...) per kernel: before/after in the same run.
+ratio A / B (A / C ...) per kernel, and per setting the compile seconds, wall
+seconds and compile's share of the wall time summed over the apps:
+before/after in the same run (``--switch PTXC_INLINE_SHAPES=1,0``: the
+inline vector sequences vs the out-of-line helpers, ops/outlined.py).
+Several variables switch together with ``+``: ``--switch
+PTXC_INLINE_SHAPES=1,0+PTXC_JIT_WARMUP=0,1+PTXC_TIER_UP_RATIO=8,25`` is the
+code before the compile-time work of issue 25 (second part) against after.
 
 Usage: python bench/app_rates.py [--apps a,b] [--size bench|test] [--repeat N]
                                  [--threads N] [--switch NAME=A,B] [--clocks host,model]
@@ -138,6 +144,21 @@ def print_rates(name: str, res: dict, ref: float) -> None:
               f"{100 * rate(k) / ref:>9.2f}%{k[2]:>9.2f}")
 
 
+def print_compile_shares(results: dict, settings: list) -> None:
+    """Per setting: compile seconds and wall seconds summed over the apps,
+    compile's share of the wall time (overall and the largest per app), and
+    the compile ratio to the first setting."""
+    print(f"\n{'setting':<28}{'compile s':>10}{'wall s':>9}{'share':>8}{'max app':>9}{'vs first':>9}")
+    first = None
+    for s in settings:
+        cs = [sum(k[2] for k in res[s]["kernels"].values()) for res in results.values()]
+        ws = [res[s]["wall"] for res in results.values()]
+        worst = max(c / w for c, w in zip(cs, ws) if w)
+        first = first or sum(cs)
+        print(f"{s[0] + '=' + s[1]:<28}{sum(cs):>10.2f}{sum(ws):>9.2f}{100 * sum(cs) / sum(ws):>7.1f}%"
+              f"{100 * worst:>8.1f}%{sum(cs) / first:>9.2f}")
+
+
 def main() -> None:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--apps", default="")
@@ -152,9 +173,10 @@ def main() -> None:
     os.environ["PTXC_CACHE"] = "0"
     apps = [a for a in APPS if not o.apps or a.name in o.apps.split(",")]
     settings = [None]
-    if o.switch:
-        var, vals = o.switch.split("=", 1)
-        settings = [(var, v) for v in vals.split(",")]
+    if o.switch:                    # NAME=A,B[+NAME2=C,D]: the i-th setting sets every NAME to its i-th value
+        pairs = [(var, vals.split(",")) for var, vals in (p.split("=", 1) for p in o.switch.split("+"))]
+        settings = [("+".join(v for v, _ in pairs), ",".join(vals[i] for _, vals in pairs))
+                    for i in range(len(pairs[0][1]))]
     if o.clocks:
         settings = [("clock", c) for c in o.clocks.split(",")]
     extra = ["--threads", str(o.threads)]
@@ -167,12 +189,14 @@ def main() -> None:
             runs = defaultdict(list)
             for _ in range(o.repeat):                  # settings interleaved
                 for s in settings:
-                    env = dict(os.environ, **({s[0]: s[1]} if s and s[0] != "clock" else {}))
+                    env = dict(os.environ)
                     more = []
                     if s and s[0] == "clock":             # host, counters, model[:VAR=VALUE]
                         clock, *sets = s[1].split(":")
                         more = CLOCK_ARGS[clock]
                         env.update(kv.split("=", 1) for kv in sets)
+                    elif s:
+                        env.update(zip(s[0].split("+"), s[1].split(",")))
                     runs[s].append(run_app(app, exe, size, work, env, extra + more))
             results[app.name] = {s: best(rs) for s, rs in runs.items()}
             print(f"  {app.name} done", file=sys.stderr, flush=True)
@@ -198,6 +222,8 @@ def main() -> None:
         for name, res in results.items():
             print_rates(name, res[s], ref)
     a = settings[0]
+    if len(settings) > 1:
+        print_compile_shares(results, settings)
     for b in settings[1:]:              # each setting against the first
         print(f"\nkernel run time {a[0]}={a[1]} / {a[0]}={b[1]} (> 1: {b[1]} is faster)")
         for name, res in results.items():

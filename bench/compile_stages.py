@@ -10,7 +10,11 @@ that text, the LLVM IR pipeline (O1/O2/O3; nothing at O0) and machine code
 (emit_object at the same level). One LLVM module per kernel, as ``ptxc run``
 compiles them. Prints one row per app and level and the shares of the total.
 
-Usage: python bench/compile_stages.py [--levels 0,1,2,3] [--sources a.cu,b.cu]
+``--inline`` adds, per app and level, a row with PTXC_INLINE_SHAPES=1 (the
+inline lane-shape tests and segment checks, before ops/outlined.py), run
+right before the default one: before/after, interleaved.
+
+Usage: python bench/compile_stages.py [--levels 0,1,2,3] [--sources a.cu,b.cu] [--inline]
 """
 from __future__ import annotations
 
@@ -70,12 +74,22 @@ def stages(text: str, name: str, level: int) -> dict:
     return t
 
 
+def tag(lv) -> str:
+    """A row's level: '0', or '0i' with the inline sequences (--inline)."""
+    return f"{lv[0]}{'i' if lv[1] else ''}"
+
+
 def main() -> None:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--levels", default="0,1,2,3")
     ap.add_argument("--sources", default="")
+    ap.add_argument("--inline", action="store_true", help="also PTXC_INLINE_SHAPES=1, interleaved")
     opts = ap.parse_args()
     levels = [int(x) for x in opts.levels.split(",")]
+    if opts.inline:                  # (level, inline) rows: "0i" is level 0 inline
+        levels = [(lv, inl) for lv in levels for inl in (True, False)]
+    else:
+        levels = [(lv, False) for lv in levels]
     cus = [Path(s) for s in opts.sources.split(",")] if opts.sources else \
         sorted((ROOT / "tests" / "apps").glob("*/*.cu"))
     jit.runtime()
@@ -89,18 +103,19 @@ def main() -> None:
         for cu in cus:
             text = ptx_of(cu, Path(tmp))
             for lv in levels:
-                t = stages(text, cu.name, lv)
+                os.environ["PTXC_INLINE_SHAPES"] = "1" if lv[1] else "0"
+                t = stages(text, cu.name, lv[0])
                 for s in STAGES:
                     sums[lv][s] += t[s]
                 total = sum(t[s] for s in STAGES)
-                print(f"{cu.stem:<14}{lv:>4}{t['kernels']:>5}" + "".join(f"{t[s]:>11.4f}" for s in STAGES)
+                print(f"{cu.stem:<14}{tag(lv):>4}{t['kernels']:>5}" + "".join(f"{t[s]:>11.4f}" for s in STAGES)
                       + f"{total:>9.3f}", flush=True)
     print("-" * len(head))
     for lv in levels:
         total = sum(sums[lv].values())
-        print(f"{'all':<14}{lv:>4}{'':>5}" + "".join(f"{sums[lv][s]:>11.3f}" for s in STAGES)
+        print(f"{'all':<14}{tag(lv):>4}{'':>5}" + "".join(f"{sums[lv][s]:>11.3f}" for s in STAGES)
               + f"{total:>9.3f}")
-        print(f"{'share':<14}{lv:>4}{'':>5}" + "".join(f"{100 * sums[lv][s] / total:>10.1f}%" for s in STAGES))
+        print(f"{'share':<14}{tag(lv):>4}{'':>5}" + "".join(f"{100 * sums[lv][s] / total:>10.1f}%" for s in STAGES))
 
 
 if __name__ == "__main__":

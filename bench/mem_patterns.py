@@ -12,7 +12,12 @@ the ratio to the collatz ALU reference measured in the same run, and the
 run-time ratio of each setting to PTXC_FAST_MEM=0. Outputs are compared
 with numpy (a wrong result is printed, never hidden). Nothing is asserted.
 
-Usage: python bench/mem_patterns.py [--repeat N] [--threads N] [--settings 0,global,1]
+``--var NAME`` switches another variable instead (``--var PTXC_INLINE_SHAPES
+--settings 1,0``: the inline lane-shape tests and checks against the
+out-of-line helpers; with PTXC_OPT=0 in the environment every launch runs
+level-0 code).
+
+Usage: python bench/mem_patterns.py [--repeat N] [--threads N] [--settings 0,global,1] [--var NAME]
 """
 from __future__ import annotations
 
@@ -82,18 +87,20 @@ def main() -> None:
     ap.add_argument("--repeat", type=int, default=3)
     ap.add_argument("--threads", type=int, default=1)
     ap.add_argument("--settings", default="0,global,1")
+    ap.add_argument("--var", default="PTXC_FAST_MEM", help="the variable the settings set "
+                    "(e.g. PTXC_INLINE_SHAPES with --settings 1,0: the outlined helpers)")
     o = ap.parse_args()
     os.environ["PTXC_CACHE"] = "0"
     settings = o.settings.split(",")
     ref = alu_rate(o.threads)
     print(f"full mode, --threads {o.threads}, best of {o.repeat}; ALU reference (collatz) "
           f"{ref:.3g} thread-instr/s")
-    print(f"{'pattern':<11}{'PTXC_FAST_MEM':>14}{'thr-inst':>11}{'run s':>9}{'inst/s':>10}"
+    print(f"{'pattern':<11}{o.var[-14:]:>14}{'thr-inst':>11}{'run s':>9}{'inst/s':>10}"
           f"{'of ALU':>8}{'vs 0':>7}  result")
     for name, kernel, grid, block, shared, make, check in cases():
         mods, best, profs, ok = {}, {}, {}, {}
         for s in settings:                       # compile each setting first (untimed)
-            os.environ["PTXC_FAST_MEM"] = s
+            os.environ[o.var] = s
             mods[s] = ptxc.load(PTX)
             args = make()
             profs[s], _ = timed(mods[s], kernel, grid, block, shared, args, o.threads)
@@ -101,7 +108,7 @@ def main() -> None:
             best[s] = float("inf")
         for _ in range(o.repeat):
             for s in settings:
-                os.environ["PTXC_FAST_MEM"] = s
+                os.environ[o.var] = s
                 _, dt = timed(mods[s], kernel, grid, block, shared, make(), o.threads)
                 best[s] = min(best[s], dt)
         base = best[settings[0]]

@@ -27,7 +27,9 @@ from ptxc.backends.llvm.guards import InvalidIR, gc_paused, invalid_ir_error
 
 ENV_LEVEL = os.environ.get("PTXC_OPT")      # force a level (0-3) for experiments
 BIG_KERNEL = 4000                           # instructions above which O2 costs seconds
-TIER_UP_RATIO = 8           # run s per level-0 compile s from which a kernel is recompiled at O2
+TIER_UP_RATIO = float(os.environ.get("PTXC_TIER_UP_RATIO", 25))   # run s per level-0 compile s from which a kernel is recompiled at O2
+                            # (O2 compiles in 6.6x level 0's time and saves ~25% of the run:
+                            # docs/performance.md, "Compile time")
 TIER_UP_MIN_S = 0.25        # ... and at least this many seconds of run time (choose_level)
 O2_MAX_IR_LINES = 40_000                    # generated IR lines above which O2 is not used (_levels)
 _lock = threading.RLock()
@@ -77,6 +79,16 @@ class Compiled:
 def llvm():
     """llvmlite.binding, initialised once (imported lazily: it is slow)."""
     global _llvm
+    if _llvm is not None:
+        return _llvm
+    with _lock:                      # warm_up may initialise it in another thread
+        if _llvm is None:
+            _init_llvm()
+    return _llvm
+
+
+def _init_llvm() -> None:
+    global _llvm
     if _llvm is None:
         import llvmlite.binding as b
         b.initialize_native_target()
@@ -94,7 +106,6 @@ def llvm():
         from ptxc.backends.llvm.ops import texture as ops_tex
         ops_tex.register_symbols(b)
         _llvm = b
-    return _llvm
 
 
 _tm = None
@@ -314,6 +325,15 @@ def runtime():
     barriers (tests/cuda/reduce_shared) took the same time with either
     (13.2-14.1 ms, best of 3, within the noise)."""
     global _runtime
+    if _runtime is not None:
+        return _runtime[1]
+    with _lock:
+        _init_runtime()
+    return _runtime[1]
+
+
+def _init_runtime() -> None:
+    global _runtime
     if _runtime is None:
         from llvmlite.binding.object_file import ObjectFileRef
 
@@ -335,7 +355,6 @@ def runtime():
         engine.add_object_file(ObjectFileRef.from_data(obj))
         engine.finalize_object()
         _runtime = (engine, RUN_CTAS(engine.get_function_address("run_ctas")))
-    return _runtime[1]
 
 
 def _optimise(mod, level: int) -> None:

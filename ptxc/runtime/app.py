@@ -19,6 +19,7 @@ import sys
 import time
 from dataclasses import dataclass
 
+from ptxc.backends.llvm import warm_up
 from ptxc.errors import PtxcError
 from ptxc.interrupts import signal_name, sigterm_interrupts
 from ptxc.report.status_line import StatusLine
@@ -136,12 +137,14 @@ def run_app(argv: list[str], options: Options, err=None) -> Result:
             env[CHECK_ENV] = "1"
         env[CLOCK_ENV] = options.clock   # what the shim's events record (native/stream.c)
         t0 = time.perf_counter()
+        warming = None
         try:
             proc = subprocess.Popen([program] + list(argv[1:]), env=env, pass_fds=(child.fileno(),))
         except OSError as e:
             raise PtxcError(f"cannot run '{argv[0]}': {e.strerror}")
         try:
             child.close()
+            warming = warm_up.start()      # LLVM and the code generator, beside the app's start
             session = Session(options, Channel(parent), progress=progress, app=proc)
             session.driver.ptx_store = env.get(cubin_ptx.STORE_ENV)   # Triton's PTX (cubin_ptx.py)
             interrupted = None
@@ -160,6 +163,7 @@ def run_app(argv: list[str], options: Options, err=None) -> Result:
         finally:
             progress.clear()
             parent.close()
+            warm_up.finish(warming)
         app_status = proc.wait()
         if session.stopped:
             err.write(session.stopped.rstrip("\n") + "\n")

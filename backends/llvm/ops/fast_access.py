@@ -40,6 +40,7 @@ from ptxc.backends.llvm import layout as Lo
 from ptxc.backends.llvm.instruments.memcheck import KIND_ATOMIC, KIND_STORE
 from ptxc.backends.llvm.instruments.provenance_ir import expected_segment
 from ptxc.backends.llvm.irtext import lane_consts, splat
+from ptxc.backends.llvm.ops import outlined
 from ptxc.backends.llvm.ops.common import intr
 from ptxc.backends.llvm.values import vname
 
@@ -167,9 +168,44 @@ def cached_shapes(cg, base: str, nbytes: int) -> list:
     dropped where the generator drops its cached values)."""
     key = ("fast_shape", base, cg.emi, nbytes)
     got = cg.vcache.get(key)
-    if got is None:
+    if got is None and outlined.enabled():          # one helper call (outlined.py)
+        got = cg.vcache[key] = shapes_call(cg, base, nbytes)
+    elif got is None:
         got = cg.vcache[key] = [half_shape(cg, base, h, nbytes) for h in (0, 1)]
     return got
+
+
+FLAGS = ("contig", "uniform", "empty", "shape")      # i8 each in the helper's buffer
+
+
+def shapes_call(cg, base: str, nbytes: int) -> list:
+    """[Shape, Shape] from one call of ``@ptxc_shapes{nbytes}`` (outlined.py),
+    which runs half_shape for both halves and stores, per half h at 32h:
+    a0 (i64), span (i64), first, last (i32), FLAGS (i8)."""
+    def body(g):
+        for h in (0, 1):
+            sh, at = half_shape(g, "%a", h, nbytes), 32 * h
+            for t, name, off in (("i64", "a0", 0), ("i64", "span", 8), ("i32", "first", 16),
+                                 ("i32", "last", 20)):
+                g.f.set_field(t, getattr(sh, name), "%out", at + off, int(t[1:]) // 8)
+            for k, name in enumerate(FLAGS):
+                g.f.set_field("i8", g.f.cast("zext", "i1", getattr(sh, name), "i8"), "%out", at + 24 + k, 1)
+        g.f.emit("ret void")
+    name = f"ptxc_shapes{nbytes}"
+    outlined.define(cg, name, f"define internal void @{name}(ptr %out, <32 x i64> %a, i32 %m) "
+                    "alwaysinline", body)
+    f, buf = cg.f, outlined.buffer(cg)
+    f.emit(f"call void @{name}(ptr {buf}, <32 x i64> {base}, i32 {cg.emi})")
+    out = []
+    for h in (0, 1):
+        at = 32 * h
+        kw = {"a0": f.field("i64", buf, at, 8), "span": f.field("i64", buf, at + 8, 8),
+              "first": f.field("i32", buf, at + 16, 4), "last": f.field("i32", buf, at + 20, 4),
+              "em": half_of(cg, cg.em, "i1", h)}
+        for k, flag in enumerate(FLAGS):
+            kw[flag] = f.cast("trunc", "i8", f.field("i8", buf, at + 24 + k, 1), "i1")
+        out.append(Shape(**kw))
+    return out
 
 
 def half_shape(cg, addr: str, h: int, nbytes: int) -> Shape:

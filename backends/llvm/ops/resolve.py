@@ -26,6 +26,7 @@ from ptxc.backends.llvm.instruments.memcheck_heap import heap_bounds
 from ptxc.backends.llvm.instruments.provenance_ir import with_provenance
 from ptxc.backends.llvm.irtext import LANE_IDS, splat, vt
 from ptxc.backends.llvm.ops.access import K64, SPACES, spill_addr, static_address, static_vector
+from ptxc.backends.llvm.ops import outlined
 from ptxc.backends.llvm.ops.common import intr
 from ptxc.backends.llvm.values import vname
 
@@ -43,8 +44,11 @@ def resolve_masked(cg, space: str, addr, static, nbytes: int, align: int, kind: 
     launch stops at a failure otherwise). ``kind``: memcheck.KIND_*."""
     f = cg.f
     where = SPACES.index(space) if space in SPACES else SPACES.index("global")
+    const = None                    # the one address of every lane (a variable's), if known
     if static is not None:
         placed, off = static
+        if getattr(placed, "frame", None) is None:
+            const = static_address(cg, placed, off)
         space = {"param": "param", "local": "local", "shared": "shared", "const": "const",
                  "global": "globals"}[placed.space]
         where = SPACES.index(placed.space) if placed.space in SPACES else where
@@ -59,18 +63,21 @@ def resolve_masked(cg, space: str, addr, static, nbytes: int, align: int, kind: 
            "global_seg": "globals"}[space]
     base, size = cg.seg_base[seg], cg.seg_size[seg]
     sz = cg.bcast(size, "i64")
-    end = f.val(f"add <32 x i64> {addr}, {K64(nbytes)}")
-    ok = f.val(f"and <32 x i1> {f.val(f'icmp ult <32 x i64> {addr}, {sz}')}, "
-               f"{f.val(f'icmp ule <32 x i64> {end}, {sz}')}")
     off = addr
     if seg == "local":
         lane = f.cast("zext", "<32 x i32>", LANE_IDS, "<32 x i64>")
         off = f.val(f"add <32 x i64> {addr}, {f.val(f'mul <32 x i64> {lane}, {sz}')}")
-    if not (may_continue and cg.memcheck):
-        check_stop(cg, ok, addr, align)
+    stops = not (may_continue and cg.memcheck)
+    if stops and const is not None and outlined.enabled():  # scalar: every lane at one address
+        stop_on(cg, uniform_check(cg, const, size, nbytes, align), addr, None)
         r = None
     else:
-        r = check(cg, ok, addr, align)
+        end = f.val(f"add <32 x i64> {addr}, {K64(nbytes)}")
+        ok = f.val(f"and <32 x i1> {f.val(f'icmp ult <32 x i64> {addr}, {sz}')}, "
+                   f"{f.val(f'icmp ule <32 x i64> {end}, {sz}')}")
+        r = None if stops else check(cg, ok, addr, align)
+        if stops:
+            check_stop(cg, ok, addr, align)
     basev = cg.bcast(base, "ptr")
     ptrs = f.val(f"getelementptr i8, <32 x ptr> {basev}, <32 x i64> {off}")
     em, emi = (cg.em, cg.emi) if r is None else failed(cg, r, addr, None, kind, where, nbytes,
@@ -168,6 +175,19 @@ def check_stop(cg, ok: str, addr: str, align: int) -> None:
         mis = f.val(f"icmp ne <32 x i64> {low}, zeroinitializer")
         mis = f.val(f"and <32 x i1> {mis}, {cg.em}")
         cg.fail_if(f.cast("bitcast", "<32 x i1>", mis, "i32"), Lo.ERR_MISALIGNED, addr)
+
+
+def uniform_check(cg, a: int, size: str, nbytes: int, align: int) -> str:
+    """What :func:`check` gives for lanes that all hold address ``a`` (a
+    variable's), in scalar IR: every executing lane out of bounds or none,
+    misaligned or not (known here)."""
+    f = cg.f
+    inb = f.val(f"and i1 {f.icmp('ult', 'i64', str(a), size)}, {f.icmp('ule', 'i64', str(a + nbytes), size)}")
+    r = f.cast("zext", "i32", f.val(f"select i1 {inb}, i32 0, i32 {cg.emi}"), "i64")
+    if align > 1 and a % align:
+        lanes = f.cast("zext", "i32", cg.emi, "i64")
+        r = f.val(f"or i64 {r}, {f.val(f'shl i64 {lanes}, 32')}")
+    return r
 
 
 def check(cg, ok: str, addr: str, align: int) -> str:
