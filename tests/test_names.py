@@ -285,6 +285,9 @@ DEMANGLED = [
     ("_ZN2ns4vaddEPf", "ns::vadd(float*)"),
     ("_ZN12_GLOBAL__N_13fooEv", "(anonymous namespace)::foo()"),
     ("_Z1fPFviE", "f(void (*)(int))"),
+    ("_ZN5ShapeD0Ev", "Shape::~Shape()"),                  # destructors, constructors and
+    ("_ZN1AIiEC2Ev", "A<int>::A()"),                        # const members: c++filt's output
+    ("_ZNK6Circle4areaEf", "Circle::area(float) const"),
     ("_Z1fPA4_i", "f(int (*) [4])"),
     ("_Z1fRA4_i", "f(int (&) [4])"),
     ("_Z1fILi3EEvv", "void f<3>()"),
@@ -323,7 +326,7 @@ def test_demangler_without_cxxfilt(mangled, text, monkeypatch):
 
 
 def test_not_read_is_none_and_kept_without_cxxfilt(monkeypatch):
-    for name in ("vecadd_branchy", "_Z", "_ZZ4tilePKfPfE3buf", "_Z1fPFPFviEiE", "_ZN1AC1Ev"):
+    for name in ("vecadd_branchy", "_Z", "_ZZ4tilePKfPfE3buf", "_Z1fPFPFviEiE", "_ZN1ACI1Ev", "_ZNVK1A1fEv"):
         assert parse(name) is None
     monkeypatch.setattr(shutil, "which", lambda *_: None)
     monkeypatch.setattr(N, "_readable", {})
@@ -374,7 +377,8 @@ def test_progress_line_names_the_kernel_demangled(monkeypatch):
     from ptxc.backends.llvm import launch_wait
     seen = []
     monkeypatch.setattr(launch_wait, "run_threads",
-                        lambda loop, n, state, total, label: (seen.append(label), [loop(k) for k in range(n)]))
+                        lambda loop, n, state, total, label, frame=None:
+                        (seen.append(label), [loop(k) for k in range(n)]))
     import numpy as np
     ptxc.launch(ptxc.load(PTX), "vadd", 1, 32, [np.zeros(32, np.float32)] * 3 + [32], mode="full")
     assert seen == ["kernel vadd(...)"]

@@ -11,12 +11,16 @@ that function signatures use and prints it exactly as GNU c++filt does:
   ``St``, internal linkage (``L``), ABI tags (``B``), template arguments
   (types, integer and bool literals, packs ``J...E``), template
   parameters (``T_``) and substitutions (``S_``, ``S0_`` ..., ``Sa``, ``Ss`` ...);
+- constructors and destructors (``C1``-``C3``, ``D0``-``D2``: ``Shape::~Shape()``)
+  and const member functions (``NK...E``: ``Circle::area(float) const``),
+  which C++ classes with virtual functions give (issue 29's indirect calls);
 - types: the builtin ones (``v`` ... ``z``, ``Dh`` half, ``Dn``, ``DF16_``
   ...), vendor types (``u6__bf16``), ``const``/``volatile``/``restrict``,
   pointers, references, function types, arrays and class types.
 
 What it does not read (lambdas ``Ul``, local names ``Z``, expressions
-``X``, operators, constructors, pointers to members, vendor suffixes
+``X``, operators, inheriting constructors, volatile and ref-qualified
+member functions, pointers to members, vendor suffixes
 ``.clone``) makes ``parse`` return None: ``demangle`` then asks c++filt when
 it is installed and otherwise keeps the mangled name (docs/user-guide.md,
 "Kernel and parameter names"). tests/test_names.py compares the output with
@@ -156,6 +160,7 @@ class Parser:
         self.s, self.pos = s, 0
         self.subs: list = []
         self.targs: list | None = None      # the function's template arguments (T_)
+        self.quals = ""                     # " const" of a const member function
 
     # -- reading
     def peek(self, k: int = 0) -> str:
@@ -192,7 +197,7 @@ class Parser:
         params = []
         while self.pos < len(self.s):
             params.append(self.type())
-        text = f"{name}({params_text(params)})"
+        text = f"{name}({params_text(params)}){self.quals}"
         if ret is not None:
             text = f"{ret} {text}"
         return Demangled(text, name, plain, last, base, tuple(str(p) for p in params))
@@ -222,8 +227,10 @@ class Parser:
 
     def nested(self, top: bool) -> tuple[list, bool]:
         self.expect("N")
-        while self.peek() in ("r", "V", "K"):
-            raise Unsupported("cv-qualified member function")
+        if self.take("K"):
+            self.quals = " const"
+        if self.peek() in ("r", "V", "K"):
+            raise Unsupported("volatile or restrict member function")
         if self.peek() in ("R", "O"):
             raise Unsupported("ref-qualified member function")
         comps: list = []
@@ -245,6 +252,13 @@ class Parser:
                 args = self.template_args(top)
                 comps[-1] = (comps[-1][0], args_text(args))
                 is_template = True
+            elif self.peek() in ("C", "D") and self.peek(1) in ("0", "1", "2", "3"):
+                if not comps:
+                    raise Unsupported("constructor without a class")
+                tilde = "~" if self.peek() == "D" else ""
+                self.pos += 2
+                comps.append((tilde + comps[-1][0], ""))
+                is_template = False
             elif self.peek() == "T":
                 if comps:
                     raise Unsupported("template parameter inside a nested name")
