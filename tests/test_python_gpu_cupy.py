@@ -59,7 +59,7 @@ def program(name: str):
 def unsupported(report: str) -> str:
     db = sqlite3.connect(report)
     try:
-        return dict(db.execute("SELECT key, value FROM meta")).get("unsupported_driver_calls", "")
+        return dict(db.execute("SELECT key, value FROM meta")).get("unsupported_driver_calls") or ""
     finally:
         db.close()
 
