@@ -40,7 +40,7 @@ from __future__ import annotations
 
 import os
 
-from ptxc.backends.llvm.instruments.memcount_ir import BANKS, _bump, _splat_of
+from ptxc.backends.llvm.instruments.memcount_ir import BANKS, _bump, _splat_of, bank_tx_head
 
 DECLS = ("declare i64 @llvm.vector.reduce.umin.v32i64(<32 x i64>)",
          "declare i64 @llvm.vector.reduce.umax.v32i64(<32 x i64>)",
@@ -76,24 +76,7 @@ def _bank_counts() -> str:
     return "\n".join(lines)
 
 
-BANK_TX = f"""define internal i32 @ptxc_bank_tx(<32 x i64> %w, i32 %m) {{
-entry:
-  %none = icmp eq i32 %m, 0
-  br i1 %none, label %zero, label %banks
-zero:
-  ret i32 0
-banks:
-  %mv = bitcast i32 %m to <32 x i1>
-  %b64 = and <32 x i64> %w, splat (i64 {BANKS - 1})
-  %b = trunc <32 x i64> %b64 to <32 x i32>
-  %bits0 = shl <32 x i32> splat (i32 1), %b
-  %bits = select <32 x i1> %mv, <32 x i32> %bits0, <32 x i32> zeroinitializer
-  %u = call i32 @llvm.vector.reduce.or.v32i32(<32 x i32> %bits)
-  %nb = call i32 @llvm.ctpop.i32(i32 %u)
-  %nl = call i32 @llvm.ctpop.i32(i32 %m)
-  %spread = icmp eq i32 %nb, %nl
-  br i1 %spread, label %one, label %window
-window:
+BANK_TX = bank_tx_head("window") + f"""window:
   %wm = select <32 x i1> %mv, <32 x i64> %w, <32 x i64> splat (i64 -1)
   %lo = call i64 @llvm.vector.reduce.umin.v32i64(<32 x i64> %wm)
 {_splat_of("lov", "%lo", "i64")}

@@ -204,7 +204,11 @@ out:
   ret void
 }}"""
 
-BANK_TX = f"""define internal i32 @ptxc_bank_tx(<32 x i64> %w, i32 %m) {{
+def bank_tx_head(otherwise: str) -> str:
+    """The start of @ptxc_bank_tx (the general helper here and the closed
+    form of memcount_fast.py): no lane -> 0; every lane in a bank of its
+    own -> label %one; else on to label ``%otherwise``."""
+    return f"""define internal i32 @ptxc_bank_tx(<32 x i64> %w, i32 %m) {{
 entry:
   %none = icmp eq i32 %m, 0
   br i1 %none, label %zero, label %banks
@@ -220,8 +224,11 @@ banks:
   %nb = call i32 @llvm.ctpop.i32(i32 %u)
   %nl = call i32 @llvm.ctpop.i32(i32 %m)
   %spread = icmp eq i32 %nb, %nl
-  br i1 %spread, label %one, label %words
-one:
+  br i1 %spread, label %one, label %{otherwise}
+"""
+
+
+BANK_TX = bank_tx_head("words") + f"""one:
   ret i32 1
 words:
   %firsts = call i32 @ptxc_firsts(<32 x i64> %w, i32 %m)
