@@ -227,9 +227,7 @@ cudaError_t capture_sync(cudaStream_t s, int device)
 /* the node recorded for an operation on s: it depends on s's set, which
  * becomes {node}; `set` fills its parameters (an error invalidates the
  * capture and removes the node) */
-typedef cudaError_t (*setter)(cudaGraphNode_t n, const void *params);
-
-static cudaError_t record(cudaStream_t s, int type, setter set, const void *params)
+static cudaError_t record(cudaStream_t s, int type, node_setter set, const void *params)
 {
     LOCK();
     struct member *m = stream_member(s);
@@ -249,7 +247,7 @@ static cudaError_t record(cudaStream_t s, int type, setter set, const void *para
     return st;
 }
 
-cudaError_t capture_record(cudaStream_t s, int type, setter set, const void *params)
+cudaError_t capture_record(cudaStream_t s, int type, node_setter set, const void *params)
 {
     return record(s, type, set, params);
 }

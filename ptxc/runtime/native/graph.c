@@ -131,6 +131,25 @@ cudaError_t graph_add(cudaGraph_t g, int type, const cudaGraphNode_t *deps, size
     return cudaSuccess;
 }
 
+/* graph_add, then set(n, params) fills the new node's parameters; when that
+ * fails the node is taken out again (the caller holds the lock) */
+cudaError_t graph_add_set(cudaGraph_t g, int type, const cudaGraphNode_t *deps, size_t ndeps,
+                          node_setter set, const void *params, cudaGraphNode_t *out)
+{
+    cudaGraphNode_t n = NULL;
+    cudaError_t st = graph_add(g, type, deps, ndeps, &n);
+    if (!st) {
+        st = set(n, params);
+        if (st) {
+            g->n--;
+            node_free(n);
+        } else {
+            *out = n;
+        }
+    }
+    return st;
+}
+
 /* -------------------------------------------------------- parameters */
 /* CUDA's `extra` launch format: {1 (buffer pointer), buf, 2 (buffer size), &size, 0} */
 #define EXTRA_BUFFER_POINTER ((void *)1)

@@ -126,6 +126,9 @@ void graph_free(cudaGraph_t g);
 cudaError_t graph_clone(cudaGraph_t g, cudaGraph_t *out);
 cudaError_t graph_add(cudaGraph_t g, int type, const cudaGraphNode_t *deps, size_t ndeps,
                       cudaGraphNode_t *out);
+typedef cudaError_t (*node_setter)(cudaGraphNode_t n, const void *params);
+cudaError_t graph_add_set(cudaGraph_t g, int type, const cudaGraphNode_t *deps, size_t ndeps,
+                          node_setter set, const void *params, cudaGraphNode_t *out);
 cudaError_t node_set_kernel(cudaGraphNode_t n, const struct cudaKernelNodeParams *p);
 cudaError_t node_set_copy(cudaGraphNode_t n, const struct cudaMemcpy3DParms *p);
 cudaError_t node_set_copy1d(cudaGraphNode_t n, void *dst, const void *src, size_t count, int kind);
@@ -167,8 +170,6 @@ cudaError_t cond_bodies_acyclic(cudaGraph_t g);
 /* capture.c: cudaGraphLaunch into a capturing stream adds a child graph node */
 cudaError_t capture_graph(cudaStream_t s, cudaGraph_t g);
 /* capture.c: record a node of `type` on capturing stream s, set by `set` */
-cudaError_t capture_record(cudaStream_t s, int type,
-                           cudaError_t (*set)(cudaGraphNode_t n, const void *params),
-                           const void *params);
+cudaError_t capture_record(cudaStream_t s, int type, node_setter set, const void *params);
 
 #endif

@@ -329,8 +329,9 @@ int cond_update_mismatch(cudaGraphNode_t a, cudaGraphNode_t b)
 }
 
 /* --------------------------------------------------------- cudaGraphAddNode */
-static cudaError_t set_params(cudaGraphNode_t n, struct cudaGraphNodeParams *p)
+static cudaError_t set_params(cudaGraphNode_t n, const void *params)
 {
+    struct cudaGraphNodeParams *p = (struct cudaGraphNodeParams *)params;   /* the node's outputs go back to p */
     switch (p->type) {
     case cudaGraphNodeTypeKernel:
         return node_set_kernel(n, &p->kernel);
@@ -369,17 +370,7 @@ static cudaError_t add_node(cudaGraphNode_t *out, cudaGraph_t g, const cudaGraph
     if (!out || !p || !default_edges(edges, ndeps))
         return cudaErrorInvalidValue;
     LOCK();
-    cudaGraphNode_t n = NULL;
-    cudaError_t st = graph_add(g, p->type, deps, ndeps, &n);
-    if (!st) {
-        st = set_params(n, p);
-        if (st) {
-            g->n--;
-            node_free(n);
-        } else {
-            *out = n;
-        }
-    }
+    cudaError_t st = graph_add_set(g, p->type, deps, ndeps, set_params, p, out);
     UNLOCK();
     return st;
 }

@@ -251,23 +251,25 @@ cudaError_t graph_mem_prelaunch(cudaGraph_t g, unsigned long long flags)
 }
 
 /* ---------------------------------------------------------------- API */
+static cudaError_t set_alloc_node(cudaGraphNode_t n, const void *p)
+{
+    return set_alloc(n, (struct cudaMemAllocNodeParams *)p);   /* writes p->dptr */
+}
+
+static cudaError_t set_free_node(cudaGraphNode_t n, const void *p)
+{
+    return set_free(n, (void *)p);
+}
+
 static cudaError_t add_node(cudaGraphNode_t *out, cudaGraph_t g, const cudaGraphNode_t *deps,
                             size_t ndeps, int type, void *params)
 {
     if (!out)
         return cudaErrorInvalidValue;
     LOCK();
-    cudaGraphNode_t n = NULL;
-    cudaError_t st = graph_add(g, type, deps, ndeps, &n);
-    if (!st) {
-        st = type == cudaGraphNodeTypeMemAlloc ? set_alloc(n, params) : set_free(n, params);
-        if (st) {
-            g->n--;
-            node_free(n);
-        } else {
-            *out = n;
-        }
-    }
+    cudaError_t st = graph_add_set(g, type, deps, ndeps,
+                                   type == cudaGraphNodeTypeMemAlloc ? set_alloc_node : set_free_node,
+                                   params, out);
     UNLOCK();
     return st;
 }
@@ -319,11 +321,6 @@ static cudaError_t capture_set_alloc(cudaGraphNode_t n, const void *p)
     return st;
 }
 
-static cudaError_t capture_set_free(cudaGraphNode_t n, const void *p)
-{
-    return set_free(n, (void *)p);
-}
-
 /* cudaMallocAsync in a capture: an allocation node with the pool's properties */
 cudaError_t capture_mem_alloc(cudaStream_t s, void **p, size_t size,
                               const struct cudaMemPoolProps *props)
@@ -335,7 +332,7 @@ cudaError_t capture_mem_alloc(cudaStream_t s, void **p, size_t size,
 /* cudaFreeAsync in a capture: a free node of a graph allocation */
 cudaError_t capture_mem_free(cudaStream_t s, void *p)
 {
-    return capture_record(s, cudaGraphNodeTypeMemFree, capture_set_free, p);
+    return capture_record(s, cudaGraphNodeTypeMemFree, set_free_node, p);
 }
 
 /* ------------------------------------------------ device-wide counters */
