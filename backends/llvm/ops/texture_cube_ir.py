@@ -19,8 +19,8 @@ and every lane texture_ir leaves (a NaN coordinate: all-zero directions).
 from __future__ import annotations
 
 from ptxc.backends.llvm.ops import texture_ir as X
-from ptxc.backends.llvm.ops.texture_native import (
-    F_BASE, F_CUBE, F_D, F_H, F_LAYERED, F_NORM, F_OK, F_PITCH, NFIELDS)
+from ptxc.backends.llvm.ops.texture_layered_ir import slice_of
+from ptxc.backends.llvm.ops.texture_native import F_CUBE, F_D, F_H, F_LAYERED, F_NORM, F_OK
 
 
 def _sel(f, c: str, a: str, b: str, t: str = "float") -> str:
@@ -67,12 +67,8 @@ def _lane(layered: bool) -> str:
         idx = f.v("zext i32 %c0 to i64")                       # a .u32 index
         idx = f.v(f"select i1 {f.v(f'icmp ugt i64 {idx}, {last}')}, i64 {last}, i64 {idx}")
         layer = f.v(f"add i64 {face}, {f.v(f'mul i64 {idx}, 6')}")
-    copy = f.v(f"alloca [{NFIELDS} x i64], align 8")
-    f.e(f"call void @llvm.memcpy.p0.p0.i64(ptr {copy}, ptr %d, i64 {8 * NFIELDS}, i1 false)")
-    step = f.v(f"mul i64 {f.field(F_PITCH)}, {f.field(F_H)}")
-    base = f.v(f"add i64 {f.field(F_BASE)}, {f.v(f'mul i64 {layer}, {step}')}")
-    for k, v in ((F_BASE, base), (F_D, "1"), (F_LAYERED, "0"), (F_CUBE, "0"), (F_NORM, "1")):
-        f.e(f"store i64 {v}, ptr {f.v(f'getelementptr inbounds i64, ptr {copy}, i64 {k}')}, align 8")
+    copy = slice_of(f, layer, f.field(F_H),
+                    ((F_D, "1"), (F_LAYERED, "0"), (F_CUBE, "0"), (F_NORM, "1")))
     done = f.v(f"call i1 @ptxc_tx_lane2(ptr {copy}, i1 false, i1 %wantf, i32 {uv[0]}, i32 {uv[1]}, ptr %o)")
     f.e(f"ret i1 {done}")
     return f.text()

@@ -15,6 +15,20 @@ from ptxc.backends.llvm.ops.texture_native import (
     F_BASE, F_CUBE, F_D, F_H, F_LAYERED, F_OK, F_PITCH, NFIELDS)
 
 
+def slice_of(f, layer: str, height: str, fields) -> str:
+    """A copy of the descriptor %d (on the stack) that describes its 2-D
+    slice ``layer`` (of ``height`` rows) alone: the base moved to the slice
+    and the (field, value) pairs ``fields`` stored over the copy's. Returns
+    the copy's pointer (texture_cube_ir.py uses it for a face too)."""
+    copy = f.v(f"alloca [{NFIELDS} x i64], align 8")
+    f.e(f"call void @llvm.memcpy.p0.p0.i64(ptr {copy}, ptr %d, i64 {8 * NFIELDS}, i1 false)")
+    step = f.v(f"mul i64 {f.field(F_PITCH)}, {height}")
+    base = f.v(f"add i64 {f.field(F_BASE)}, {f.v(f'mul i64 {layer}, {step}')}")
+    for k, v in ((F_BASE, base), *fields):
+        f.e(f"store i64 {v}, ptr {f.v(f'getelementptr inbounds i64, ptr {copy}, i64 {k}')}, align 8")
+    return copy
+
+
 def _lane(nd: int) -> str:
     cs = ", ".join(f"i32 %c{k}" for k in range(nd + 1))
     f = X._Fn(f"define internal i1 @ptxc_tx_al{nd}(ptr %d, i1 %intc, i1 %wantf, {cs}, ptr %o)")
@@ -33,12 +47,7 @@ def _lane(nd: int) -> str:
     layer = f.v("zext i32 %c0 to i64")                      # a .u32 index
     last = f.v(f"sub i64 {f.field(F_D)}, 1")
     layer = f.v(f"select i1 {f.v(f'icmp ugt i64 {layer}, {last}')}, i64 {last}, i64 {layer}")
-    copy = f.v(f"alloca [{NFIELDS} x i64], align 8")
-    f.e(f"call void @llvm.memcpy.p0.p0.i64(ptr {copy}, ptr %d, i64 {8 * NFIELDS}, i1 false)")
-    step = f.v(f"mul i64 {f.field(F_PITCH)}, {h}")
-    base = f.v(f"add i64 {f.field(F_BASE)}, {f.v(f'mul i64 {layer}, {step}')}")
-    for k, v in ((F_BASE, base), (F_D, "1"), (F_LAYERED, "0")):
-        f.e(f"store i64 {v}, ptr {f.v(f'getelementptr inbounds i64, ptr {copy}, i64 {k}')}, align 8")
+    copy = slice_of(f, layer, h, ((F_D, "1"), (F_LAYERED, "0")))
     args = ", ".join(f"i32 %c{k}" for k in range(1, nd + 1))
     f.e(f"ret i1 {f.v(f'call i1 @ptxc_tx_lane{nd}(ptr {copy}, i1 %intc, i1 %wantf, {args}, ptr %o)')}")
     return f.text()
