@@ -32,6 +32,8 @@ import subprocess
 import sys
 from pathlib import Path
 
+from trees import old_tree, use_tree   # bench/trees.py (python bench/X.py puts bench/ on sys.path)
+
 ROOT = Path(__file__).resolve().parent.parent
 PTX = ROOT / "tests" / "cuda" / "parallel_ctas.sm90.ptx"
 
@@ -68,9 +70,7 @@ def cases(scale: int):
 
 def worker(root: str, repeat: int, scale: int) -> None:
     """Run every case in this process on the tree ``root``; print JSON."""
-    import __editable___ptxc_0_1_0_finder as finder      # the venv's editable install
-    here = str(ROOT)
-    finder.MAPPING.update({k: v.replace(here, root, 1) for k, v in finder.MAPPING.items()})
+    use_tree(root)
     import time
 
     import numpy as np
@@ -98,14 +98,6 @@ def worker(root: str, repeat: int, scale: int) -> None:
 
 
 # ------------------------------------------------------------ the driver
-def old_tree(commit: str) -> Path:
-    path = Path("/tmp") / f"ptxc-old-{commit[:7]}"
-    if not path.exists():
-        subprocess.run(["git", "-C", str(ROOT), "worktree", "add", "--detach", str(path), commit],
-                       check=True, capture_output=True)
-    return path
-
-
 def child(root: Path, repeat: int, scale: int) -> dict:
     env = dict(os.environ, PTXC_CACHE="0", PTXC_PROGRESS="0")
     proc = subprocess.run([sys.executable, __file__, "--worker", str(root), "--repeat", str(repeat),

@@ -41,6 +41,8 @@ import subprocess
 import sys
 from pathlib import Path
 
+from trees import old_tree, use_tree   # bench/trees.py (python bench/X.py puts bench/ on sys.path)
+
 HERE = Path(__file__).resolve().parent
 ROOT = HERE.parent
 PTX = ROOT / "tests" / "cuda" / "tc_kernels.sm90.ptx"
@@ -139,9 +141,7 @@ def alu_rate(ptxc, repeat: int) -> float:
 def worker(root: str, repeat: int, names: list) -> None:
     """Run every case in this process on the tree ``root``; print JSON."""
     import time
-    import __editable___ptxc_0_1_0_finder as finder      # the venv's editable install
-    here = str(ROOT)
-    finder.MAPPING.update({k: v.replace(here, root, 1) for k, v in finder.MAPPING.items()})
+    use_tree(root)
     import numpy as np
     import ptxc
     assert ptxc.__file__.startswith(root), ptxc.__file__
@@ -178,14 +178,6 @@ def worker(root: str, repeat: int, names: list) -> None:
 
 
 # ------------------------------------------------------------ the driver
-def old_tree(commit: str) -> Path:
-    path = Path("/tmp") / f"ptxc-old-{commit[:7]}"
-    if not path.exists():
-        subprocess.run(["git", "-C", str(ROOT), "worktree", "add", "--detach", str(path), commit],
-                       check=True, capture_output=True)
-    return path
-
-
 def child(root: Path, repeat: int, kernel: str) -> dict:
     """One kernel on one tree in a process of its own: a process that dies
     (the old tree's stack overflow on big unrolled kernels) gives
