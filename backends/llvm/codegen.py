@@ -102,6 +102,8 @@ class KernelCodegen(SimtMixin, WarpFrame, SpecialRegs, Values, LoweringGuard):
         from ptxc.backends.llvm.ops.table import OPS
         self.name = name
         self.memory_counters = memory_counters   # shared bank bytes (4 or 8), 0 = off
+        self.level = 0              # LLVM optimisation level the code is for (jit.py)
+        self.zeroed = None          # indices of the slots zeroed when a warp starts (frame.py)
         self.memcheck = False       # record invalid accesses and go on (memcheck.py)
         self.value_profile = False  # profile register values (value_prof.py)
         self.value_ctr: dict[int, list] = {}   # instr id -> [(dst, register, bits, base)]
@@ -160,6 +162,7 @@ class KernelCodegen(SimtMixin, WarpFrame, SpecialRegs, Values, LoweringGuard):
         self.cur_a = f.alloca("i32", "cur.a", 4)
         self.prologue_scalars()
         self.zero_slots = self.undefined_slots()
+        self.zeroed = {s.index for s in self.zero_slots}
         self.dispatcher()
         for node in self.plan.nodes:
             self.gen_node(node)

@@ -230,6 +230,7 @@ def _generate(module, kernels, mode: str, level: int, skip_errors: bool, memory:
               variants: frozenset = frozenset()) -> list:
     """[(kernel, generator, function text)] with each function named after
     its key (objcache.key): identical code gets the same name."""
+    from ptxc.backends.llvm import local_regs
     from ptxc.backends.llvm.codegen import KernelCodegen
     from ptxc.backends.llvm.plan import Plan
     if "inject" in variants:
@@ -243,6 +244,8 @@ def _generate(module, kernels, mode: str, level: int, skip_errors: bool, memory:
                 g.initcheck = "initcheck" in variants
                 g.value_profile = "value_profile" in variants
                 g.checks = tuple(v for v in ("racecheck", "synccheck") if v in variants)
+                g.level = level
+                g.plan.local_regs = local_regs.enabled() and not variants
                 g.generate_function()
                 text = g.function_text()
             except PtxcError:

@@ -91,6 +91,8 @@ class Slot:
     index: int
     type: str          # PTX register type
     bits: int          # 1 for predicates
+    local: bool = False   # never read outside the node that writes it (local_regs.py)
+    register: bool = False   # a PTX register's slot (not a var_slot or a checker's slot)
 
 
 @dataclass
@@ -143,6 +145,9 @@ class Plan:
         self.nodes: list[Node] = []
         self.first_node: dict[tuple[int, int], Node] = {}
         self.slots: dict[tuple, Slot] = {}
+        self.local_regs = False                 # mark local registers (local_regs.py)
+        self._local: dict[int, set] = {}        # instance id -> its local slot keys
+        self._regs_in_ws = None
         self.slot_list: list[Slot] = []
         self.instr_ids: dict[tuple[int, int], int] = {}   # (inst id, id(instr)) -> id
         self.instr_table: list[tuple[Instance, ir.Instr]] = []
@@ -307,9 +312,31 @@ class Plan:
         if s is None:
             t = v.type if v.reg != CC_REG else "pred"
             bits = 1 if t in ("pred", "cc") else TYPE_SIZES.get(t, 4) * 8
-            s = self.slots[key] = Slot(len(self.slots), t, bits)
+            s = self.slots[key] = Slot(len(self.slots), t, bits, self._is_local(inst, key), True)
             self.slot_list.append(s)
         return s
+
+    @property
+    def registers_in_warp_state(self) -> bool:
+        """Must every register stay in the warp state? Yes when ``run_warp``
+        may return before the warp ends and resume later (a CTA barrier or an
+        mbarrier wait: simt.py), losing what it held elsewhere, and when
+        tensor-core code addresses the registers in the warp state directly
+        (ops/mma_outline.py)."""
+        if self._regs_in_ws is None:
+            self._regs_in_ws = any(ins.opcode in ("bar", "barrier", "mbarrier")
+                                   or ins.info is not None and ins.info.family == "tensor"
+                                   for _, ins in self.instr_table)
+        return self._regs_in_ws
+
+    def _is_local(self, inst: Instance, key) -> bool:
+        if not self.local_regs:
+            return False
+        keys = self._local.get(inst.id)
+        if keys is None:
+            from ptxc.backends.llvm.local_regs import local_keys
+            keys = self._local[inst.id] = local_keys(inst, self)
+        return key in keys
 
     def formal_var(self, fn, name: str):
         """The register Var of a ``.reg`` parameter of ``fn`` (old-style PTX),

@@ -5,7 +5,9 @@ integer vector (``<32 x i32>`` for ``.b32``/``.f32``, ``<32 x i1>`` for
 ``.pred``); an instruction type decides how the bits are read (PTX's relaxed
 type rules: a wider register is truncated, a narrower one extended by the
 signedness of the instruction type). Writes are masked by the executing
-lanes: ``slot = select(mask, new, old)``.
+lanes: ``slot = select(mask, new, old)``, except an unguarded write of a
+local register (local_regs.py: no lane outside the mask is ever read), which
+stores ``new`` as it is.
 """
 from __future__ import annotations
 
@@ -191,9 +193,10 @@ class Values:
             st = "s%d" % slot.bits
         new = self.adjust(v, t, st)
         vty = vt(ity(slot.bits))
-        old = self.load_slot(slot)
-        m = mask or self.em
-        v = f.select("<32 x i1>", m, vty, new, old)
+        if slot.local and mask is None and self.em is self.mv:
+            v = new         # no lane reads the inactive lanes (local_regs.py)
+        else:
+            v = f.select("<32 x i1>", mask or self.em, vty, new, self.load_slot(slot))
         f.store(vty, v, self.slot_ptr(slot), 8)
         self.vcache[slot.index] = v
 
@@ -229,14 +232,35 @@ class Values:
         self._masked_store(slot, v, t, None)
 
     def slot_ptr(self, slot) -> str:
-        """Pointer to the slot's 32 lanes in the warp state (computed once, in
-        the entry block, so it dominates every use)."""
+        """Pointer to the slot's 32 lanes (computed once, in the entry block,
+        so it dominates every use): in the warp state, or, for optimised
+        code, an alloca where ``in_registers`` allows, zeroed so that LLVM
+        sees no undefined value to exploit. Its warp-state bytes are
+        reserved either way, so level-0 and O2 code of a kernel share one
+        warp-state layout (tier_up.py)."""
         name = self.slot_names.get(slot.index)
         if name is None:
             name = self.slot_names[slot.index] = f"%slot{slot.index}"
-            self.f.entry.append(f"  {name} = getelementptr inbounds i8, ptr %ws, "
-                                f"i64 {self.frame_offset(slot.index)}")
+            offset = self.frame_offset(slot.index)
+            if self.level > 0 and self.in_registers(slot):
+                t = vt(ity(slot.bits))
+                self.f.entry.append(f"  {name} = alloca {t}, align 64")
+                self.f.entry.append(f"  store {t} zeroinitializer, ptr {name}, align 64")
+            else:
+                self.f.entry.append(f"  {name} = getelementptr inbounds i8, ptr %ws, i64 {offset}")
         return name
+
+    def in_registers(self, slot) -> bool:
+        """May the slot live in the function's own memory (an alloca, that
+        LLVM's optimiser turns into registers) instead of the warp state? Yes
+        for a local register (local_regs.py) and, in a kernel whose
+        registers need not stay in the warp state (no barrier, mbarrier wait
+        or tensor-core instruction: plan.registers_in_warp_state), for every
+        register that is not zeroed when the warp starts (frame.py)."""
+        if slot.local:
+            return True
+        return (slot.register and self.plan.local_regs and not self.plan.registers_in_warp_state
+                and self.zeroed is not None and slot.index not in self.zeroed)
 
     # ---------------------------------------------------------- results
     def dst_list(self, ins: ir.Instr) -> list:

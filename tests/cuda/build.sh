@@ -104,6 +104,7 @@ ptx coop          sm90          -arch=sm_90 -O3
 ptx mbarrier      sm90          -arch=sm_90 -O3
 ptx race_mbarrier sm90          -arch=sm_90 -O3
 ptx race_matrix  sm90          -arch=sm_90 -O3
+ptx local_regs    sm90          -arch=sm_90 -O3
 ptx warp_masks    sm90          -arch=sm_90 -O3
 ptx warp_masks_f32 sm100a       -arch=sm_100a -O3
 ptx profile_rows  sm90          -arch=sm_90 -O3
