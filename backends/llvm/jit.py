@@ -23,6 +23,7 @@ import time
 from dataclasses import dataclass, field
 
 from ptxc.errors import PtxcError
+from ptxc.backends.llvm import local_regs
 from ptxc.backends.llvm.guards import InvalidIR, gc_paused, invalid_ir_error
 
 ENV_LEVEL = os.environ.get("PTXC_OPT")      # force a level (0-3) for experiments
@@ -230,7 +231,6 @@ def _generate(module, kernels, mode: str, level: int, skip_errors: bool, memory:
               variants: frozenset = frozenset()) -> list:
     """[(kernel, generator, function text)] with each function named after
     its key (objcache.key): identical code gets the same name."""
-    from ptxc.backends.llvm import local_regs
     from ptxc.backends.llvm.codegen import KernelCodegen
     from ptxc.backends.llvm.plan import Plan
     if "inject" in variants:
@@ -448,4 +448,20 @@ def _emit(text: str, level: int, names: str) -> bytes:
         raise InvalidIR(text, str(e)) from None
     if level > 0:
         _optimise(mod, level)
+    elif local_regs.enabled():
+        _promote(mod)
     return new_target_machine(level).emit_object(mod)
+
+
+def _promote(mod) -> None:
+    """Level 0's one IR pass: SROA, which turns the local registers' allocas
+    (local_regs.py) and the code generator's scalar allocas into SSA values;
+    linear in the code and no measurable compile time (docs/performance.md,
+    "Registers")."""
+    b = llvm()
+    fpm = b.create_new_function_pass_manager()
+    fpm.add_sroa_pass()
+    pb = b.create_pass_builder(target_machine(), b.create_pipeline_tuning_options(speed_level=0))
+    for fn in mod.functions:
+        if not fn.is_declaration:
+            fpm.run(fn, pb)

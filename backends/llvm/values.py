@@ -242,7 +242,7 @@ class Values:
         if name is None:
             name = self.slot_names[slot.index] = f"%slot{slot.index}"
             offset = self.frame_offset(slot.index)
-            if self.level > 0 and self.in_registers(slot):
+            if self.in_registers(slot):
                 t = vt(ity(slot.bits))
                 self.f.entry.append(f"  {name} = alloca {t}, align 64")
                 self.f.entry.append(f"  store {t} zeroinitializer, ptr {name}, align 64")
@@ -252,14 +252,17 @@ class Values:
 
     def in_registers(self, slot) -> bool:
         """May the slot live in the function's own memory (an alloca, that
-        LLVM's optimiser turns into registers) instead of the warp state? Yes
-        for a local register (local_regs.py) and, in a kernel whose
-        registers need not stay in the warp state (no barrier, mbarrier wait
-        or tensor-core instruction: plan.registers_in_warp_state), for every
-        register that is not zeroed when the warp starts (frame.py)."""
+        LLVM's SROA turns into SSA values: jit.py) instead of the warp state?
+        Yes for a local register (local_regs.py) and, in optimised code of a
+        kernel whose registers need not stay in the warp state (no barrier,
+        mbarrier wait or tensor-core instruction:
+        plan.registers_in_warp_state), for every register that is not zeroed
+        when the warp starts (frame.py). (At level 0, whose code keeps every
+        value in memory between blocks anyway, only local registers gain.)"""
         if slot.local:
             return True
-        return (slot.register and self.plan.local_regs and not self.plan.registers_in_warp_state
+        return (self.level > 0 and slot.register and self.plan.local_regs
+                and not self.plan.registers_in_warp_state
                 and self.zeroed is not None and slot.index not in self.zeroed)
 
     # ---------------------------------------------------------- results
