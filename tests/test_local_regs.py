@@ -20,6 +20,7 @@ import pytest
 import ptxc
 from ptxc.backends.llvm import jit
 from ptxc.backends.llvm.local_regs import local_register_names
+from ptxc.backends.llvm import plan as plan_module
 from ptxc.backends.llvm.plan import Plan
 
 HERE = os.path.dirname(__file__)
@@ -155,3 +156,24 @@ def test_collatz_counts_equal_with_and_without_local_registers(monkeypatch, leve
         np.testing.assert_array_equal(out, want)
         counters.append(prof.counters())
     assert counters[0] == counters[1]
+
+
+def vector_allocas(module, kernel: str, level: int) -> int:
+    """How many register slots the generated code keeps in allocas."""
+    c = jit.compile_kernel(module, module.function(kernel), "full", level=level, keep_ir=True)
+    return sum(1 for line in c.ir_text.splitlines()
+               if line.lstrip().startswith("%slot") and " = alloca <32 x " in line)
+
+
+def test_where_registers_live(monkeypatch):
+    # collatz has 16 local registers (above) and 5 more written registers
+    # (%rd1, %r1, %r8, %r19, %r20): at O2 a kernel without barriers keeps all
+    # 21 in allocas, level 0 only the 16 local ones; above the registers x
+    # nodes budget O2 keeps only the local ones too
+    assert vector_allocas(ptxc.load(COLLATZ), "collatz", 0) == 16
+    assert vector_allocas(ptxc.load(COLLATZ), "collatz", 2) == 21
+    monkeypatch.setattr(plan_module, "PROMOTE_BUDGET", 0)
+    assert vector_allocas(ptxc.load(COLLATZ), "collatz", 2) == 16
+    # a kernel with a barrier keeps its non-local registers in the warp state
+    got = vector_allocas(ptxc.load(PTX), "across_barrier", 2)
+    assert got == len(locals_of(PTX, "across_barrier"))

@@ -49,6 +49,7 @@ CC_REG = "%cc"
 # launches (ops/cdp_calls.py, ops/device_launch.py)
 BUILTIN_CALLS = ("vprintf", "__assertfail", "__assert_fail", "malloc", "free") + CDP_NAMES
 DYNAMIC = -1        # offset of extern unsized .shared arrays: plan.dyn_shared_base
+PROMOTE_BUDGET = 40_000   # registers x nodes up to which O2 keeps every register in registers
 
 
 @dataclass
@@ -320,13 +321,18 @@ class Plan:
     def registers_in_warp_state(self) -> bool:
         """Must every register stay in the warp state? Yes when ``run_warp``
         may return before the warp ends and resume later (a CTA barrier or an
-        mbarrier wait: simt.py), losing what it held elsewhere, and when
+        mbarrier wait: simt.py), losing what it held elsewhere, when
         tensor-core code addresses the registers in the warp state directly
-        (ops/mma_outline.py)."""
+        (ops/mma_outline.py), and when registers x nodes exceeds
+        PROMOTE_BUDGET: LLVM then builds a phi per register at the dispatcher
+        for every node that returns to it, and O2's compile time grows with
+        the product (docs/performance.md, "Registers")."""
         if self._regs_in_ws is None:
-            self._regs_in_ws = any(ins.opcode in ("bar", "barrier", "mbarrier")
-                                   or ins.info is not None and ins.info.family == "tensor"
-                                   for _, ins in self.instr_table)
+            regs = {(inst.id, r.reg) for inst, ins in self.instr_table for r in ins.results}
+            self._regs_in_ws = (len(regs) * len(self.nodes) > PROMOTE_BUDGET
+                                or any(ins.opcode in ("bar", "barrier", "mbarrier")
+                                       or ins.info is not None and ins.info.family == "tensor"
+                                       for _, ins in self.instr_table))
         return self._regs_in_ws
 
     def _is_local(self, inst: Instance, key) -> bool:
