@@ -174,3 +174,54 @@ def first_fault(size: int) -> int:
             if bad:
                 return bad[0]
     raise AssertionError("no fault")
+
+
+GROUP_SETTINGS = [("PTXC_FAST_MEM", "1"), ("PTXC_FAST_GROUPS", "0"), ("PTXC_FAST_MEM", "0")]
+
+
+@pytest.mark.parametrize("shared", [1024, 1020, 400, 384])
+def test_shared_group_same_bytes_counters_and_first_fault(monkeypatch, shared):
+    """shared_group stores and loads dynamic shared memory at [%r7+128k],
+    k = 0..7: one group test per group (fast_groups.py) by default, each
+    access's own test with PTXC_FAST_GROUPS=0, per-lane accesses with
+    PTXC_FAST_MEM=0. With ``shared`` bytes the first store past the end is
+    derived by hand: k = 3 (bytes 384..511) at lane (shared - 384) / 4 for
+    400 and 384, k = 7 (bytes 896..1023) at lane 31 for 1020; the error, the
+    bytes and the counters are the same in every setting."""
+    ctas = 2
+    inp = np.arange(ctas * 256, dtype=np.float32) * 0.5 - 7
+    results = []
+    for var, value in GROUP_SETTINGS:
+        monkeypatch.delenv("PTXC_FAST_MEM", raising=False)
+        monkeypatch.delenv("PTXC_FAST_GROUPS", raising=False)
+        monkeypatch.setenv(var, value)
+        monkeypatch.setenv("PTXC_CACHE", "0")
+        out = np.zeros(ctas * 32, np.float32)
+        try:
+            prof = ptxc.launch(ptxc.load(str(PTX)), "shared_group", (ctas,), (32,), [inp, out],
+                               mode="full", shared_bytes=shared, memory_counters=True)
+            results.append(("ok", out.tobytes(), prof.counters(), prof.memory))
+        except ptxc.PtxcError as e:
+            results.append(("fault", out.tobytes(), str(e)))
+    assert all(r == results[-1] for r in results)
+    if shared == 1024:
+        tiles = inp.reshape(ctas, 8, 32)
+        want = sum(tiles[:, k, :] * np.float32(k + 1) for k in range(8))
+        np.testing.assert_allclose(np.frombuffer(results[0][1], np.float32).reshape(ctas, 32), want,
+                                   rtol=1e-6)
+    else:
+        lane = 31 if shared == 1020 else (shared - 384) // 4
+        assert results[0][0] == "fault" and f"thread ({lane},0,0)" in results[0][2], results[0]
+
+
+def test_shared_group_test_is_emitted(monkeypatch):
+    """The groups exist (the test above would pass trivially without them):
+    16 accesses in two groups branch on a group test, none with the switch off."""
+    from ptxc.backends.llvm import jit
+    counts = []
+    for value in ("1", "0"):
+        monkeypatch.setenv("PTXC_FAST_GROUPS", value)
+        m = ptxc.load(str(PTX))
+        text = jit.compile_kernel(m, m.function("shared_group"), "full", 0, keep_ir=True).ir_text
+        counts.append(sum(1 for line in text.splitlines() if line.startswith("fown")))
+    assert counts == [16, 0]

@@ -1,7 +1,8 @@
 // Accesses of every shape the memory fast path looks at (tests/test_fast_access.py):
 // contiguous, uniform, strided, partially masked (a guard and a partial last
 // warp), vector (v2/v4), shared tiles with broadcast reads and a uniform store,
-// and an access out of bounds at its last lane.
+// an access out of bounds at its last lane, and groups of shared stores and
+// loads at constant offsets from one base in dynamic shared memory.
 //   nvcc -ptx -arch=sm_90 -O3 fast_access.cu -o fast_access.sm90.ptx
 
 extern "C" __global__ void shapes(const float *in, float *out, int n, int stride)
@@ -60,4 +61,19 @@ extern "C" __global__ void offsets(const int *in, int *out, int n)
     int i = blockIdx.x * blockDim.x + threadIdx.x;
     if (i < n)                                    // one base register, three offsets:
         out[i] = in[i] + 2 * in[i + 8] + 3 * in[i + 40];   // the last faults first at the end
+}
+
+extern "C" __global__ void shared_group(const float *in, float *out)
+{
+    extern __shared__ float dyn[];                // sized by the launch
+    int t = threadIdx.x;
+#pragma unroll
+    for (int k = 0; k < 8; k++)                   // one base, offsets 128k: a group of
+        dyn[t + 32 * k] = in[(blockIdx.x * 8 + k) * 32 + t];   // stores (fast_groups.py)
+    __syncthreads();
+    float s = 0.0f;
+#pragma unroll
+    for (int k = 0; k < 8; k++)                   // ... and a group of loads
+        s += dyn[t + 32 * k] * (k + 1);
+    out[blockIdx.x * 32 + t] = s;
 }

@@ -40,7 +40,7 @@ from ptxc.backends.llvm import layout as Lo
 from ptxc.backends.llvm.instruments.memcheck import KIND_ATOMIC, KIND_STORE
 from ptxc.backends.llvm.instruments.provenance_ir import expected_segment
 from ptxc.backends.llvm.irtext import lane_consts, splat
-from ptxc.backends.llvm.ops import outlined
+from ptxc.backends.llvm.ops import fast_groups, outlined
 from ptxc.backends.llvm.ops.common import intr
 from ptxc.backends.llvm.values import vname
 
@@ -127,11 +127,37 @@ def test(cg, space: str, addr_op, nbytes: int, kind: int):
     f = cg.f
     base, off = base_offset(cg, addr_op)
     shapes = cached_shapes(cg, base, nbytes)
+    group = fast_groups.group_ok(cg, space, addr_op, shapes, nbytes)
+    if group is not None:
+        return own_test_unless(cg, group, space, shapes, off, nbytes, kind)
     halves = [half_range(cg, space, sh, off, nbytes, kind) for sh in shapes]
     ok = f.val(f"and i1 {halves[0].ok}, {halves[1].ok}")
     if space in ("global", "generic"):
         ok = f.val(f"and i1 {ok}, {provenance_ok(cg, halves)}")
     return ok, halves
+
+
+def own_test_unless(cg, group: str, space: str, shapes, off: int, nbytes: int, kind: int):
+    """(ok, halves) of a .shared/.const access in a group (fast_groups.py):
+    true when the group's test passed, else its own test, computed only
+    then. The halves' pointers are computed before the branch, so the fast
+    body may use them on both ways in."""
+    f = cg.f
+    ptrs = [f.val(f"getelementptr i8, ptr {cg.seg_base[space]}, i64 "
+                  f"{f.val(f'add i64 {sh.a0}, {off}') if off else sh.a0}") for sh in shapes]
+    own, join = f.fresh_label("fown"), f.fresh_label("fjoin")
+    came, snapshot = f.cur_label, dict(cg.vcache)
+    f.cbr(group, join, own)
+    f.label(own, dominated=True)
+    halves = [half_range(cg, space, sh, off, nbytes, kind) for sh in shapes]
+    own_ok = f.val(f"and i1 {halves[0].ok}, {halves[1].ok}")
+    own_end = f.cur_label
+    f.br(join)
+    f.label(join, dominated=True)
+    cg.vcache.clear()
+    cg.vcache.update(snapshot)
+    ok = f.val(f"phi i1 [ true, %{came} ], [ {own_ok}, %{own_end} ]")
+    return ok, [Half(ok, sh.contig, p, sh.first, sh.last, sh.em) for sh, p in zip(shapes, ptrs)]
 
 
 def base_offset(cg, addr_op):

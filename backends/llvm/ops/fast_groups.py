@@ -1,0 +1,118 @@
+"""One fast-path test for a group of shared/const accesses (fast_access.py).
+
+A tile loop reads shared memory through one base register at many constant
+offsets (matrixMul's ``[%r8]``, ``[%r8+64]``, ... ``[%r8+960]``: 16 reads of
+one 16 x 16 tile). Each access's fast-path test computes its range, bounds
+and alignment for both half warps (about 24 scalar operations); the lane
+shapes are already shared (fast_access.cached_shapes). A *group* is the
+unguarded ld/st of one node, with no barrier-family instruction between
+them, that use the same base value, space (.shared or .const), access size
+and alignment class (offsets equal modulo the size). The first access of a
+group tests the union of their ranges once, per half:
+
+    a0 + min_off < size,  a0 + max_off + span + nbytes <= size,
+    a0 + min_off aligned, lanes contiguous or uniform (or the half empty)
+
+which implies each member's own test (fast_access.half_range: every offset
+lies between min_off and max_off and is congruent to min_off, and the base,
+its shapes and the mask are the same values in the whole group). Each
+member then branches on the group's result and computes its own test only
+when the group's failed, so a fault is still found by the member that
+makes it, with the per-lane path's lane, address and kind.
+"""
+from __future__ import annotations
+
+import os
+
+from ptxc import ir
+
+from ptxc.backends.llvm.ops.access import mem_type, space_of, vec_width
+from ptxc.backends.llvm.values import bits_of
+
+GROUP_SPACES = ("shared", "const")
+STOPS = ("bar", "barrier", "mbarrier")       # may return from run_warp: values do not carry over
+
+
+class Group:
+    def __init__(self, ok: str, members: set):
+        self.ok, self.members = ok, members
+
+
+def base_and_offset(addr_op):
+    """(the ir.Value an address operand adds to, its offset as fast_access
+    sees it), or None when it has no register base."""
+    from ptxc.backends.llvm.ops.access import bits_of_reg
+    reg, off = (addr_op.base, addr_op.offset) if isinstance(addr_op, ir.Addr) else (addr_op, 0)
+    if not isinstance(reg, ir.Value):
+        return None
+    if not (reg.type and bits_of_reg(reg) == 64):
+        off = (off + (1 << 31)) % (1 << 32) - (1 << 31)
+    return reg, off
+
+
+def address_operand(ins):
+    if ins.opcode == "st":
+        return ins.dsts[0] if ins.dsts and isinstance(ins.dsts[0], ir.Addr) else ins.srcs[0]
+    return ins.srcs[0]
+
+
+def members(cg, space: str, reg, off: int, nbytes: int) -> dict:
+    """{id(instr): offset} of the group that starts at the current
+    instruction (itself included)."""
+    from ptxc.backends.llvm.ops import fast_access
+    node = cg.node
+    found, started = {}, False
+    for ins in node.instrs:
+        started = started or ins is cg.cur
+        if not started:
+            continue
+        if ins.opcode in STOPS:
+            break
+        if ins.opcode not in ("ld", "st") or ins.guard is not None or not cg.keep(ins):
+            continue
+        if space_of(ins) != space or bits_of(mem_type(ins)) // 8 * vec_width(ins) != nbytes:
+            continue
+        addr_op = address_operand(ins)
+        got = base_and_offset(addr_op)
+        if got is None or got[0] is not reg or (got[1] - off) % nbytes:
+            continue
+        if fast_access.enabled(cg, space, None, ins, addr_op, nbytes):
+            found[id(ins)] = got[1]
+    return found
+
+
+def group_ok(cg, space: str, addr_op, shapes, nbytes: int) -> str | None:
+    """The group test's i1 for the current access (emitting it at the
+    group's first access), or None when the access is in no group of two or
+    more."""
+    if space not in GROUP_SPACES or cg.em is not cg.mv or os.environ.get("PTXC_FAST_GROUPS") == "0":
+        return None
+    got = base_and_offset(addr_op)
+    if got is None:
+        return None
+    reg, off = got
+    groups = cg.__dict__.setdefault("fast_groups", {})
+    key = (cg.node.id, id(reg), space, nbytes, cg.emi)
+    g = groups.get(key)
+    if g is not None and id(cg.cur) in g.members:
+        return g.ok
+    offs = members(cg, space, reg, off, nbytes)
+    if len(offs) < 2:
+        return None
+    g = groups[key] = Group(union_test(cg, space, shapes, min(offs.values()), max(offs.values()),
+                                       nbytes), set(offs))
+    return g.ok
+
+
+def union_test(cg, space: str, shapes, lo: int, hi: int, nbytes: int) -> str:
+    f = cg.f
+    size = cg.seg_size[space]
+    ok = "true"
+    for sh in shapes:
+        a_lo = f.val(f"add i64 {sh.a0}, {lo}") if lo else sh.a0
+        a_end = f.val(f"add i64 {f.val(f'add i64 {sh.a0}, {hi + nbytes}')}, {sh.span}")
+        inb = f.val(f"and i1 {f.icmp('ult', 'i64', a_lo, size)}, {f.icmp('ule', 'i64', a_end, size)}")
+        aligned = f.icmp("eq", "i64", f.val(f"and i64 {a_lo}, {nbytes - 1}"), "0")
+        half = f.val(f"and i1 {f.val(f'and i1 {inb}, {aligned}')}, {sh.shape}")
+        ok = f.val(f"and i1 {ok}, {f.val(f'or i1 {half}, {sh.empty}')}")
+    return ok
