@@ -27,6 +27,8 @@ initcheck, racecheck, synccheck), which look at every lane; and only where
 the address's lane stride (passes/memory/lane_stride.py) says the test will
 probably pass: a failing test costs time and every fast path costs compile
 time.
+Accesses of one node to .shared/.const through one base register share one
+range test (fast_groups.py).
 ``PTXC_FAST_MEM=0`` turns the fast path off (the code before it),
 ``PTXC_FAST_MEM=global`` keeps it to .global and generic accesses,
 ``PTXC_FAST_MEM=always`` emits it for every allowed access whatever the hint
@@ -127,7 +129,8 @@ def test(cg, space: str, addr_op, nbytes: int, kind: int):
     f = cg.f
     base, off = base_offset(cg, addr_op)
     shapes = cached_shapes(cg, base, nbytes)
-    group = fast_groups.group_ok(cg, space, addr_op, shapes, nbytes)
+    group = fast_groups.group_ok(cg, space, addr_op, shapes, nbytes,
+                                 lambda ins, op: enabled(cg, space, None, ins, op, nbytes))
     if group is not None:
         return own_test_unless(cg, group, space, shapes, off, nbytes, kind)
     halves = [half_range(cg, space, sh, off, nbytes, kind) for sh in shapes]

@@ -56,10 +56,10 @@ def address_operand(ins):
     return ins.srcs[0]
 
 
-def members(cg, space: str, reg, off: int, nbytes: int) -> dict:
+def members(cg, space: str, reg, off: int, nbytes: int, fast) -> dict:
     """{id(instr): offset} of the group that starts at the current
-    instruction (itself included)."""
-    from ptxc.backends.llvm.ops import fast_access
+    instruction (itself included); ``fast(ins, addr_op)``: does that access
+    take the fast path (fast_access.enabled)."""
     node = cg.node
     found, started = {}, False
     for ins in node.instrs:
@@ -76,15 +76,15 @@ def members(cg, space: str, reg, off: int, nbytes: int) -> dict:
         got = base_and_offset(addr_op)
         if got is None or got[0] is not reg or (got[1] - off) % nbytes:
             continue
-        if fast_access.enabled(cg, space, None, ins, addr_op, nbytes):
+        if fast(ins, addr_op):
             found[id(ins)] = got[1]
     return found
 
 
-def group_ok(cg, space: str, addr_op, shapes, nbytes: int) -> str | None:
+def group_ok(cg, space: str, addr_op, shapes, nbytes: int, fast) -> str | None:
     """The group test's i1 for the current access (emitting it at the
     group's first access), or None when the access is in no group of two or
-    more."""
+    more (``fast``: see members)."""
     if space not in GROUP_SPACES or cg.em is not cg.mv or os.environ.get("PTXC_FAST_GROUPS") == "0":
         return None
     got = base_and_offset(addr_op)
@@ -96,7 +96,7 @@ def group_ok(cg, space: str, addr_op, shapes, nbytes: int) -> str | None:
     g = groups.get(key)
     if g is not None and id(cg.cur) in g.members:
         return g.ok
-    offs = members(cg, space, reg, off, nbytes)
+    offs = members(cg, space, reg, off, nbytes, fast)
     if len(offs) < 2:
         return None
     g = groups[key] = Group(union_test(cg, space, shapes, min(offs.values()), max(offs.values()),
