@@ -11,7 +11,8 @@ instructions of the same node, in the same lanes: its inactive lanes are
 never read, so the merge (a load and a blend) and the store to the warp
 state are wasted work, and the store keeps LLVM from holding the value in
 a register. In the ALU reference (bench/kernels/collatz.cu) 7 of the loop's
-9 register writes are of this kind (docs/performance.md, "Local registers").
+9 register writes are of this kind (docs/performance.md, "Registers: the
+masked merge and the warp state").
 
 A register (one slot: a declaration in one inlined instance, plan.py) is
 local when every SSA value of it (ptxc.frontend.ssa) is

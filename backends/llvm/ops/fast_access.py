@@ -130,7 +130,7 @@ def test(cg, space: str, addr_op, nbytes: int, kind: int):
     base, off = base_offset(cg, addr_op)
     shapes = cached_shapes(cg, base, nbytes)
     group = fast_groups.group_ok(cg, space, addr_op, shapes, nbytes,
-                                 lambda ins, op: enabled(cg, space, None, ins, op, nbytes))
+                                 lambda ins, op, sp, n: enabled(cg, sp, None, ins, op, n))
     if group is not None:
         return own_test_unless(cg, group, space, shapes, off, nbytes, kind)
     halves = [half_range(cg, space, sh, off, nbytes, kind) for sh in shapes]

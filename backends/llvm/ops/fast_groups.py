@@ -33,11 +33,6 @@ GROUP_SPACES = ("shared", "const")
 STOPS = ("bar", "barrier", "mbarrier")       # may return from run_warp: values do not carry over
 
 
-class Group:
-    def __init__(self, ok: str, members: set):
-        self.ok, self.members = ok, members
-
-
 def base_and_offset(addr_op):
     """(the ir.Value an address operand adds to, its offset as fast_access
     sees it), or None when it has no register base."""
@@ -56,52 +51,49 @@ def address_operand(ins):
     return ins.srcs[0]
 
 
-def members(cg, space: str, reg, off: int, nbytes: int, fast) -> dict:
-    """{id(instr): offset} of the group that starts at the current
-    instruction (itself included); ``fast(ins, addr_op)``: does that access
-    take the fast path (fast_access.enabled)."""
-    node = cg.node
-    found, started = {}, False
-    for ins in node.instrs:
-        started = started or ins is cg.cur
-        if not started:
-            continue
+def node_groups(cg, fast) -> dict:
+    """{id(instr): (group key, {id(member): offset})} for the current node's
+    accesses that fall in a group of two or more: one scan per node (a
+    scan per access would be quadratic in a long unrolled node).
+    ``fast(ins, addr_op, space, nbytes)``: does that access take the fast
+    path (fast_access.enabled)."""
+    cache = cg.__dict__.setdefault("fast_groups", {})
+    if cg.node.id in cache:
+        return cache[cg.node.id]
+    found: dict[tuple, dict] = {}
+    epoch = 0
+    for ins in cg.node.instrs:
         if ins.opcode in STOPS:
-            break
+            epoch += 1
         if ins.opcode not in ("ld", "st") or ins.guard is not None or not cg.keep(ins):
             continue
-        if space_of(ins) != space or bits_of(mem_type(ins)) // 8 * vec_width(ins) != nbytes:
-            continue
+        space, nbytes = space_of(ins), bits_of(mem_type(ins)) // 8 * vec_width(ins)
         addr_op = address_operand(ins)
         got = base_and_offset(addr_op)
-        if got is None or got[0] is not reg or (got[1] - off) % nbytes:
+        if space not in GROUP_SPACES or got is None or not fast(ins, addr_op, space, nbytes):
             continue
-        if fast(ins, addr_op):
-            found[id(ins)] = got[1]
-    return found
+        key = (epoch, id(got[0]), space, nbytes, got[1] % nbytes)
+        found.setdefault(key, {})[id(ins)] = got[1]
+    out = cache[cg.node.id] = {i: (key, offs) for key, offs in found.items() if len(offs) > 1
+                               for i in offs}
+    return out
 
 
 def group_ok(cg, space: str, addr_op, shapes, nbytes: int, fast) -> str | None:
     """The group test's i1 for the current access (emitting it at the
-    group's first access), or None when the access is in no group of two or
-    more (``fast``: see members)."""
+    first access of the group that asks), or None when the access is in no
+    group of two or more (``fast``: see node_groups)."""
     if space not in GROUP_SPACES or cg.em is not cg.mv or os.environ.get("PTXC_FAST_GROUPS") == "0":
         return None
-    got = base_and_offset(addr_op)
-    if got is None:
+    mine = node_groups(cg, fast).get(id(cg.cur))
+    if mine is None:
         return None
-    reg, off = got
-    groups = cg.__dict__.setdefault("fast_groups", {})
-    key = (cg.node.id, id(reg), space, nbytes, cg.emi)
-    g = groups.get(key)
-    if g is not None and id(cg.cur) in g.members:
-        return g.ok
-    offs = members(cg, space, reg, off, nbytes, fast)
-    if len(offs) < 2:
-        return None
-    g = groups[key] = Group(union_test(cg, space, shapes, min(offs.values()), max(offs.values()),
-                                       nbytes), set(offs))
-    return g.ok
+    key, offs = mine
+    tests = cg.__dict__.setdefault("fast_group_tests", {})
+    if (cg.node.id, key) not in tests:
+        tests[(cg.node.id, key)] = union_test(cg, space, shapes, min(offs.values()),
+                                              max(offs.values()), nbytes)
+    return tests[(cg.node.id, key)]
 
 
 def union_test(cg, space: str, shapes, lo: int, hi: int, nbytes: int) -> str:
