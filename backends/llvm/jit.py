@@ -454,14 +454,18 @@ def _emit(text: str, level: int, names: str) -> bytes:
 
 
 def _promote(mod) -> None:
-    """Level 0's one IR pass: SROA, which turns the local registers' allocas
-    (local_regs.py) and the code generator's scalar allocas into SSA values;
-    linear in the code and no measurable compile time (docs/performance.md,
-    "Registers")."""
+    """Level 0's IR passes: the always-inliner (the prelude helpers' calls of
+    each other, prelude_ir.py), then SROA, which turns the local registers'
+    allocas (local_regs.py) and the code generator's scalar allocas into SSA
+    values; linear in the code, compile time within noise
+    (docs/performance.md, "Registers")."""
     b = llvm()
+    pb = b.create_pass_builder(target_machine(), b.create_pipeline_tuning_options(speed_level=0))
+    mpm = b.create_new_module_pass_manager()
+    mpm.add_always_inliner_pass()
+    mpm.run(mod, pb)
     fpm = b.create_new_function_pass_manager()
     fpm.add_sroa_pass()
-    pb = b.create_pass_builder(target_machine(), b.create_pipeline_tuning_options(speed_level=0))
     for fn in mod.functions:
         if not fn.is_declaration:
             fpm.run(fn, pb)

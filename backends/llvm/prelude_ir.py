@@ -30,6 +30,9 @@ entry:
 
 # Small helpers called by every kernel's run_warp: they keep the generated IR
 # short (compile time) and are inlined by LLVM when a launch is optimised.
+# Their calls of each other are marked alwaysinline, which level 0 honours
+# too (jit._promote): at level 0 every call spills the caller's live vector
+# registers, and ptxc_branch made seven nested calls per branch.
 PRELUDE = f"""define internal i1 @ptxc_enter(ptr %cnt, ptr %cta, ptr %steps, i64 %node, i64 %n, i32 %m, i64 %max) inlinehint {{
 entry:
   %p0 = getelementptr inbounds i64, ptr %cnt, i64 %node
@@ -71,21 +74,21 @@ define internal void @ptxc_popc_add(ptr %cnt, i64 %idx, i32 %m) inlinehint {{
 entry:
   %pc32 = call i32 @llvm.ctpop.i32(i32 %m)
   %pc = zext i32 %pc32 to i64
-  call void @ptxc_add(ptr %cnt, i64 %idx, i64 %pc)
+  call void @ptxc_add(ptr %cnt, i64 %idx, i64 %pc) alwaysinline
   ret void
 }}
 
 define internal void @ptxc_branch(ptr %cnt, i64 %base, i32 %m, i32 %taken) inlinehint {{
 entry:
-  call void @ptxc_add(ptr %cnt, i64 %base, i64 1)
+  call void @ptxc_add(ptr %cnt, i64 %base, i64 1) alwaysinline
   %b1 = add i64 %base, 1
-  call void @ptxc_popc_add(ptr %cnt, i64 %b1, i32 %m)
+  call void @ptxc_popc_add(ptr %cnt, i64 %b1, i32 %m) alwaysinline
   %b2 = add i64 %base, 2
-  call void @ptxc_popc_add(ptr %cnt, i64 %b2, i32 %taken)
+  call void @ptxc_popc_add(ptr %cnt, i64 %b2, i32 %taken) alwaysinline
   %nt0 = xor i32 %taken, -1
   %nt = and i32 %m, %nt0
   %b3 = add i64 %base, 3
-  call void @ptxc_popc_add(ptr %cnt, i64 %b3, i32 %nt)
+  call void @ptxc_popc_add(ptr %cnt, i64 %b3, i32 %nt) alwaysinline
   ret void
 }}
 
