@@ -40,7 +40,8 @@ from __future__ import annotations
 
 import os
 
-from ptxc.backends.llvm.instruments.memcount_ir import BANKS, _bump, _splat_of, bank_tx_head
+from ptxc.backends.llvm.instruments.memcount_ir import (BANKS, bank_tx_head, global_tally,
+                                                      shared_tally, spread)
 
 DECLS = ("declare i64 @llvm.vector.reduce.umin.v32i64(<32 x i64>)",
          "declare i64 @llvm.vector.reduce.umax.v32i64(<32 x i64>)",
@@ -77,12 +78,7 @@ def _bank_counts() -> str:
 
 
 BANK_TX = bank_tx_head("window") + f"""window:
-  %wm = select <32 x i1> %mv, <32 x i64> %w, <32 x i64> splat (i64 -1)
-  %lo = call i64 @llvm.vector.reduce.umin.v32i64(<32 x i64> %wm)
-{_splat_of("lov", "%lo", "i64")}
-  %d0 = sub <32 x i64> %w, %lov
-  %d = select <32 x i1> %mv, <32 x i64> %d0, <32 x i64> zeroinitializer
-  %hi = call i64 @llvm.vector.reduce.umax.v32i64(<32 x i64> %d)
+{spread("%w", "wm")}
   %near = icmp ult i64 %hi, {BANKS}
   br i1 %near, label %one, label %words
 one:
@@ -125,15 +121,7 @@ closed:
 {_interval("sec", 5)}
 {_interval("lin", 7)}
   %bytes = mul i64 32, %nbytes
-  %i1 = add i64 %base, 1
-  %i2 = add i64 %base, 2
-  %i3 = add i64 %base, 3
-  %ih = add i64 %i3, %sec
-{_bump("req", "%base", "1")}
-{_bump("sec", "%i1", "%sec")}
-{_bump("lines", "%i2", "%lin")}
-{_bump("bytes", "%i3", "%bytes")}
-{_bump("hist", "%ih", "1")}
+{global_tally("%sec", "%lin", "%bytes")}
   ret void
 }}"""
 
@@ -157,13 +145,7 @@ general:
   call void @{general}(ptr %cnt, i64 %base, ptr %addrs, i32 %m)
   ret void
 closed:
-  %i1 = add i64 %base, 1
-  %i2 = add i64 %base, 2
-  %i3 = add i64 %base, 3
-{_bump("req", "%base", "1")}
-{_bump("tx", "%i1", "1")}
-{_bump("ph", "%i2", "1")}
-{_bump("bytes", "%i3", str(32 * nbytes))}
+{shared_tally("1", "1", str(32 * nbytes))}
   ret void
 }}"""
 

@@ -57,12 +57,46 @@ def _splat_of(name: str, scalar: str, t: str) -> str:
             f"<32 x i32> zeroinitializer")
 
 
+def spread(vec: str, masked: str) -> str:
+    """Lines giving the lowest value %lo of the lanes %mv of ``vec`` (<32 x
+    i64>; ``masked``: a name for it with the others at the maximum), each
+    lane's distance %d from it (0 outside %mv) and the largest %hi."""
+    return "\n".join([
+        f"  %{masked} = select <32 x i1> %mv, <32 x i64> {vec}, <32 x i64> splat (i64 -1)",
+        f"  %lo = call i64 @llvm.vector.reduce.umin.v32i64(<32 x i64> %{masked})",
+        _splat_of("lov", "%lo", "i64"),
+        f"  %d0 = sub <32 x i64> {vec}, %lov",
+        "  %d = select <32 x i1> %mv, <32 x i64> %d0, <32 x i64> zeroinitializer",
+        "  %hi = call i64 @llvm.vector.reduce.umax.v32i64(<32 x i64> %d)"])
+
+
 def _bump(name: str, index: str, amount: str) -> str:
     """cnt[index] += amount (``index`` an i64 value)."""
     return (f"  %{name}.p = getelementptr inbounds i64, ptr %cnt, i64 {index}\n"
             f"  %{name}.v = load i64, ptr %{name}.p, align 8\n"
             f"  %{name}.n = add i64 %{name}.v, {amount}\n"
             f"  store i64 %{name}.n, ptr %{name}.p, align 8")
+
+
+def _indices() -> list[str]:
+    return [f"  %i{k} = add i64 %base, {k}" for k in (1, 2, 3)]
+
+
+def global_tally(sec: str, lines: str, nbytes: str) -> str:
+    """Count one global request at counter ``%base`` (mem_count.py's
+    layout: requests, sectors, lines, bytes, then the sectors-per-request
+    histogram); ``sec``, ``lines``, ``nbytes`` are i64 values."""
+    return "\n".join(_indices() + [f"  %ih = add i64 %i3, {sec}",
+                                   _bump("req", "%base", "1"), _bump("sec", "%i1", sec),
+                                   _bump("lines", "%i2", lines), _bump("bytes", "%i3", nbytes),
+                                   _bump("hist", "%ih", "1")])
+
+
+def shared_tally(tx: str, phases: str, nbytes: str) -> str:
+    """Count one shared request at counter ``%base`` (requests, bank
+    transactions, phases, bytes); the amounts are i64 values."""
+    return "\n".join(_indices() + [_bump("req", "%base", "1"), _bump("tx", "%i1", tx),
+                                   _bump("ph", "%i2", phases), _bump("bytes", "%i3", nbytes)])
 
 
 def _shift_mask(s: int) -> str:
@@ -121,12 +155,7 @@ out:
 DISTINCT = f"""define internal i32 @ptxc_distinct(<32 x i64> %k, i32 %m) {{
 entry:
   %mv = bitcast i32 %m to <32 x i1>
-  %km = select <32 x i1> %mv, <32 x i64> %k, <32 x i64> splat (i64 -1)
-  %lo = call i64 @llvm.vector.reduce.umin.v32i64(<32 x i64> %km)
-{_splat_of("lov", "%lo", "i64")}
-  %d0 = sub <32 x i64> %k, %lov
-  %d = select <32 x i1> %mv, <32 x i64> %d0, <32 x i64> zeroinitializer
-  %hi = call i64 @llvm.vector.reduce.umax.v32i64(<32 x i64> %d)
+{spread("%k", "km")}
   %near = icmp ult i64 %hi, 64
   br i1 %near, label %window, label %far
 window:
@@ -190,15 +219,7 @@ tally:
   %bytes = mul i64 %lanes, %nbytes
   %ns64 = zext i32 %ns to i64
   %nl64 = zext i32 %nl to i64
-  %i1 = add i64 %base, 1
-  %i2 = add i64 %base, 2
-  %i3 = add i64 %base, 3
-  %ih = add i64 %i3, %ns64
-{_bump("req", "%base", "1")}
-{_bump("sec", "%i1", "%ns64")}
-{_bump("lines", "%i2", "%nl64")}
-{_bump("bytes", "%i3", "%bytes")}
-{_bump("hist", "%ih", "1")}
+{global_tally("%ns64", "%nl64", "%bytes")}
   br label %out
 out:
   ret void
@@ -318,11 +339,7 @@ def shared_helper(nbytes: int, bank_bytes: int) -> tuple[str, str]:
              f"  %bytes = mul i64 %lanes, {nbytes}",
              f"  %tx64 = zext i32 {tx} to i64",
              f"  %ph64 = zext i32 {ph} to i64",
-             "  %i1 = add i64 %base, 1",
-             "  %i2 = add i64 %base, 2",
-             "  %i3 = add i64 %base, 3",
-             _bump("req", "%base", "1"), _bump("tx", "%i1", "%tx64"),
-             _bump("ph", "%i2", "%ph64"), _bump("bytes", "%i3", "%bytes"),
+             shared_tally("%tx64", "%ph64", "%bytes"),
              "  br label %out", "out:", "  ret void", "}"]
     return name, "\n".join(body)
 
