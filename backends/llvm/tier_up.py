@@ -12,9 +12,10 @@ the workers go on running level-0 code meanwhile). When it is ready, the
 launch's ``warp_fn`` is replaced, and chunks that start afterwards run the
 O2 code. Both are generated from the same plan by the same code
 generator (the O2 text differs only in keeping some registers in allocas,
-values.py ``slot_ptr``, whose warp-state bytes stay reserved), so they share
-the counter layout, warp state size and semantics: a CTA runs entirely in one of them, counters are
-sums, and the result is the same as with either alone
+values.py ``slot_ptr``, whose warp-state bytes stay reserved), so they
+share the counter layout, warp state size and semantics: a CTA runs
+entirely in one of them, counters are sums, and the result is the same as
+with either alone
 (tests/test_tiered_jit.py). The switch is refused if any layout field
 differs. Only plain launches tier up (no check tool, value profile or error
 injection), and not with PTXC_OPT set; a launch with memory counters tiers

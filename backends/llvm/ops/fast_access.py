@@ -149,7 +149,7 @@ def own_test_unless(cg, group: str, space: str, shapes, off: int, nbytes: int, k
     ptrs = [f.val(f"getelementptr i8, ptr {cg.seg_base[space]}, i64 "
                   f"{f.val(f'add i64 {sh.a0}, {off}') if off else sh.a0}") for sh in shapes]
     own, join = f.fresh_label("fown"), f.fresh_label("fjoin")
-    came, snapshot = f.cur_label, dict(cg.vcache)
+    came, restore = f.cur_label, cache_restorer(cg)
     f.cbr(group, join, own)
     f.label(own, dominated=True)
     halves = [half_range(cg, space, sh, off, nbytes, kind) for sh in shapes]
@@ -157,8 +157,7 @@ def own_test_unless(cg, group: str, space: str, shapes, off: int, nbytes: int, k
     own_end = f.cur_label
     f.br(join)
     f.label(join, dominated=True)
-    cg.vcache.clear()
-    cg.vcache.update(snapshot)
+    restore()
     ok = f.val(f"phi i1 [ true, %{came} ], [ {own_ok}, %{own_end} ]")
     return ok, [Half(ok, sh.contig, p, sh.first, sh.last, sh.em) for sh, p in zip(shapes, ptrs)]
 
@@ -170,16 +169,17 @@ def base_offset(cg, addr_op):
     the per-lane path)."""
     from ptxc import ir
     from ptxc.backends.llvm.ops.access import bits_of_reg
-    reg, off = (addr_op.base, addr_op.offset) if isinstance(addr_op, ir.Addr) else (addr_op, 0)
-    if reg is None:
-        return splat("i64", off), 0
+    got = fast_groups.base_and_offset(addr_op)
+    if got is None:                     # no register: the constant address
+        return splat("i64", addr_op.offset if isinstance(addr_op, ir.Addr) else 0), 0
+    reg, off = got
     if reg.type and bits_of_reg(reg) == 64:
         return cg.read(reg, "u64"), off
     v = cg.read(reg, "u32")
     key = ("fast_zext", v)              # one name per value: cached_shapes keys on it
     if key not in cg.vcache:
         cg.vcache[key] = cg.f.cast("zext", "<32 x i32>", v, "<32 x i64>")
-    return cg.vcache[key], (off + (1 << 31)) % (1 << 32) - (1 << 31)
+    return cg.vcache[key], off
 
 
 class Shape:
@@ -415,10 +415,18 @@ def branch(cg, ok: str):
     (values defined before it dominate both paths and the merge)."""
     f = cg.f
     names = [f.fresh_label(h) for h in ("ffast", "fslow", "fmerge")]
+    restore = cache_restorer(cg)
+    f.cbr(ok, names[0], names[1])
+    return names, restore
+
+
+def cache_restorer(cg):
+    """A function that puts back the code generator's value cache as it is
+    now (values defined before a branch dominate its arms and their merge;
+    values defined in an arm do not)."""
     snapshot = dict(cg.vcache)
 
     def restore():
         cg.vcache.clear()
         cg.vcache.update(snapshot)
-    f.cbr(ok, names[0], names[1])
-    return names, restore
+    return restore

@@ -25,8 +25,9 @@ from __future__ import annotations
 import os
 
 from ptxc import ir
+from ptxc.passes.memory.measured import address_operand
 
-from ptxc.backends.llvm.ops.access import mem_type, space_of, vec_width
+from ptxc.backends.llvm.ops.access import bits_of_reg, mem_type, space_of, vec_width
 from ptxc.backends.llvm.values import bits_of
 
 GROUP_SPACES = ("shared", "const")
@@ -34,21 +35,15 @@ STOPS = ("bar", "barrier", "mbarrier")       # may return from run_warp: values 
 
 
 def base_and_offset(addr_op):
-    """(the ir.Value an address operand adds to, its offset as fast_access
-    sees it), or None when it has no register base."""
-    from ptxc.backends.llvm.ops.access import bits_of_reg
+    """(the ir.Value an address operand adds to, its offset: for a 32-bit
+    register modulo 2^32, as a signed number), or None when it has no
+    register base. fast_access.base_offset reads the register from it."""
     reg, off = (addr_op.base, addr_op.offset) if isinstance(addr_op, ir.Addr) else (addr_op, 0)
     if not isinstance(reg, ir.Value):
         return None
     if not (reg.type and bits_of_reg(reg) == 64):
         off = (off + (1 << 31)) % (1 << 32) - (1 << 31)
     return reg, off
-
-
-def address_operand(ins):
-    if ins.opcode == "st":
-        return ins.dsts[0] if ins.dsts and isinstance(ins.dsts[0], ir.Addr) else ins.srcs[0]
-    return ins.srcs[0]
 
 
 def node_groups(cg, fast) -> dict:
