@@ -28,7 +28,9 @@ the address's lane stride (passes/memory/lane_stride.py) says the test will
 probably pass: a failing test costs time and every fast path costs compile
 time.
 Accesses of one node to .shared/.const through one base register share one
-range test (fast_groups.py).
+range test (fast_groups.py; the branch that uses it is here, beside the
+test it stands in for, which is why this file is over 400 lines: the test,
+its branch and the accesses it guards are one mechanism).
 ``PTXC_FAST_MEM=0`` turns the fast path off (the code before it),
 ``PTXC_FAST_MEM=global`` keeps it to .global and generic accesses,
 ``PTXC_FAST_MEM=always`` emits it for every allowed access whatever the hint
