@@ -212,3 +212,39 @@ def test_topdown_reuses_the_runs_predictions(launches, monkeypatch):
     monkeypatch.setattr(app_report, "analyse", lambda *a, **k: pytest.fail("predicted twice"))
     again = app_report.launch_results(rs, "h100")
     assert [r for _, r in again] == first
+
+
+def test_predictor_reuses_static_costs_with_the_same_results(launches, monkeypatch):
+    """LaunchPredictor computes a module's static costs (Table 1 per
+    instruction, static shared memory) once for all its launches; each
+    launch's prediction and TopDown equal a fresh analyse() of that launch
+    alone, so launches of other counts (n = 500, 300) do not share numbers."""
+    from dataclasses import replace
+    from ptxc.gpus.kernel_resources import module_registers
+    from ptxc.predict import analyse, app_report, static_costs
+    rs = [replace(r) for r in launches * 2]
+    m = rs[0].ptx_module
+    regs = module_registers(m, m.to_ptx(), 80)["vecadd_branchy"]
+    fresh = [analyse(m, r.profile.to_dict(), "a100", regs) for r in launches]
+    built = []
+    monkeypatch.setattr(static_costs.ModuleCosts, "_function_rows",
+                        lambda self, f, real=static_costs.ModuleCosts._function_rows:
+                        built.append(f.name) or real(self, f))
+    app_report.launch_results(rs, "a100")
+    assert built == ["vecadd_branchy"]
+    for r, want in zip(rs, fresh * 2):
+        assert r.prediction["prediction"] == want["prediction"]
+        assert r.prediction["topdown"] == want["topdown"]
+    assert fresh[0]["prediction"] != fresh[1]["prediction"]
+
+
+def test_analyse_refuses_static_costs_of_other_parameters(launches):
+    from ptxc.gpus.kernel_resources import module_registers
+    from ptxc.predict import analyse
+    from ptxc.predict.params import load_params
+    from ptxc.predict.static_costs import ModuleCosts
+    m = launches[0].ptx_module
+    regs = module_registers(m, m.to_ptx(), 80)["vecadd_branchy"]
+    with pytest.raises(ValueError, match="other model parameters"):
+        analyse(m, launches[0].profile.to_dict(), "a100", regs,
+                static=ModuleCosts(m, load_params("a100", None)))

@@ -370,8 +370,10 @@ def test_computation_costs(thesis):
                       [np.ones(1024, np.float32), np.zeros(32, np.float32)])
     mix = instruction_mix(thesis, hyb["per_block"])
     from ptxc.predict.mix import instr_class
-    costs = computation_costs(thesis, hyb["per_block"], lambda ins: 1.0,
-                              lambda ins: instr_class(ins) in ("load", "store"))
+    from ptxc.predict.static_costs import ModuleCosts
+    static = ModuleCosts(thesis, None, cost=lambda ins: 1.0,
+                         is_memory=lambda ins: instr_class(ins) in ("load", "store"))
+    costs = computation_costs(static, hyb["per_block"])
     assert costs == {c: float(n) for c, n in mix.items() if c not in ("load", "store")}
 
 
@@ -478,19 +480,19 @@ def test_table_5_1_models_occupancy(key, blocks, warps, limiters):
     assert (occ.blocks_per_sm, occ.warps_per_sm, occ.limiters) == (blocks, warps, limiters)
 
 
-def test_analyse_uses_the_time_models_costs(thesis, monkeypatch):
+def test_analyse_uses_the_time_models_costs(thesis):
     # analyse() splits the computation stalls with the time model's costs
-    # (ptxc.predict.costs: instruction_cost and is_memory_access).
-    # A stand-in that costs bar.sync 1 and everything else 0 gives sync all of
-    # them: no branch_resolving, no Core Bound.
-    import sys
+    # (the module's static_costs.ModuleCosts, Table 1's by default): costs
+    # that charge bar.sync 1e4 clocks and everything else 0 give sync all of them:
+    # no branch_resolving, no Core Bound.
     from ptxc.predict.mix import instr_class
-    fake = SimpleNamespace(
-        instruction_cost=lambda ins, p: 1.0 if instr_class(ins) == "barrier" else 0.0,
-        is_memory_access=lambda ins: instr_class(ins) in ("load", "store"))
-    monkeypatch.setitem(sys.modules, "ptxc.predict.costs", fake)
+    from ptxc.predict.params import load_params
+    from ptxc.predict.static_costs import ModuleCosts
+    p = load_params("h100", None)
+    static = ModuleCosts(thesis, p, cost=lambda ins: 1e4 if instr_class(ins) == "barrier" else 0.0,
+                         is_memory=lambda ins: instr_class(ins) in ("load", "store"))
     hyb, _ = run_both(thesis, "column_sum", (1, 1, 1), (32, 1, 1),
                       [np.ones(1024, np.float32), np.zeros(32, np.float32)])
-    n = analyse(thesis, hyb, "h100", REGS)["topdown"]["nodes"]
+    n = analyse(thesis, hyb, "h100", REGS, params=p, static=static)["topdown"]["nodes"]
     assert n["sync"]["slots"] > 0
     assert n["branch_resolving"]["slots"] == 0 and n["core_bound"]["slots"] == 0

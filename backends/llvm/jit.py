@@ -67,6 +67,7 @@ class Compiled:
     stack: dict | None = None       # a recursive kernel's call-stack sizes (ops/call_frames.py)
     atomics_commute: bool = False   # its global atomics leave the same bytes in any order (atomic_order.py)
     frame_bytes: int | None = None  # native stack its code may use (frames.py; None: unknown)
+    profile_tables: object = None   # the static half of its launches' Profiles (launcher/profile_tables.py)
 
     @property
     def in_order(self) -> bool:

@@ -9,7 +9,7 @@ derived from the integer sums.
 """
 from __future__ import annotations
 
-from ptxc.passes.memory.measured import access_kind, state_space
+from ptxc.launcher.profile_tables import tables
 
 from ptxc.backends.llvm.instruments.memcount_ir import ATOMIC_SLOTS, GLOBAL_SLOTS, SHARED_SLOTS
 
@@ -22,11 +22,12 @@ def memory_profile(prof, c, counts) -> None:
     prof.memory_counters = bool(c.memory_counters)
     if not c.memory_counters:
         return
-    per, indices = {}, {}
-    for iid, blocks in sorted(c.mem_ctr.items()):
-        inst, ins = c.plan.instr_table[iid]
-        e = instr_entry(per, indices, inst.fn, ins)
-        for part, base in blocks.items():
+    per = {}
+    for _, key, fields, bases in tables(c).memory:
+        e = per.get(key)
+        if e is None:
+            e = per[key] = dict(fields)
+        for part, base in bases.items():
             add_block(e, e["kind"], part, counts, base)
     for e in per.values():
         for part in ("global", "shared"):
@@ -34,21 +35,6 @@ def memory_profile(prof, c, counts) -> None:
                 derive(e[part], e["kind"], part, c.bank_bytes)
     prof.per_memory_instr = per
     prof.memory = totals(per, c.bank_bytes)
-
-
-def instr_entry(per: dict, indices: dict, fn, ins) -> dict:
-    if id(fn) not in indices:
-        body = [i for i in fn.instructions() if not i.is_phi]
-        indices[id(fn)] = {id(i): k + 1 for k, i in enumerate(body)}
-    index = indices[id(fn)][id(ins)]
-    key = f"{fn.name}:{index}"
-    if key not in per:
-        per[key] = {"function": fn.name, "index": index,
-                    "line": ins.loc.line if ins.loc else None,
-                    "block": ins.block.name if ins.block is not None else None,
-                    "opcode": ins.full_opcode, "kind": access_kind(ins),
-                    "space": state_space(ins)}
-    return per[key]
 
 
 def add_block(e: dict, kind: str, part: str, counts, base: int) -> None:

@@ -20,25 +20,30 @@ from __future__ import annotations
 
 
 def analyse(module, prof: dict, gpu_key: str | None, regs, dynamic_shared: int = 0,
-            params_path: str | None = None, readings=None, params=None) -> dict:
+            params_path: str | None = None, readings=None, params=None, static=None) -> dict:
     """Prediction and TopDown of one launch (``prof``: Profile.to_dict());
     ``readings``: the readings of the printed equations (luo_suda.Readings,
     or ``["eq2=printed", ...]``); ``params``: a ModelParams instead of the
-    GPU model's (with ``params_path``'s values)."""
+    GPU model's (with ``params_path``'s values); ``static``: the module's
+    static_costs.ModuleCosts under those parameters, kept by a caller that
+    predicts many launches (else computed here)."""
     from ptxc.gpus.architecture import gpu
     from .inputs import launch_inputs
     from .luo_suda import parse_readings, predict
-    from .costs import instruction_cost, is_memory_access
     from .params import load_params
+    from .static_costs import ModuleCosts
     from .topdown import computation_costs, replays, topdown
     g = gpu(gpu_key)
     p = params if params is not None else load_params(g.key, params_path)
     r = parse_readings(readings)
-    inp, occ = launch_inputs(module, prof, g, regs, dynamic_shared, p, r)
+    if static is None:
+        static = ModuleCosts(module, p)
+    elif static.params is not p:
+        raise ValueError("analyse: 'static' was computed under other model parameters")
+    inp, occ = launch_inputs(module, prof, g, regs, dynamic_shared, p, r, static)
     rep = replays(inp.mix, prof["memory"], g)
     pred = predict(inp, g, p, r)
-    costs = computation_costs(module, prof["per_block"],
-                              lambda ins: instruction_cost(ins, p), is_memory_access)
+    costs = computation_costs(static, prof["per_block"])
     td = topdown(pred, inp.inst_executed, inp.thread_inst_executed, rep, g, inp.mix, costs)
     return {"kernel": inp.kernel, "gpu": g.key, "grid": list(prof["grid"]),
             "block": list(prof["block"]), "mode": prof.get("mode"), "inputs": inp,

@@ -30,19 +30,32 @@ from .topdown import LEVEL1, LEVEL2
 
 class LaunchPredictor:
     """Predicts launches of one run on one GPU model; the registers of each
-    module's kernels (ptxas, or ptxc's estimate) are looked up once."""
+    module's kernels (ptxas, or ptxc's estimate) and the module's static
+    costs (static_costs.ModuleCosts) are computed once per module."""
 
     def __init__(self, gpu_key: str):
         from ptxc.gpus.architecture import gpu
         self.gpu = gpu(gpu_key)
-        self._regs: dict = {}
+        self._params = None
+        self._modules: dict = {}
 
-    def registers(self, module) -> dict:
+    def params(self):
+        """The GPU model's ModelParams (a PtxcError if it has none)."""
+        from .params import load_params
+        if self._params is None:
+            self._params = load_params(self.gpu.key, None)
+        return self._params
+
+    def _module(self, module) -> tuple:
+        """(module, {kernel: Registers}, ModuleCosts), kept by id (the module
+        is held, so its id is not reused)."""
         from ptxc.gpus.kernel_resources import module_registers
-        if id(module) not in self._regs:
-            self._regs[id(module)] = (module, module_registers(module, module.to_ptx(),
-                                                               self.gpu.sm))
-        return self._regs[id(module)][1]
+        from .static_costs import ModuleCosts
+        if id(module) not in self._modules:
+            self._modules[id(module)] = (module, module_registers(module, module.to_ptx(),
+                                                                  self.gpu.sm),
+                                         ModuleCosts(module, self.params()))
+        return self._modules[id(module)]
 
     def predict(self, rec) -> None:
         """Set ``rec.prediction`` (the result of :func:`ptxc.predict.analyse`)
@@ -57,8 +70,9 @@ class LaunchPredictor:
             rec.prediction_error = "the launch's module is not known"
             return
         try:
-            rec.prediction = analyse(module, rec.profile.to_dict(), self.gpu.key,
-                                     self.registers(module)[rec.kernel], rec.shared_bytes)
+            _, regs, static = self._module(module)
+            rec.prediction = analyse(module, rec.profile.to_dict(), self.gpu.key, regs[rec.kernel],
+                                     rec.shared_bytes, params=static.params, static=static)
         except PtxcError as e:
             rec.prediction_error = e.render().splitlines()[0].removeprefix("error: ")
 

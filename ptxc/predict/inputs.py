@@ -26,25 +26,28 @@ from __future__ import annotations
 from ..errors import PtxcError
 from ptxc import ir
 from ptxc.gpus.occupancy import occupancy
-from .costs import access_bytes, instruction_cost, is_memory_access
 from .luo_suda import Inputs, parse_readings
 from .mix import instruction_mix
 from .periods import BlockTasks, Task
+from .static_costs import ModuleCosts
 
 
-def launch_inputs(module, prof: dict, g, regs, dynamic_shared: int, p, readings=None) -> tuple:
+def launch_inputs(module, prof: dict, g, regs, dynamic_shared: int, p, readings=None,
+                  static: ModuleCosts | None = None) -> tuple:
     """(Inputs, Occupancy) of a launch; ``prof`` is ``Profile.to_dict()``,
-    ``regs`` a kernel_resources.Registers, ``p`` the ModelParams."""
+    ``regs`` a kernel_resources.Registers, ``p`` the ModelParams,
+    ``static`` the module's ModuleCosts under ``p`` (kept by a caller that
+    predicts many launches of one module)."""
     r = parse_readings(readings)
+    static = static or ModuleCosts(module, p)
     if not prof.get("memory_counters"):
         raise PtxcError(f"kernel '{prof['kernel']}': the model needs the memory counters "
                         "(run the launch with --memory-counters)")
     fn = next((k for k in module.kernels if k.name == prof["kernel"]), None)
     if fn is None:
         raise PtxcError(f"no kernel '{prof['kernel']}' in the module")
-    from ptxc.gpus.kernel_resources import static_shared
     threads = _product(prof["block"])
-    occ = occupancy(g, regs.count, threads, static_shared(module, fn), dynamic_shared)
+    occ = occupancy(g, regs.count, threads, static.static_shared(fn), dynamic_shared)
     if occ.blocks_per_sm == 0:
         raise PtxcError(f"kernel '{fn.name}': a block of {threads} threads does not fit on "
                         f"an SM of {g.key} ({', '.join(occ.limiters)})")
@@ -54,15 +57,9 @@ def launch_inputs(module, prof: dict, g, regs, dynamic_shared: int, p, readings=
     for f in module.functions:
         if f.name not in executed:
             continue
-        index = {id(i): n + 1 for n, i in enumerate(x for x in f.instructions() if not x.is_phi)}
-        for b in f.blocks:
-            for ins in b.body:
-                cost = instruction_cost(ins, p)
-                if is_memory_access(ins):
-                    mem += cost
-                else:
-                    comp += cost
-        functions.append(function_blocks(f, prof, p, r, index))
+        c, m = static.static_costs(f)
+        comp, mem = comp + c, mem + m
+        functions.append(function_blocks(f, prof, r, static))
     known = {b.key for fb in functions for b in fb}
     for key, row in per_block.items():
         if row["warp_execs"] and key not in known:
@@ -71,12 +68,13 @@ def launch_inputs(module, prof: dict, g, regs, dynamic_shared: int, p, readings=
     inp = Inputs(kernel=fn.name, blocks=_product(prof["grid"]),
                  warps_per_block=occ.warps_per_block, occupancy_blocks=occ.blocks_per_sm,
                  functions=functions, static_costs=(comp, mem),
-                 mix=instruction_mix(module, per_block), inst_executed=prof["inst_executed"],
+                 mix=instruction_mix(module, per_block, static),
+                 inst_executed=prof["inst_executed"],
                  thread_inst_executed=prof["thread_inst_executed"])
     return inp, occ
 
 
-def function_blocks(f, prof: dict, p, r, index: dict) -> list:
+def function_blocks(f, prof: dict, r, static: ModuleCosts) -> list:
     """[BlockTasks] of function ``f``'s executed blocks (module doc)."""
     per_block, per_mem = prof["per_block"], prof.get("per_memory_instr") or {}
     key = {id(b): f"{f.name}:{b.name}" for b in f.blocks}
@@ -86,24 +84,23 @@ def function_blocks(f, prof: dict, p, r, index: dict) -> list:
         row = per_block.get(key[id(b)])
         if row and row["warp_execs"]:
             out[id(b)] = BlockTasks(key[id(b)], row["warp_execs"],
-                                    tasks(b, f.name, per_mem, p, r, index))
+                                    tasks(static.rows(key[id(b)]), per_mem, r))
     _flows(f, out, key, threads, prof.get("per_branch") or {})
     return list(out.values())
 
 
-def tasks(block, fname: str, per_mem: dict, p, r, index: dict) -> list:
-    """The block's computation and memory access tasks (section 3.2)."""
+def tasks(rows, per_mem: dict, r) -> list:
+    """The computation and memory access tasks (section 3.2) of a block's
+    instructions (``rows``: ModuleCosts.rows)."""
     out: list = []
-    for ins in block.body:
-        memory = is_memory_access(ins)
-        if not out or out[-1].memory != memory:
-            out.append(Task(memory, 0.0))
+    for row in rows:
+        if not out or out[-1].memory != row.memory:
+            out.append(Task(row.memory, 0.0))
         t = out[-1]
-        t.cost += instruction_cost(ins, p)
-        if memory:
-            d = access_bytes(ins)
-            t.bytes += d
-            t.transactions += n_trans(per_mem.get(f"{fname}:{index[id(ins)]}"), d, r)
+        t.cost += row.cost
+        if row.memory:
+            t.bytes += row.bytes
+            t.transactions += n_trans(per_mem.get(row.mem_key), row.bytes, r)
     return out
 
 

@@ -177,17 +177,16 @@ def replays(mix: dict, memory: dict, g) -> dict:
     return {"global": lines - reqs, "shared": shared, "width": width}
 
 
-def computation_costs(module, per_block: dict, cost, is_memory) -> dict:
-    """{class: sum over executed instructions of warp executions x ``cost(ins)``},
-    computation instructions only (``is_memory(ins)`` false): the time the
-    model gives each instruction family, which splits the computation stalls."""
-    from .mix import executed_blocks, instr_class
+def computation_costs(static, per_block: dict) -> dict:
+    """{class: sum over executed instructions of warp executions x cost},
+    computation instructions only: the time the model gives each
+    instruction family, which splits the computation stalls. ``static``: a
+    static_costs.ModuleCosts (Table 1's costs and memory tasks, or others)."""
     out: dict = {}
-    for block, execs in executed_blocks(module, per_block):
-        for ins in block.instrs:
-            if not ins.is_phi and not is_memory(ins):
-                c = instr_class(ins)
-                out[c] = out.get(c, 0.0) + execs * cost(ins)
+    for rows, execs in static.executed(per_block):
+        for ins in rows:
+            if not ins.memory:
+                out[ins.cls] = out.get(ins.cls, 0.0) + execs * ins.cost
     return out
 
 
