@@ -43,12 +43,13 @@ def run_threads(loop, n: int, state: dict, total: int, label: str,
     try:
         threads = start_threads(loop, n, frame, label)
         for t in threads:
-            while t.is_alive():
-                t.join(POLL)
+            t.join(POLL)
+            while t.is_alive():         # checked only while the launch runs on
                 progress.update(state.get("done", 0))
                 if tick is not None:
                     tick(state.get("done", 0), total)
                 poll_watch()
+                t.join(POLL)
     except BaseException:
         state["stop"] = -1
         raise

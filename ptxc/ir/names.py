@@ -30,6 +30,8 @@ signatures), else by c++filt when it is installed, else left as they are;
 """
 from __future__ import annotations
 
+import functools
+
 from ptxc.errors import PtxcError
 from ptxc.ir.demangle import Demangled, parse
 
@@ -159,10 +161,13 @@ def listing(names, limit: int = LIST_LIMIT) -> str:
     return text
 
 
+@functools.lru_cache(maxsize=4096)
 def short(name: str, width: int = 40) -> str:
     """The readable name in at most ``width`` characters: whole, else
     without the parameters (``k<float>(...)``), else without the namespaces
-    and template arguments (``k<...>(...)``), else cut (``...``)."""
+    and template arguments (``k<...>(...)``), else cut (``...``). Cached:
+    every launch names its kernel (crash label, progress line), and a
+    name's readable form never changes once known (``_readable``)."""
     text = demangle(name)
     if len(text) <= width:
         return text

@@ -61,7 +61,7 @@ def branches(prof, t, counts, we) -> None:
         cb += n
         if base is None:
             continue
-        vals = [int(x) for x in counts[base:base + 5]]
+        vals = counts[base:base + 5].tolist()
         div += vals[4]
         e = per.setdefault(key, {"line": line, "warp_execs": 0, "active": 0, "taken": 0,
                                  "not_taken": 0, "divergent": 0})

@@ -40,19 +40,19 @@ def memory_profile(prof, c, counts) -> None:
 def add_block(e: dict, kind: str, part: str, counts, base: int) -> None:
     """Add one counter block (memcount_ir.py layout) to entry ``e[part]``."""
     if kind in ATOMIC_KINDS:
-        vals = [int(x) for x in counts[base:base + ATOMIC_SLOTS]]
+        vals = counts[base:base + ATOMIC_SLOTS].tolist()
         d = e.setdefault(part, {"requests": 0, "addresses": 0})
         d["requests"] += vals[0]
         d["addresses"] += vals[1]
     elif part == "global":
-        vals = [int(x) for x in counts[base:base + GLOBAL_SLOTS]]
+        vals = counts[base:base + GLOBAL_SLOTS].tolist()
         d = e.setdefault(part, {"requests": 0, "transactions": 0, "lines": 0,
                                 "requested_bytes": 0, "sectors_hist": [0] * 32})
         for k, name in enumerate(("requests", "transactions", "lines", "requested_bytes")):
             d[name] += vals[k]
         d["sectors_hist"] = [a + b for a, b in zip(d["sectors_hist"], vals[4:])]
     else:
-        vals = [int(x) for x in counts[base:base + SHARED_SLOTS]]
+        vals = counts[base:base + SHARED_SLOTS].tolist()
         d = e.setdefault(part, {"requests": 0, "transactions": 0, "ideal_transactions": 0,
                                 "requested_bytes": 0})
         for k, name in enumerate(("requests", "transactions", "ideal_transactions",
