@@ -12,7 +12,7 @@ import pytest
 from ptxc.backends.llvm import stacks
 
 
-def idents(n: int, frame=None) -> set:
+def idents(n: int, frame=0) -> set:
     seen, lock = set(), threading.Lock()
 
     def target(k):
@@ -29,9 +29,16 @@ def test_threads_are_reused_per_stack_size():
     for _ in range(5):                          # parked before their jobs are done: LIFO
         assert idents(2) == first
     assert all(idents(1) <= first for _ in range(5))
-    big = idents(1, frame=64 << 20)             # another stack size: another thread
+    big = idents(1, frame=16 << 20)             # another stack size: another thread
     assert not big & first
-    assert idents(1, frame=64 << 20) == big
+    assert idents(1, frame=16 << 20) == big
+
+
+def test_threads_of_huge_stacks_are_not_kept():
+    frame = stacks.KEEP_STACK                   # its stack is frame + 4 MiB, over KEEP_STACK
+    assert stacks.stack_bytes(frame) > stacks.KEEP_STACK
+    first = idents(1, frame=frame)
+    assert not idents(1, frame=frame) & first
 
 
 def test_job_results_and_order():
@@ -39,7 +46,7 @@ def test_job_results_and_order():
 
     def target(k):
         out[k] = k * k
-    jobs = stacks.start_threads(target, 8, None, "test")
+    jobs = stacks.start_threads(target, 8, 0, "test")
     for job in jobs:
         job.join()
         assert not job.is_alive()
@@ -53,7 +60,7 @@ def test_a_job_that_raises_ends_its_thread(monkeypatch):
 
     def boom(k):
         raise RuntimeError("job failed")
-    (job,) = stacks.start_threads(boom, 1, None, "test")
+    (job,) = stacks.start_threads(boom, 1, 0, "test")
     job.join(30)
     assert not job.is_alive()
     assert [str(e) for e in caught] == ["job failed"]

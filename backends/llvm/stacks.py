@@ -94,7 +94,9 @@ class PooledThread:
     running one Job after another. Starting a thread (and its signal stack)
     cost about 0.1 ms per launch, as long as running a small CTA; after a
     job the thread waits in the pool of its stack size for the next
-    launch's, up to KEEP_IDLE of them (an extra one ends). A job that raises
+    launch's, up to KEEP_IDLE of them (an extra one ends, and so does a
+    thread whose stack is over KEEP_STACK: a huge kernel's reservation is
+    not kept standing, and its launches are long anyway). A job that raises
     ends its thread (threading prints the exception, as before the pool)."""
 
     def __init__(self, asked: int):
@@ -131,6 +133,7 @@ class PooledThread:
 
 
 KEEP_IDLE = 2 * (os.cpu_count() or 1)    # idle pooled threads kept per stack size
+KEEP_STACK = 64 * MIB                    # larger stacks end with their job (no standing reservation)
 _idle: dict = {}                         # asked stack size -> [PooledThread]
 _pool_lock = threading.Lock()
 
@@ -142,6 +145,8 @@ def _idle_worker(asked: int):
 
 
 def _park(worker: PooledThread) -> bool:
+    if worker.asked > KEEP_STACK:
+        return False
     with _pool_lock:
         idle = _idle.setdefault(worker.asked, [])
         if len(idle) >= KEEP_IDLE:
