@@ -248,3 +248,13 @@ def test_analyse_refuses_static_costs_of_other_parameters(launches):
     with pytest.raises(ValueError, match="other model parameters"):
         analyse(m, launches[0].profile.to_dict(), "a100", regs,
                 static=ModuleCosts(m, load_params("a100", None)))
+
+
+def test_model_view_is_to_dict_where_they_overlap(launches):
+    """The predictor reads Profile.model_view(): to_dict's own values for
+    every member it has (with and without memory counters)."""
+    from dataclasses import replace
+    for prof in (launches[0].profile, replace(launches[0].profile, memory_counters=False)):
+        view, full = prof.model_view(), prof.to_dict()
+        assert view == {k: full[k] for k in view}
+        assert ("per_memory_instr" in view) == prof.memory_counters

@@ -135,6 +135,20 @@ class Profile:
                                               self.memory.get("shared_bank_bytes", 4))
         return d
 
+    def model_view(self) -> dict:
+        """The members of :meth:`to_dict` the execution-time model reads
+        (ptxc.predict.analyse), without building the rest (the memory
+        ranking, printf, checks' reports): it runs after every launch
+        under ``ptxc run --clock model``."""
+        d = {"kernel": self.kernel, "mode": self.mode, "grid": list(self.grid),
+             "block": list(self.block), "inst_executed": self.inst_executed,
+             "thread_inst_executed": self.thread_inst_executed, "per_block": self.per_block,
+             "per_branch": self.per_branch, "memory_counters": self.memory_counters}
+        if self.memory_counters:
+            d["memory"] = self.memory
+            d["per_memory_instr"] = self.per_memory_instr
+        return d
+
     def device_launch_rows(self) -> list[dict]:
         """The grids launched from the device, in run order, as JSON-ready
         rows: configuration, stream, the launching grid (``parent``: its

@@ -18,10 +18,24 @@ from dataclasses import dataclass
 
 import numpy as np
 
+from ptxc.backends.llvm.instruments.mem_count import ATOMIC_KINDS
+from ptxc.backends.llvm.instruments.memcount_ir import ATOMIC_SLOTS, GLOBAL_SLOTS, SHARED_SLOTS
 from ptxc.ir.opcodes import flop_weight
 from ptxc.passes.memory.measured import access_kind, state_space
 
+GROUPS = {"atomic": ATOMIC_SLOTS, "global": GLOBAL_SLOTS, "shared": SHARED_SLOTS}
 FLOPS = ("flop_count_sp", "flop_count_dp", "flop_count_hp", "flop_count_sp_special")
+
+
+@dataclass
+class MemoryTables:
+    """Per instruction of the text (an entry of Profile.per_memory_instr,
+    summed over its inlined instances): key, static fields and the spaces
+    ("global", "shared") it has counter blocks for, in first-seen order;
+    per counter-block layout (results_memory.GROUPS) the entry index and
+    counter base of every block."""
+    entries: list                # (key, fields, parts)
+    blocks: dict                 # group -> (entry indices, bases): int64 arrays
 
 
 @dataclass
@@ -35,7 +49,7 @@ class ProfileTables:
     blocks: list                 # (node id, key, {function, block, line, first, instructions})
     static_inst: int
     slice_fraction: float | None
-    memory: list                 # (instruction id, entry key, entry fields, {space: counter base})
+    memory: MemoryTables | None  # the measured memory instructions (None: no memory counters)
 
 
 def tables(c) -> ProfileTables:
@@ -120,17 +134,34 @@ def _static_counts(plan) -> tuple:
     return total, frac
 
 
-def _memory(c) -> list:
-    """(instruction id, entry key, entry fields, {space: counter base}) of each
-    measured memory instruction instance, in instruction-id order."""
+def _memory(c) -> MemoryTables | None:
+    """The MemoryTables of ``c``'s measured memory instruction instances,
+    taken in instruction-id order."""
     if not c.memory_counters:
-        return []
-    out, indices = [], {}
+        return None
+    entries, where, indices, blocks = [], {}, {}, {}
     for iid, bases in sorted(c.mem_ctr.items()):
         inst, ins = c.plan.instr_table[iid]
         fields = entry_fields(indices, inst.fn, ins)
-        out.append((iid, f"{fields['function']}:{fields['index']}", fields, dict(bases)))
-    return out
+        key = f"{fields['function']}:{fields['index']}"
+        if key not in where:
+            where[key] = len(entries)
+            entries.append((key, fields, []))
+        k = where[key]
+        for part, base in bases.items():
+            if part not in entries[k][2]:
+                entries[k][2].append(part)
+            blocks.setdefault(group(fields["kind"], part), ([], []))
+            blocks[group(fields["kind"], part)][0].append(k)
+            blocks[group(fields["kind"], part)][1].append(base)
+    return MemoryTables([(k, f, tuple(p)) for k, f, p in entries],
+                        {g: (np.array(e, dtype=np.int64), np.array(b, dtype=np.int64))
+                         for g, (e, b) in blocks.items()})
+
+
+def group(kind: str, part: str) -> str:
+    """The counter-block layout (memcount_ir.py) of an access of ``kind`` to ``part``."""
+    return "atomic" if kind in ATOMIC_KINDS else "global" if part == "global" else "shared"
 
 
 def entry_fields(indices: dict, fn, ins) -> dict:

@@ -9,55 +9,46 @@ derived from the integer sums.
 """
 from __future__ import annotations
 
-from ptxc.launcher.profile_tables import tables
+import numpy as np
 
-from ptxc.backends.llvm.instruments.memcount_ir import ATOMIC_SLOTS, GLOBAL_SLOTS, SHARED_SLOTS
+from ptxc.launcher.profile_tables import ATOMIC_KINDS, GROUPS, group, tables
 
 SECTOR, LINE = 32, 128
-ATOMIC_KINDS = ("atomic", "reduction")
 
 
 def memory_profile(prof, c, counts) -> None:
-    """Fill ``prof.memory`` and ``prof.per_memory_instr`` from the counters."""
+    """Fill ``prof.memory`` and ``prof.per_memory_instr`` from the counters:
+    each layout's counter blocks summed per entry in one numpy step
+    (profile_tables.MemoryTables), then named."""
     prof.memory_counters = bool(c.memory_counters)
     if not c.memory_counters:
         return
+    t = tables(c).memory
+    sums = {}
+    for g, (entry, bases) in t.blocks.items():
+        acc = np.zeros((len(t.entries), GROUPS[g]), dtype=np.int64)
+        np.add.at(acc, entry, counts[bases[:, None] + np.arange(GROUPS[g])])
+        sums[g] = acc.tolist()
     per = {}
-    for _, key, fields, bases in tables(c).memory:
-        e = per.get(key)
-        if e is None:
-            e = per[key] = dict(fields)
-        for part, base in bases.items():
-            add_block(e, e["kind"], part, counts, base)
-    for e in per.values():
-        for part in ("global", "shared"):
-            if part in e:
+    for k, (key, fields, parts) in enumerate(t.entries):
+        e = per[key] = dict(fields)
+        for part in parts:
+            e[part] = named(e["kind"], part, sums[group(e["kind"], part)][k])
+            if part in ("global", "shared"):
                 derive(e[part], e["kind"], part, c.bank_bytes)
     prof.per_memory_instr = per
     prof.memory = totals(per, c.bank_bytes)
 
 
-def add_block(e: dict, kind: str, part: str, counts, base: int) -> None:
-    """Add one counter block (memcount_ir.py layout) to entry ``e[part]``."""
+def named(kind: str, part: str, vals: list) -> dict:
+    """One counter block (memcount_ir.py layout; summed over instances) by name."""
     if kind in ATOMIC_KINDS:
-        vals = counts[base:base + ATOMIC_SLOTS].tolist()
-        d = e.setdefault(part, {"requests": 0, "addresses": 0})
-        d["requests"] += vals[0]
-        d["addresses"] += vals[1]
-    elif part == "global":
-        vals = counts[base:base + GLOBAL_SLOTS].tolist()
-        d = e.setdefault(part, {"requests": 0, "transactions": 0, "lines": 0,
-                                "requested_bytes": 0, "sectors_hist": [0] * 32})
-        for k, name in enumerate(("requests", "transactions", "lines", "requested_bytes")):
-            d[name] += vals[k]
-        d["sectors_hist"] = [a + b for a, b in zip(d["sectors_hist"], vals[4:])]
-    else:
-        vals = counts[base:base + SHARED_SLOTS].tolist()
-        d = e.setdefault(part, {"requests": 0, "transactions": 0, "ideal_transactions": 0,
-                                "requested_bytes": 0})
-        for k, name in enumerate(("requests", "transactions", "ideal_transactions",
-                                  "requested_bytes")):
-            d[name] += vals[k]
+        return {"requests": vals[0], "addresses": vals[1]}
+    if part == "global":
+        return {"requests": vals[0], "transactions": vals[1], "lines": vals[2],
+                "requested_bytes": vals[3], "sectors_hist": vals[4:]}
+    return {"requests": vals[0], "transactions": vals[1], "ideal_transactions": vals[2],
+            "requested_bytes": vals[3]}
 
 
 def ratio(a: int, b: int, scale: float = 1.0):
@@ -88,8 +79,8 @@ def totals(per: dict, bank_bytes: int) -> dict:
                   f"{prefix}_transactions": _sum(rows, "transactions"),
                   f"{prefix}_lines": _sum(rows, "lines"),
                   f"{prefix}_requested_bytes": _sum(rows, "requested_bytes"),
-                  f"{prefix}_sectors_hist": [sum(r["sectors_hist"][k] for r in rows)
-                                             for k in range(32)],
+                  f"{prefix}_sectors_hist": [sum(col) for col in
+                                             zip(*(r["sectors_hist"] for r in rows))] or [0] * 32,
                   f"{prefix}_transactions_per_request": None, f"{prefix}_efficiency": None})
     for word, short, kind in (("load", "ld", "load"), ("store", "st", "store")):
         rows = [e["shared"] for e in per.values() if e["kind"] == kind and "shared" in e]

@@ -71,7 +71,7 @@ class LaunchPredictor:
             return
         try:
             _, regs, static = self._module(module)
-            rec.prediction = analyse(module, rec.profile.to_dict(), self.gpu.key, regs[rec.kernel],
+            rec.prediction = analyse(module, rec.profile.model_view(), self.gpu.key, regs[rec.kernel],
                                      rec.shared_bytes, params=static.params, static=static)
         except PtxcError as e:
             rec.prediction_error = e.render().splitlines()[0].removeprefix("error: ")
