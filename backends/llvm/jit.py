@@ -32,6 +32,7 @@ TIER_UP_RATIO = float(os.environ.get("PTXC_TIER_UP_RATIO", 25))   # run s per le
                             # (O2 compiles in 6.6x level 0's time and saves ~25% of the run:
                             # docs/performance.md, "Compile time")
 TIER_UP_MIN_S = 0.25        # ... and at least this many seconds of run time (choose_level)
+REVERT_BELOW = 0.9          # O2's rate under this share of level 0's: the kernel stays at level 0
 O2_MAX_IR_LINES = 40_000                    # generated IR lines above which O2 is not used (_levels)
 _lock = threading.RLock()
 _llvm = None
@@ -152,21 +153,35 @@ def choose_level(kernel, mode: str, threads: int) -> int:
     run time, so it pays only for kernels that run for seconds; the number
     of threads of a launch (the rule before) did not tell which do. A single
     long launch switches to O2 code between chunks of CTAs (tier_up.py).
-    ``mode`` and ``threads`` are kept for callers; PTXC_OPT forces a level."""
+    A kernel whose O2 code measured slower (``jit_o2_slower``: note_run,
+    tier_up.py) stays at level 0. ``mode`` and ``threads`` are kept for
+    callers; PTXC_OPT forces a level."""
     if ENV_LEVEL is not None:
         return int(ENV_LEVEL)
-    if not kernel.attrs.get("jit_hot"):
+    if not kernel.attrs.get("jit_hot") or kernel.attrs.get("jit_o2_slower"):
         return 0
     size = sum(len(b.instrs) for b in kernel.blocks)
     return 0 if size > BIG_KERNEL else 2
 
 
-def note_run(kernel, compiled, run_s: float) -> None:
-    """Count ``run_s`` seconds of a launch of ``kernel`` compiled as
-    ``compiled``; mark the kernel hot (O2 from its next launch on) once its
-    level-0 launches have run for TIER_UP_RATIO times what compiling it cost
-    (TIER_UP_MIN_S at least)."""
-    if compiled.level > 0 or kernel.attrs.get("jit_hot"):
+def note_run(kernel, compiled, run_s: float, thread_inst: int = 0) -> None:
+    """Count ``run_s`` seconds (``thread_inst`` thread instructions) of a
+    launch of ``kernel`` compiled as ``compiled``; mark the kernel hot (O2
+    from its next launch on) once its level-0 launches have run for
+    TIER_UP_RATIO times what compiling it cost (TIER_UP_MIN_S at least).
+    The choice is measured: once its O2 launches have run for TIER_UP_MIN_S,
+    a kernel whose O2 rate (thread instructions per second) is under
+    REVERT_BELOW of its level-0 rate is marked ``jit_o2_slower``
+    and stays at level 0 (choose_level)."""
+    if run_s > 0 and thread_inst > 0:
+        rates = kernel.attrs.setdefault("jit_rates", {})
+        s, n = rates.get(compiled.level, (0.0, 0))
+        rates[compiled.level] = (s + run_s, n + thread_inst)
+        if compiled.level > 0 and 0 in rates and rates[compiled.level][0] >= TIER_UP_MIN_S:
+            (s0, n0), (s2, n2) = rates[0], rates[compiled.level]
+            if n2 / s2 < REVERT_BELOW * n0 / s0:
+                kernel.attrs["jit_o2_slower"] = True
+    if compiled.level > 0 or kernel.attrs.get("jit_hot") or kernel.attrs.get("jit_o2_slower"):
         return
     spent = kernel.attrs["jit_run_s"] = kernel.attrs.get("jit_run_s", 0.0) + run_s
     cost = compiled.timings.get("codegen", 0.0) + compiled.timings.get("llvm", 0.0)

@@ -22,6 +22,15 @@ injection), and not with PTXC_OPT set; a launch with memory counters tiers
 up to O2 code with the same counters (the memory counters' blocks are part
 of the layout compared; PTXC_FAST_COUNT=0 keeps such a launch at level 0,
 as before, for before/after measurements).
+
+The switch is measured: the launch's rate in thread instructions per
+second (its CTAs' totals, ``Launch.per_cta``, summed as they finish) before
+the compile started is compared with the rate over as long a time after the
+switch; O2 code slower than jit.REVERT_BELOW of it (measured over the apps:
+pointer chasing, walkLists, ran 0.72x at O2) is switched back to the
+level-0 code for the rest of the launch, and the kernel is marked
+``jit_o2_slower`` (jit.choose_level keeps it at level 0). Both codes give
+the same results, so the switch back changes no number either.
 """
 from __future__ import annotations
 
@@ -40,25 +49,62 @@ def same_layout(a, b) -> bool:
 
 class TierUp:
     """Compile ``launch``'s kernel at O2 in the background once the launch
-    proves long (module doc); ``compile_o2()`` returns the Compiled."""
+    proves long, switch to it, and back if it runs slower (module doc);
+    ``compile_o2()`` returns the Compiled, ``on_slower()`` is called when
+    the O2 code is switched back."""
 
-    def __init__(self, launch, compile_o2, cost: float, on_ready=None):
+    def __init__(self, launch, compile_o2, cost: float, on_ready=None, on_slower=None):
         self.launch, self.compile_o2, self.cost = launch, compile_o2, cost
-        self.on_ready = on_ready
+        self.on_ready, self.on_slower = on_ready, on_slower
         self.t0 = time.monotonic()
         self.thread = None
         self.switched = None            # the O2 Compiled, once the launch uses it
+        self.rate0 = None               # (thread instructions, seconds) before the compile
+        self.since = None               # (thread instructions, time) when the switch was seen
+        self.judged = False             # the rates were compared
+        self.reverted = False           # the O2 code was slower: level 0 again
 
     def tick(self, done: int, total: int) -> None:
         from ptxc.backends.llvm import jit
+        if self.switched is not None:
+            return self._judge()
         if self.thread is not None or done <= 0 or done >= total:
             return
         elapsed = time.monotonic() - self.t0
         left = elapsed * (total - done) / done
         if elapsed < jit.TIER_UP_MIN_S or left < jit.TIER_UP_RATIO * self.cost:
             return
+        work = self.work()
+        self.rate0 = None if work is None else (work, elapsed)
         self.thread = threading.Thread(target=self._compile, name="ptxc-tier-up", daemon=True)
         self.thread.start()
+
+    def work(self):
+        """Thread instructions of the CTAs finished so far (None without
+        per-CTA counters: a grid over runtime.MAX_PER_CTA CTAs)."""
+        per_cta = getattr(self.launch, "per_cta", None)
+        return None if per_cta is None else int(per_cta[1::2].sum())
+
+    def _judge(self) -> None:
+        """After the switch: once the O2 code has run as long as the level-0
+        rate was measured over, compare the rates, once (module doc)."""
+        if self.rate0 is None or self.judged:
+            return
+        now, work = time.monotonic(), self.work()
+        if self.since is None:
+            self.since = (work, now)
+            return
+        work0, t0 = self.since
+        span = now - t0
+        if span < self.rate0[1] or work <= work0:
+            return
+        self.judged = True
+        from ptxc.backends.llvm.jit import REVERT_BELOW
+        if (work - work0) / span < REVERT_BELOW * self.rate0[0] / self.rate0[1]:
+            self.launch.warp_fn = self.launch.c.warp_fn
+            self.reverted = True
+            if self.on_slower is not None:
+                self.on_slower()
 
     def _compile(self) -> None:
         try:
@@ -100,9 +146,12 @@ def for_launch(launch, compiled, kernel, plain: bool):
     def ready():
         kernel.attrs["jit_hot"] = True
 
+    def slower():
+        kernel.attrs["jit_hot"], kernel.attrs["jit_o2_slower"] = False, True
+
     memory = c.bank_bytes if c.memory_counters else 0     # the same counters, at O2
     return TierUp(launch, lambda: jit.compile_kernel(module, kernel, "full", 2, memory=memory),
-                  cost, ready)
+                  cost, ready, slower)
 
 
 def finish(tier) -> None:

@@ -143,8 +143,10 @@ def run_compiled(c, fn, grid, block, params, segments, shared_bytes, max_steps, 
         device_fault(err, e.code, run.output.printf(e.cta), run.output.assertions(e.cta))
         raise err from None
     t2 = time.perf_counter()
-    note_run(fn, c, t2 - t1)          # tiered JIT: a hot kernel is recompiled at O2 (jit.py)
     prof = build_profile(c, counts, run.per_cta, fn, c.mode, grid, block)
+    # a rate only for a launch that ran all its CTAs in one code (jit.note_run)
+    mixed = (run.tier is not None and run.tier.switched is not None) or run.ctas_run != run.nctas
+    note_run(fn, c, t2 - t1, 0 if mixed else prof.thread_inst_executed)   # tiered JIT (jit.py)
     prof.printf = run.output.printf()
     prof.device_launch_records = launches.ordered() if launches is not None else []
     prof.timings = {"compile": compile_s, "run": t2 - t1, "cta_classes": t_classes, **c.timings}
