@@ -67,21 +67,11 @@ def test_env_level_wins(levels, monkeypatch):
     assert compiled(1) and not compiled(0)
 
 
-@pytest.mark.parametrize("memory", [0, 4])
-def test_long_launch_switches_to_o2_between_chunks(levels, monkeypatch, memory):
-    """backends/llvm/tier_up.py: the first half of the CTAs runs level-0
-    code; the chunks of the second half wait until the O2 code compiled in
-    the background is in place, so both codes certainly run in one launch.
-    Outputs and every counter equal those of a level-0 launch, the memory
-    counters (``memory``: their bank width) included."""
-    from ptxc.backends.llvm import launch_wait, runtime
-    module, fn, compiled = levels
-    monkeypatch.setattr(jit, "TIER_UP_MIN_S", float("inf"))
-    plain = launch(module, bool(memory))                # level 0 throughout
-    monkeypatch.setattr(jit, "TIER_UP_RATIO", 0.0)
-    monkeypatch.setattr(jit, "TIER_UP_MIN_S", 0.0)
-    monkeypatch.setattr(jit, "REVERT_BELOW", 0.0)       # never switched back (the next test)
-    monkeypatch.setattr(launch_wait, "POLL", 0.001)
+def gate_chunks(monkeypatch, waits):
+    """Make Worker.run_range record the code each chunk (one CTA here) runs,
+    after waiting (60 s at most) for every ``(first, ready)`` of ``waits``
+    with ``begin >= first`` until ``ready(tier)``. Returns (codes, tiers)."""
+    from ptxc.backends.llvm import runtime
     used, tiers = [], []
     run_range = runtime.Worker.run_range
 
@@ -90,12 +80,32 @@ def test_long_launch_switches_to_o2_between_chunks(levels, monkeypatch, memory):
         if tier not in tiers:
             tiers.append(tier)
         deadline = time.monotonic() + 60
-        while begin >= self.launch.nctas // 2 and tier.switched is None and time.monotonic() < deadline:
-            time.sleep(0.001)
+        for first, ready in waits:
+            while begin >= first and not ready(tier) and time.monotonic() < deadline:
+                time.sleep(0.001)
         used.append(self.launch.warp_fn)
         return run_range(self, begin, end)
 
     monkeypatch.setattr(runtime.Worker, "run_range", gated)
+    return used, tiers
+
+
+@pytest.mark.parametrize("memory", [0, 4])
+def test_long_launch_switches_to_o2_between_chunks(levels, monkeypatch, memory):
+    """backends/llvm/tier_up.py: the first half of the CTAs runs level-0
+    code; the chunks of the second half wait until the O2 code compiled in
+    the background is in place, so both codes certainly run in one launch.
+    Outputs and every counter equal those of a level-0 launch, the memory
+    counters (``memory``: their bank width) included."""
+    from ptxc.backends.llvm import launch_wait
+    module, fn, compiled = levels
+    monkeypatch.setattr(jit, "TIER_UP_MIN_S", float("inf"))
+    plain = launch(module, bool(memory))                # level 0 throughout
+    monkeypatch.setattr(jit, "TIER_UP_RATIO", 0.0)
+    monkeypatch.setattr(jit, "TIER_UP_MIN_S", 0.0)
+    monkeypatch.setattr(jit, "REVERT_BELOW", 0.0)       # never switched back (the next test)
+    monkeypatch.setattr(launch_wait, "POLL", 0.001)
+    used, tiers = gate_chunks(monkeypatch, [(8, lambda tier: tier.switched is not None)])
     tiered = launch(module, bool(memory))
     assert len(tiers) == 1 and tiers[0].switched is not None and compiled(2, memory)
     o0 = jit.compile_kernel(module, fn, "full", 0, memory=memory).warp_fn
@@ -120,22 +130,9 @@ def test_slower_o2_code_is_switched_back(levels, monkeypatch):
     monkeypatch.setattr(jit, "TIER_UP_MIN_S", 0.0)
     monkeypatch.setattr(jit, "REVERT_BELOW", float("inf"))
     monkeypatch.setattr(launch_wait, "POLL", 0.001)
-    used, tiers = [], []
     run_range = runtime.Worker.run_range
-
-    def gated(self, begin, end):
-        tier = self.launch.tier
-        if tier not in tiers:
-            tiers.append(tier)
-        deadline = time.monotonic() + 60
-        while begin >= 8 and tier.switched is None and time.monotonic() < deadline:
-            time.sleep(0.001)
-        while begin >= 12 and not tier.reverted and time.monotonic() < deadline:
-            time.sleep(0.001)
-        used.append(self.launch.warp_fn)
-        return run_range(self, begin, end)
-
-    monkeypatch.setattr(runtime.Worker, "run_range", gated)
+    used, tiers = gate_chunks(monkeypatch, [(8, lambda tier: tier.switched is not None),
+                                            (12, lambda tier: tier.reverted)])
     tiered = launch(module)
     (tier,) = tiers
     o0 = jit.compile_kernel(module, fn, "full", 0).warp_fn
