@@ -119,8 +119,9 @@ def test_long_launch_switches_to_o2_between_chunks(levels, monkeypatch, memory):
 def test_slower_o2_code_is_switched_back(levels, monkeypatch):
     """tier_up.py measures the switch: with REVERT_BELOW = inf every O2 rate
     counts as slower, so once the O2 code has run (CTAs 8-11, gated on the
-    switch) the launch goes back to the level-0 code (CTAs 12-15, gated on
-    the switch back); outputs and counters equal a level-0 launch, and the
+    switch; 9-11 also on the start of the O2 window, so that they count in
+    it) the launch goes back to the level-0 code (CTAs 12-15, gated on the
+    switch back); outputs and counters equal a level-0 launch, and the
     kernel stays at level 0 for its later launches."""
     from ptxc.backends.llvm import launch_wait, runtime
     module, fn, compiled = levels
@@ -132,6 +133,7 @@ def test_slower_o2_code_is_switched_back(levels, monkeypatch):
     monkeypatch.setattr(launch_wait, "POLL", 0.001)
     run_range = runtime.Worker.run_range
     used, tiers = gate_chunks(monkeypatch, [(8, lambda tier: tier.switched is not None),
+                                            (9, lambda tier: tier.since is not None),
                                             (12, lambda tier: tier.reverted)])
     tiered = launch(module)
     (tier,) = tiers
