@@ -34,7 +34,7 @@ import tempfile
 import time
 from pathlib import Path
 
-from trees import old_tree, use_tree   # bench/trees.py (python bench/X.py puts bench/ on sys.path)
+from trees import old_tree, run_worker, use_tree   # bench/trees.py (python bench/X.py puts bench/ on sys.path)
 
 ROOT = Path(__file__).resolve().parent.parent
 PTX = ROOT / "tests" / "apps" / "nw" / "nw.sm90.ptx"
@@ -74,13 +74,8 @@ def api_worker(root: str, rounds: int, launches: int) -> None:
 
 # ------------------------------------------------------------ the driver
 def api_child(root: Path, rounds: int, launches: int) -> dict:
-    env = dict(os.environ, PTXC_PROGRESS="0")
-    proc = subprocess.run([sys.executable, __file__, "--worker", str(root), "--rounds", str(rounds),
-                           "--launches", str(launches)], capture_output=True, text=True, env=env,
-                          cwd=str(ROOT))
-    if proc.returncode != 0:
-        sys.exit(f"worker on {root} failed:\n{proc.stderr[-3000:]}")
-    return json.loads(proc.stdout.strip().splitlines()[-1])
+    return run_worker(__file__, root, ["--rounds", rounds, "--launches", launches],
+                      {"PTXC_PROGRESS": "0"})
 
 
 def app_wall(root: Path, exe: Path, args: tuple, cwd: str) -> float:

@@ -28,11 +28,9 @@ from __future__ import annotations
 import argparse
 import json
 import os
-import subprocess
-import sys
 from pathlib import Path
 
-from trees import old_tree, use_tree   # bench/trees.py (python bench/X.py puts bench/ on sys.path)
+from trees import old_tree, run_worker, use_tree   # bench/trees.py (python bench/X.py puts bench/ on sys.path)
 
 ROOT = Path(__file__).resolve().parent.parent
 PTX = ROOT / "tests" / "cuda" / "parallel_ctas.sm90.ptx"
@@ -99,13 +97,8 @@ def worker(root: str, repeat: int, scale: int) -> None:
 
 # ------------------------------------------------------------ the driver
 def child(root: Path, repeat: int, scale: int) -> dict:
-    env = dict(os.environ, PTXC_CACHE="0", PTXC_PROGRESS="0")
-    proc = subprocess.run([sys.executable, __file__, "--worker", str(root), "--repeat", str(repeat),
-                           "--scale", str(scale)], capture_output=True, text=True, env=env,
-                          cwd=str(ROOT))
-    if proc.returncode != 0:
-        sys.exit(f"worker on {root} failed:\n{proc.stderr[-3000:]}")
-    return json.loads(proc.stdout.strip().splitlines()[-1])
+    return run_worker(__file__, root, ["--repeat", repeat, "--scale", scale],
+                      {"PTXC_CACHE": "0", "PTXC_PROGRESS": "0"})
 
 
 def main() -> None:

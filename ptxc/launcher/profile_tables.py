@@ -126,10 +126,9 @@ def _static_counts(plan) -> tuple:
     called functions are not included)."""
     fn = plan.kernel
     total = kept = 0
-    for ins in fn.instructions():
-        if not ins.is_phi:
-            total += 1
-            kept += bool(ins.attrs.get("slice"))
+    for ins in fn.ptx_instructions():
+        total += 1
+        kept += bool(ins.attrs.get("slice"))
     frac = (kept / total if total else 0.0) if fn.attrs.get("sliced") else None
     return total, frac
 
@@ -169,8 +168,7 @@ def entry_fields(indices: dict, fn, ins) -> dict:
     ``Profile.per_memory_instr`` (its 1-based index in ``fn``'s text;
     ``indices`` caches each function's numbering)."""
     if id(fn) not in indices:
-        body = [i for i in fn.instructions() if not i.is_phi]
-        indices[id(fn)] = {id(i): k + 1 for k, i in enumerate(body)}
+        indices[id(fn)] = {id(i): k + 1 for k, i in enumerate(fn.ptx_instructions())}
     return {"function": fn.name, "index": indices[id(fn)][id(ins)],
             "line": ins.loc.line if ins.loc else None,
             "block": ins.block.name if ins.block is not None else None,

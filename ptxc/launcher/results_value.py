@@ -39,8 +39,7 @@ def add_sources(per: dict, module) -> None:
 
 def entry(per: dict, indices: dict, fn, ins, dst: int, reg: str, bits: int) -> dict:
     if id(fn) not in indices:
-        body = [i for i in fn.instructions() if not i.is_phi]
-        indices[id(fn)] = {id(i): k + 1 for k, i in enumerate(body)}
+        indices[id(fn)] = {id(i): k + 1 for k, i in enumerate(fn.ptx_instructions())}
     index = indices[id(fn)][id(ins)]
     key = f"{fn.name}:{index}:{dst}"
     if key not in per:
