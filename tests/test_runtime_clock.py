@@ -258,3 +258,19 @@ def test_model_view_is_to_dict_where_they_overlap(launches):
         view, full = prof.model_view(), prof.to_dict()
         assert view == {k: full[k] for k in view}
         assert ("per_memory_instr" in view) == prof.memory_counters
+
+
+def test_a_block_the_module_lacks_is_refused(launches):
+    """A launch profile naming a block the module does not have (the module
+    transformed after the launch) is one PtxcError, never a smaller count."""
+    from ptxc.errors import PtxcError
+    from ptxc.gpus.kernel_resources import module_registers
+    from ptxc.predict import analyse
+    m = launches[0].ptx_module
+    regs = module_registers(m, m.to_ptx(), 80)["vecadd_branchy"]
+    prof = launches[0].profile.model_view()
+    prof["per_block"] = {**prof["per_block"], "vecadd_branchy:no_such_block":
+                         {"warp_execs": 1, "thread_execs": 32}}
+    with pytest.raises(PtxcError, match="names block 'vecadd_branchy:no_such_block', which "
+                                        "the module does not have"):
+        analyse(m, prof, "a100", regs)

@@ -52,6 +52,7 @@ def launch_inputs(module, prof: dict, g, regs, dynamic_shared: int, p, readings=
         raise PtxcError(f"kernel '{fn.name}': a block of {threads} threads does not fit on "
                         f"an SM of {g.key} ({', '.join(occ.limiters)})")
     per_block = prof["per_block"]
+    mix = instruction_mix(module, per_block, static)    # refuses a block the module lacks
     executed = {k.split(":", 1)[0] for k, row in per_block.items() if row["warp_execs"]}
     functions, comp, mem = [], 0.0, 0.0
     for f in module.functions:
@@ -60,15 +61,10 @@ def launch_inputs(module, prof: dict, g, regs, dynamic_shared: int, p, readings=
         c, m = static.static_costs(f)
         comp, mem = comp + c, mem + m
         functions.append(function_blocks(f, prof, r, static))
-    known = {b.key for fb in functions for b in fb}
-    for key, row in per_block.items():
-        if row["warp_execs"] and key not in known:
-            raise PtxcError(f"the launch profile names block '{key}', which the module "
-                            "does not have (was the module transformed after the launch?)")
     inp = Inputs(kernel=fn.name, blocks=_product(prof["grid"]),
                  warps_per_block=occ.warps_per_block, occupancy_blocks=occ.blocks_per_sm,
                  functions=functions, static_costs=(comp, mem),
-                 mix=instruction_mix(module, per_block, static),
+                 mix=mix,
                  inst_executed=prof["inst_executed"],
                  thread_inst_executed=prof["thread_inst_executed"])
     return inp, occ
