@@ -22,7 +22,8 @@ from ptxc.backends.llvm.ops.access import (K64, SPACES, address, cp_src_size, me
                                            static_address, vec_width)
 from ptxc.backends.llvm.ops import fast_access
 from ptxc.backends.llvm.ops.common import itype
-from ptxc.backends.llvm.ops.resolve import elem_ptrs, gather, resolve_masked, scatter
+from ptxc.backends.llvm.ops.resolve import (broadcast_load, elem_ptrs, gather, resolve_masked, scatter,
+                                            uniform_pointer)
 from ptxc.backends.llvm.values import bits_of, lty
 
 
@@ -55,6 +56,9 @@ def gather_all(cg, space, addr, static, lt: str, es: int, n: int) -> list[str]:
     """The per-lane load: checks (resolve.py), then one gather per element."""
     ptrs, em, emi = resolve_masked(cg, space, addr, static, es * n, es * n, KIND_LOAD)
     track(cg, space, static, addr, emi, KIND_LOAD, es * n)
+    one = uniform_pointer(cg, static, es * n)
+    if one is not None:         # a variable's address: every lane reads the same bytes
+        return [broadcast_load(cg, lt, cg.f.gep(one, i * es), es) for i in range(n)]
     return [gather(cg, lt, elem_ptrs(cg, ptrs, i * es), es, em) for i in range(n)]
 
 

@@ -19,6 +19,8 @@ stores are LLVM masked gathers/scatters (:func:`gather`, :func:`scatter`).
 """
 from __future__ import annotations
 
+import os
+
 from ptxc.backends.llvm import layout as Lo
 from ptxc.backends.llvm.instruments.check_hooks import race_hook
 from ptxc.backends.llvm.instruments.memcheck import KIND_ATOMIC, KIND_STORE
@@ -85,6 +87,47 @@ def resolve_masked(cg, space: str, addr, static, nbytes: int, align: int, kind: 
     if seg == "shared" and may_continue:
         race_hook(cg, addr, None, emi, kind, nbytes, generic=False)
     return ptrs, em, emi
+
+
+UNIFORM_SPACES = {"shared": "shared", "const": "const", "global": "globals"}
+
+
+def uniform_pointer(cg, static, nbytes: int) -> str | None:
+    """The one host pointer that every lane of a load reads when its address
+    is a variable's (``ld.shared.f32 %f1, [tile+20]``: the same constant in
+    every lane), for one scalar load and a broadcast instead of a gather of
+    32 copies of one address; None for any other access: a lane address in a
+    register, a .local variable (one copy per lane), a .param one, a
+    framed instance's, and the memcheck variant (its failing lanes go on
+    without stopping, so nothing proves the address in bounds).
+    Call it after :func:`resolve_masked`, whose checks stop the launch when
+    an executing lane is out of bounds or misaligned; when no lane executes
+    they do not fail, so the pointer is that of a zeroed scratch unless the
+    address lies within the segment: no byte outside it is ever read."""
+    if static is None or cg.memcheck or uniform_disabled():
+        return None
+    placed, off = static
+    seg = UNIFORM_SPACES.get(placed.space)
+    if seg is None or getattr(placed, "frame", None) is not None:
+        return None
+    f = cg.f
+    a = static_address(cg, placed, off)
+    inside = f.icmp("ule", "i64", str(a + nbytes), cg.seg_size[seg])
+    if getattr(cg, "uniform_scratch", None) is None:
+        cg.uniform_scratch = f.alloca("<4 x i64>", "uscratch", 64)
+        f.entry.append(f"  store <4 x i64> zeroinitializer, ptr {cg.uniform_scratch}, align 64")
+    return f.val(f"select i1 {inside}, ptr {f.gep(cg.seg_base[seg], a)}, ptr {cg.uniform_scratch}")
+
+
+def uniform_disabled() -> bool:
+    """PTXC_UNIFORM_LOADS=0: gather a variable's address like any other (the
+    code before :func:`uniform_pointer`, for tests and before/after runs)."""
+    return os.environ.get("PTXC_UNIFORM_LOADS") == "0"
+
+
+def broadcast_load(cg, lt: str, ptr: str, align: int) -> str:
+    """``lt`` at ``ptr`` in all 32 lanes."""
+    return cg.bcast(cg.f.load(lt, ptr, align), lt)
 
 
 def resolve_generic(cg, addr: str, nbytes: int, align: int, kind: int = 0, where: int = 5,
