@@ -42,6 +42,10 @@ Several variables switch together with ``+``: ``--switch
 PTXC_INLINE_SHAPES=1,0+PTXC_JIT_WARMUP=0,1+PTXC_TIER_UP_RATIO=8,25`` is the
 code before the compile-time work of issue 25 (second part) against after.
 
+The applications run with Python's bytecode cache written (an inherited
+PYTHONDONTWRITEBYTECODE=1 is dropped: without the cache every ``ptxc run``
+compiles ptxc's own modules again, 0.2-0.3 s that shows as compile time).
+
 Usage: python bench/app_rates.py [--apps a,b] [--size bench|test] [--repeat N]
                                  [--threads N] [--switch NAME=A,B] [--clocks host,model]
 needs nvcc and `ptxc run`. Nothing is asserted.
@@ -168,7 +172,7 @@ def print_compile_shares(results: dict, settings: list) -> None:
         ws = [res[s]["wall"] for res in results.values()]
         worst = max(c / w for c, w in zip(cs, ws) if w)
         first = first or sum(cs)
-        print(f"{s[0] + '=' + s[1]:<28}{sum(cs):>10.2f}{sum(ws):>9.2f}{100 * sum(cs) / sum(ws):>7.1f}%"
+        print(f"{s[0] + '=' + s[1] if s else 'all apps':<28}{sum(cs):>10.2f}{sum(ws):>9.2f}{100 * sum(cs) / sum(ws):>7.1f}%"
               f"{100 * worst:>8.1f}%{sum(cs) / first:>9.2f}")
 
 
@@ -184,6 +188,7 @@ def main() -> None:
     if H.find_nvcc() is None or H.runtime_missing():
         sys.exit(f"bench/app_rates.py needs nvcc and `ptxc run` ({H.runtime_missing() or 'no nvcc'})")
     os.environ["PTXC_CACHE"] = "0"
+    os.environ.pop("PYTHONDONTWRITEBYTECODE", None)    # each ptxc run as installed: bytecode cached
     apps = [a for a in APPS if not o.apps or a.name in o.apps.split(",")]
     settings = [None]
     if o.switch:                    # NAME=A,B[+NAME2=C,D]: the i-th setting sets every NAME to its i-th value
@@ -238,8 +243,7 @@ def main() -> None:
         for name, res in results.items():
             print_rates(name, res[s], ref)
     a = settings[0]
-    if len(settings) > 1:
-        print_compile_shares(results, settings)
+    print_compile_shares(results, settings)
     for b in settings[1:]:              # each setting against the first
         print(f"\nkernel run time {a[0]}={a[1]} / {a[0]}={b[1]} (> 1: {b[1]} is faster)")
         for name, res in results.items():

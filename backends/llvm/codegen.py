@@ -411,7 +411,7 @@ def module_text_of(funcs: list, gens: list) -> str:
     helper_lib.py are compiled apart (at O2): the module declares those it
     calls."""
     from ptxc.backends.llvm import helper_lib
-    from ptxc.backends.llvm.prelude_ir import PRELUDE, PRELUDE_DECLS, REPORT, RESOLVE
+    from ptxc.backends.llvm.prelude_ir import MEM_ERROR, PRELUDE, PRELUDE_DECLS, REPORT, RESOLVE
     helpers, decls = {}, set(PRELUDE_DECLS)
     for g in gens:
         helpers.update(g.helpers)
@@ -419,4 +419,5 @@ def module_text_of(funcs: list, gens: list) -> str:
     kept, lib = helper_lib.split(helpers)
     texts, lib_decls = helper_lib.renamed([*funcs, *kept.values()], lib)
     decls.update(lib_decls)
-    return "\n\n".join([*texts, PRELUDE, RESOLVE, REPORT, *sorted(decls)]) + "\n"
+    resolve = [] if "ptxc_resolve" in lib else [RESOLVE]
+    return "\n\n".join([*texts, PRELUDE, *resolve, MEM_ERROR, REPORT, *sorted(decls)]) + "\n"

@@ -1,4 +1,4 @@
-"""Out-of-line helpers compiled apart from the kernels, at O2, once.
+"""Out-of-line helpers compiled apart from the kernels, once.
 
 The helpers of the warp-level matrix instructions (``ptxc_mma_*``: the
 arithmetic of one mma/wmma form; ``ptxc_mx_*``: wmma.load/store lane loops)
@@ -19,23 +19,61 @@ objects in one engine never define a symbol twice), keeps the object in the
 process and in the on-disk object cache (objcache.py) under the hash of its
 text, and jit.py adds it to the kernel's execution engine. The code is the
 same IR the kernel module held, so results are bit for bit the same.
+
+The memory counters' helpers (``COUNTERS``: instruments/memcount_ir.py and
+memcount_fast.py, a few hundred lines of 32-lane vector code called by every
+counted access under ``--clock model``, the default) are library entries
+too, compiled at the level of the kernel that calls them (entry_level):
+once per process and level instead of once in every kernel's module (about
+10 ms each at level 0, 18 ms a kernel), and ahead of the first kernel by
+``ptxc run``'s warm-up thread (jit.precompile_helpers, warm_up.py).
+So is ``ptxc_resolve`` (prelude_ir.RESOLVE: the segment-table lookup of a
+global or generic access's lanes, 6.5 ms of level-0 machine code a kernel)
+in level-0 code, where it is a call anyway (ops/resolve.py adds it to
+the generator's helpers); optimised code keeps its own copy to inline.
+``PTXC_HELPERS_APART=0`` keeps all of them in each kernel's module (the
+code before, for before/after runs; tests/test_counter_helpers.py compares
+both).
 """
 from __future__ import annotations
 
 import hashlib
+import os
 import re
 import threading
 
 PREFIXES = ("ptxc_mma_", "ptxc_mx_", "ptxc_tx_", "ptxc_sf_")
+# the memory counters' helpers (instruments/memcount_ir.py, memcount_fast.py)
+# and the segment-table lookup of level-0 code (prelude_ir.RESOLVE)
+COUNTERS = ("ptxc_mem_global", "ptxc_mem_atomic", "ptxc_mem_shared_", "ptxc_firsts",
+            "ptxc_distinct", "ptxc_bank_tx", "ptxc_resolve")
 LIB_LEVEL = 2
-KEY = "helper_lib 3"        # part of every kernel's cache key: how kernels link to helpers
+KEY = "helper_lib 4"        # part of every kernel's cache key: how kernels link to helpers
 CALL = re.compile(r"@(ptxc_\w+)\(")
 _objs: dict[str, bytes] = {}
 _lock = threading.Lock()
 
 
 def is_lib(name: str) -> bool:
-    return name.startswith(PREFIXES)
+    return name.startswith(PREFIXES) or is_counter(name)
+
+
+def is_counter(name: str) -> bool:
+    return name.startswith(COUNTERS) and helpers_apart()
+
+
+def entry_level(entry: str, kernel_level: int) -> int:
+    """A counter helper (or ``ptxc_resolve``) is compiled at its kernel's
+    level (once per process and level, not once per kernel: at level 0, to
+    compile fast, a kernel's first launches), the others at LIB_LEVEL."""
+    return kernel_level if is_counter(entry) else LIB_LEVEL
+
+
+def helpers_apart() -> bool:
+    """The memory counters' helpers and level-0 code's ``ptxc_resolve`` in
+    the library too (the default), or in each kernel's module at its level
+    (PTXC_HELPERS_APART=0: the code before, for before/after runs)."""
+    return os.environ.get("PTXC_HELPERS_APART") != "0"
 
 
 def split(helpers: dict) -> tuple[dict, dict]:
@@ -143,24 +181,31 @@ def apart(group: list, unique: dict) -> list[list]:
 
 def objects(gens: list, emit, salt: list) -> list[bytes]:
     """Object code of every library entry the generators ``gens`` call:
-    compiled by ``emit(text, level, name)`` at LIB_LEVEL, or found in the
+    compiled by ``emit(text, level, name)`` (entry_level), or found in the
     process or on disk (``salt``: host CPU, features and LLVM version, part
     of the cache key)."""
-    from ptxc.backends.llvm import objcache
     out = []
     for g in gens:
         kept, lib = split(g.helpers)
         for e in entries([g.function_text(), *kept.values()], lib):
-            text = entry_module(e, lib, g.decls)
-            key = objcache.key([text, "helper", str(LIB_LEVEL), *salt])
-            with _lock:
-                obj = _objs.get(key)
-                if obj is None:
-                    obj = next(iter(objcache.lookup([key])), None)
-                    if obj is None:
-                        obj = emit(text, LIB_LEVEL, e)
-                        objcache.store(obj, [key])
-                    _objs[key] = obj
+            obj = entry_object(e, lib, g.decls, entry_level(e, g.level), emit, salt)
             if obj not in out:
                 out.append(obj)
     return out
+
+
+def entry_object(entry: str, lib: dict, decls, level: int, emit, salt: list) -> bytes:
+    """The object code of one entry's module at ``level``: from this
+    process, from the on-disk cache, or compiled (and kept in both)."""
+    from ptxc.backends.llvm import objcache
+    text = entry_module(entry, lib, decls)
+    key = objcache.key([text, "helper", str(level), *salt])
+    with _lock:
+        obj = _objs.get(key)
+        if obj is None:
+            obj = next(iter(objcache.lookup([key])), None)
+            if obj is None:
+                obj = emit(text, level, entry)
+                objcache.store(obj, [key])
+            _objs[key] = obj
+    return obj

@@ -275,12 +275,12 @@ def _generate(module, kernels, mode: str, level: int, skip_errors: bool, memory:
 
 def _kernel_key(text: str, g, level: int) -> str:
     from ptxc.backends.llvm import objcache
-    from ptxc.backends.llvm.prelude_ir import PRELUDE, REPORT, RESOLVE
+    from ptxc.backends.llvm.prelude_ir import MEM_ERROR, PRELUDE, REPORT, RESOLVE
     _, cpu, features = host()
     from ptxc.backends.llvm import helper_lib
-    return objcache.key([text, *sorted(g.helpers.values()), *sorted(g.decls), PRELUDE, RESOLVE,
+    return objcache.key([text, *sorted(g.helpers.values()), *sorted(g.decls), PRELUDE, RESOLVE, MEM_ERROR,
                          REPORT, str(level), cpu, features, str(llvm().llvm_version_info),
-                         helper_lib.KEY])
+                         helper_lib.KEY, str(helper_lib.helpers_apart())])
 
 
 def _compile_into(cache, module, todo, mode, level, keep_ir, skip_errors, memory,
@@ -334,6 +334,29 @@ RUN_CTAS = ctypes.CFUNCTYPE(ctypes.c_int32, ctypes.c_void_p, ctypes.c_void_p,
                             ctypes.c_int64, ctypes.c_int64, ctypes.c_void_p)
 _runtime = None
 RUNTIME_LEVEL = 2                   # the CTA loop's optimisation level when it is cached
+
+
+def precompile_helpers(bank_bytes: int) -> None:
+    """Compile the helper-library entries that most kernels call, at the
+    level first launches get, before a kernel needs them: ``ptxc_resolve``
+    (level 0 only: optimised code keeps its own copy) and, when
+    ``bank_bytes`` (the launches count memory accesses), the memory
+    counters' most common helpers (mem_count.common_helpers)."""
+    from ptxc.backends.llvm import helper_lib
+    from ptxc.backends.llvm.instruments.mem_count import HelperSet, common_helpers
+    from ptxc.backends.llvm.prelude_ir import RESOLVE
+    if not helper_lib.helpers_apart():
+        return
+    level = int(ENV_LEVEL) if ENV_LEVEL is not None else 0
+    h, names = common_helpers(bank_bytes) if bank_bytes else (HelperSet(), [])
+    if level == 0:
+        h.helpers["ptxc_resolve"] = RESOLVE
+        names.append("ptxc_resolve")
+    _, lib = helper_lib.split(h.helpers)
+    _, cpu, features = host()
+    for name in names:
+        helper_lib.entry_object(name, lib, h.decls, helper_lib.entry_level(name, level), _emit,
+                                [cpu, features, str(llvm().llvm_version_info)])
 
 
 def runtime():

@@ -5,7 +5,8 @@
 small helpers of every ``run_warp`` (``ptxc_enter``, ``ptxc_add``,
 ``ptxc_popc_add``, ``ptxc_branch``, ``ptxc_diverge``) and PRELUDE_DECLS the
 declarations they need; RESOLVE is the generic (segment-table) address
-resolution ``ptxc_resolve`` of ops/resolve.py and ``ptxc_mem_error``, which
+resolution ``ptxc_resolve`` of ops/resolve.py (a helper-library entry in
+level-0 code: helper_lib.py) and MEM_ERROR ``ptxc_mem_error``, which
 reports a failed access. The CTA loop, compiled once per process, is in
 runtime_ir.py.
 """
@@ -200,9 +201,9 @@ entry:
   %r2 = shl i64 %r1, 32
   %r = or i64 %r0, %r2
   ret i64 %r
-}}
+}}"""
 
-; A failed memory access: report the first out-of-bounds lane, else the
+MEM_ERROR = f"""; A failed memory access: report the first out-of-bounds lane, else the
 ; first misaligned one.
 define internal void @ptxc_mem_error(ptr %ws, i64 %r, i32 %id, ptr %addrs) cold noinline {{
 entry:

@@ -7,7 +7,11 @@ the host CPU's features, the code generator's imports and the CTA loop
 time"), which a short application run sees as compile time of its first
 launch. ``ptxc run`` starts this thread when it starts the application, so
 the work overlaps the application's own start-up (process start, CUDA
-setup, host initialisation) instead. The thread holds the JIT lock
+setup, host initialisation) instead. It then compiles the helper-library
+entries most kernels call (jit.precompile_helpers: the segment-table lookup
+``ptxc_resolve`` and, when the launches count memory accesses, under
+``--clock model``, the default, the counters' helpers of a global and of a
+4-byte shared access), which helper_lib.py then holds for every kernel. The thread holds the JIT lock
 (jit._lock) throughout: a compile that comes first waits for it, as it
 would have done the same work itself. Its imports cannot deadlock with the
 main thread's: the package has no import circles (tests/test_layout.py).
@@ -21,16 +25,18 @@ import os
 import threading
 
 
-def start():
-    """Start the warm-up thread; returns it (None when turned off)."""
+def start(counters: int = 0):
+    """Start the warm-up thread; returns it (None when turned off).
+    ``counters``: the memory counters' bank width when the launches will
+    count (0: they will not)."""
     if os.environ.get("PTXC_JIT_WARMUP", "1") == "0":
         return None
-    t = threading.Thread(target=_work, name="ptxc-jit-warm-up", daemon=True)
+    t = threading.Thread(target=_work, args=(counters,), name="ptxc-jit-warm-up", daemon=True)
     t.start()
     return t
 
 
-def _work() -> None:
+def _work(counters: int) -> None:
     from ptxc.backends.llvm import jit
     try:
         with jit._lock:
@@ -38,6 +44,7 @@ def _work() -> None:
             jit.host()
             from ptxc.backends.llvm import codegen, plan   # noqa: F401  (the lowerings)
             jit.runtime()
+        jit.precompile_helpers(counters)    # outside the JIT lock: code generation may go on
     except Exception:       # noqa: BLE001  (the first compile does it again and reports it)
         pass
 

@@ -144,7 +144,8 @@ def run_app(argv: list[str], options: Options, err=None) -> Result:
             raise PtxcError(f"cannot run '{argv[0]}': {e.strerror}")
         try:
             child.close()
-            warming = warm_up.start()      # LLVM and the code generator, beside the app's start
+            warming = warm_up.start(      # LLVM and the code generator, beside the app's start
+                options.bank_bytes if options.memory_counters else 0)
             session = Session(options, Channel(parent), progress=progress, app=proc)
             session.driver.ptx_store = env.get(cubin_ptx.STORE_ENV)   # Triton's PTX (cubin_ptx.py)
             interrupted = None

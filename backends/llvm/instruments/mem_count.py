@@ -160,3 +160,30 @@ def use_helper(cg, name: str) -> str:
     if fast:
         cg.decls.update(memcount_fast.DECLS)
     return name
+
+
+class HelperSet:
+    """The two fields of a code generator that the helpers above fill."""
+
+    def __init__(self):
+        self.helpers: dict[str, str] = {}
+        self.decls: set[str] = set()
+
+
+def common_helpers(bank_bytes: int) -> tuple[HelperSet, list[str]]:
+    """The helpers that the most common counted accesses call, as
+    count_access adds them (a global access of any size, a 4-byte shared
+    one, with their closed forms), and the names those accesses call: for
+    compiling them before any kernel needs them (warm_up.py)."""
+    h = HelperSet()
+    names = [use_helper(h, "ptxc_mem_global")]
+    shared, text = shared_helper(4, bank_bytes)
+    use_helper(h, "ptxc_bank_tx")
+    h.helpers[shared] = text
+    names.append(shared)
+    if memcount_fast.enabled():
+        names.append(use_fast_helper(h, "ptxc_mem_global_s", memcount_fast.MEM_GLOBAL_S))
+        if shared_phases(4, bank_bytes) == 1:
+            names.append(use_fast_helper(h, *memcount_fast.shared_helper_s(shared, 4, bank_bytes)))
+    return h, names
+

@@ -21,6 +21,7 @@ from __future__ import annotations
 
 import os
 
+from ptxc.backends.llvm import helper_lib
 from ptxc.backends.llvm import layout as Lo
 from ptxc.backends.llvm.instruments.check_hooks import race_hook
 from ptxc.backends.llvm.instruments.memcheck import KIND_ATOMIC, KIND_STORE
@@ -30,6 +31,7 @@ from ptxc.backends.llvm.irtext import LANE_IDS, splat, vt
 from ptxc.backends.llvm.ops.access import K64, SPACES, spill_addr, static_address, static_vector
 from ptxc.backends.llvm.ops import outlined
 from ptxc.backends.llvm.ops.common import intr
+from ptxc.backends.llvm.prelude_ir import RESOLVE
 from ptxc.backends.llvm.values import vname
 
 
@@ -137,6 +139,8 @@ def resolve_generic(cg, addr: str, nbytes: int, align: int, kind: int = 0, where
     f = cg.f
     if not hasattr(cg, "resolve_tmp"):
         cg.resolve_tmp = (f.alloca("<32 x i64>", "raddr", 64), f.alloca("<32 x ptr>", "rptr", 64))
+    if cg.level == 0 and helper_lib.helpers_apart():    # a call at level 0: compiled once
+        cg.helpers["ptxc_resolve"] = RESOLVE
     a_tmp, p_tmp = cg.resolve_tmp
     f.store("<32 x i64>", addr, a_tmp, 64)
     segs = write_segments(cg) if kind in (KIND_STORE, KIND_ATOMIC) and cg.plan.const_size else "%segs"
