@@ -23,6 +23,7 @@ ptx heap_bounds   sm90          -arch=sm_90 -O3
 ptx fast_access   sm90          -arch=sm_90 -O3
 ptx outlined_checks sm90        -arch=sm_90 -O3
 ptx uniform_loads sm90          -arch=sm_90 -O3
+ptx agg_atomics   sm90          -arch=sm_90 -O3
 
 ptx inlined_atomic sm90.lineinfo -arch=sm_90 -O3 -lineinfo
 

@@ -10,7 +10,9 @@ On ``.shared``/``.shared::cta`` memory, which only its own CTA's worker
 thread touches, the integer operations, ``add.f32/f64``, ``exch`` and
 ``cas`` are a plain load, the operation and a store (``PLAIN``: the same
 values in the same lane order, without a locked instruction); ``min``/``max``
-on floats keep ``atomicrmw`` (its minnum/maxnum semantics).
+on floats keep ``atomicrmw`` (its minnum/maxnum semantics). An integer
+add whose executing lanes all address one word is one locked add of their
+sum (atomic_aggregate.py).
 With memory counters on, the lane addresses first go to
 mem_count.count_access.
 """
@@ -20,6 +22,7 @@ from ptxc.backends.llvm.instruments.initcheck_ops import track
 from ptxc.backends.llvm.instruments.mem_count import count_access
 from ptxc.backends.llvm.instruments.memcheck import KIND_ATOMIC
 from ptxc.backends.llvm.irtext import vt
+from ptxc.backends.llvm.ops import atomic_aggregate
 from ptxc.backends.llvm.ops.access import address, atomic_form, space_of
 from ptxc.backends.llvm.ops.resolve import resolve_masked
 from ptxc.backends.llvm.values import bits_of, lty
@@ -44,7 +47,12 @@ def atomic(cg, ins, has_result: bool):
     b = cg.read(ins.srcs[a_idx + 1], t)
     c = cg.read(ins.srcs[a_idx + 2], t) if op == "cas" else None
     plain = cta_private(ins) and rmw in PLAIN
-    old = lane_atomics(cg, lt, ptrs, b, c, rmw, es, emi, plain)
+    if atomic_aggregate.applies(rmw, lt, plain):        # one locked add for a warp at one address
+        old = atomic_aggregate.aggregated_add(
+            cg, lt, ptrs, b, emi, has_result and bool(ins.results),
+            lambda: lane_atomics(cg, lt, ptrs, b, c, rmw, es, emi, plain))
+    else:
+        old = lane_atomics(cg, lt, ptrs, b, c, rmw, es, emi, plain)
     if has_result:
         cg.write(ins.results[0] if ins.results else None, old, t)
 
