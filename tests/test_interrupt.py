@@ -38,7 +38,16 @@ SPIN = os.path.join(ROOT, "tests", "cuda", "spin.sm90.ptx")
 def start(args, env_extra=None, **kw):
     env = {**os.environ, "PTXC_PROGRESS": "1", **(env_extra or {})}
     return subprocess.Popen([sys.executable, "-m", "ptxc.cli", *args], stdout=subprocess.PIPE,
-                            stderr=subprocess.PIPE, env=env, cwd=ROOT, start_new_session=True, **kw)
+                            stderr=subprocess.PIPE, env=env, cwd=ROOT, start_new_session=True,
+                            preexec_fn=interruptible, **kw)
+
+
+def interruptible() -> None:
+    """SIGINT as a terminal's Ctrl-C finds it: a test run started in the
+    background by a non-interactive shell inherits SIGINT ignored, which
+    Python then keeps (it installs its KeyboardInterrupt handler only over
+    the default disposition), and no Ctrl-C would reach ptxc."""
+    signal.signal(signal.SIGINT, signal.SIG_DFL)
 
 
 def wait_for_progress(proc, timeout=120.0) -> bytes:
