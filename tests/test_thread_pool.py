@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import multiprocessing
 import threading
+import time
 
 import numpy as np
 import pytest
@@ -63,6 +64,9 @@ def test_a_job_that_raises_ends_its_thread(monkeypatch):
     (job,) = stacks.start_threads(boom, 1, 0, "test")
     job.join(30)
     assert not job.is_alive()
+    deadline = time.monotonic() + 30            # the thread reports after marking the job done
+    while not caught and time.monotonic() < deadline:
+        time.sleep(0.01)
     assert [str(e) for e in caught] == ["job failed"]
     assert idents(1)                            # a later launch still gets a thread
 
