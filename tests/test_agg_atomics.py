@@ -22,18 +22,14 @@ from ptxc.backends.llvm import jit
 from ptxc.backends.llvm.layout import SEG_FIRST_BUFFER
 from ptxc.backends.llvm.runtime import ModuleMemory
 from ptxc.launcher.api import launch_segments
+from switches import each_setting
 
 PTX = Path(__file__).parent / "cuda" / "agg_atomics.sm90.ptx"
 
 
 def both(monkeypatch, run):
     """[aggregated result, lane-loop result] of ``run()`` (a fresh module each)."""
-    out = []
-    for flag in ("1", "0"):
-        monkeypatch.setenv("PTXC_AGG_ATOMICS", flag)
-        monkeypatch.setenv("PTXC_CACHE", "0")
-        out.append(run())
-    return out
+    return each_setting(monkeypatch, "PTXC_AGG_ATOMICS", ("1", "0"), run)
 
 
 def test_switch_changes_code(monkeypatch):

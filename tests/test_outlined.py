@@ -13,6 +13,7 @@ import pytest
 
 import ptxc
 from ptxc.backends.llvm import jit
+from switches import each_setting
 
 HERE = Path(__file__).parent / "cuda"
 PTX = HERE / "outlined_checks.sm90.ptx"
@@ -21,12 +22,7 @@ FAST = HERE / "fast_access.sm90.ptx"
 
 def both(monkeypatch, run):
     """[outlined result, inline result] of ``run()`` (a fresh module each)."""
-    out = []
-    for flag in ("0", "1"):
-        monkeypatch.setenv("PTXC_INLINE_SHAPES", flag)
-        monkeypatch.setenv("PTXC_CACHE", "0")
-        out.append(run())
-    return out
+    return each_setting(monkeypatch, "PTXC_INLINE_SHAPES", ("0", "1"), run)
 
 
 def launch(kernel, grid, block, args, path=PTX):

@@ -15,6 +15,7 @@ import pytest
 
 import ptxc
 from ptxc.backends.llvm import jit
+from switches import each_setting
 
 PTX = Path(__file__).parent / "cuda" / "uniform_loads.sm90.ptx"
 TABLE = np.array([3, 1, 4, 1, 5, 9, 2, 6], np.int32)
@@ -24,12 +25,7 @@ SHARED, GLOBAL, DYNAMIC = "_Z14uniform_sharedPiP4int4", "_Z14uniform_globalPii",
 
 def both(monkeypatch, run):
     """[scalar-load result, gather result] of ``run()`` (a fresh module each)."""
-    out = []
-    for flag in ("1", "0"):
-        monkeypatch.setenv("PTXC_UNIFORM_LOADS", flag)
-        monkeypatch.setenv("PTXC_CACHE", "0")
-        out.append(run())
-    return out
+    return each_setting(monkeypatch, "PTXC_UNIFORM_LOADS", ("1", "0"), run)
 
 
 def launch(kernel, block, args, shared_bytes=0):
