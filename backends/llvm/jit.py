@@ -400,6 +400,8 @@ def _init_runtime() -> None:
 
 
 def _optimise(mod, level: int) -> None:
+    from ptxc.backends.llvm.ops import outlined
+    outlined.mark_inline(mod)           # level 0 calls them, optimised code inlines them
     b = llvm()
     pto = b.create_pipeline_tuning_options(speed_level=level)
     pto.loop_vectorization = False

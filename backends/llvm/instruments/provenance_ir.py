@@ -38,8 +38,8 @@ def expected_segment(cg):
     """(segment, enabled, uniform): LLVM values, i64 and i1 when every
     candidate is uniform, else <32 x i64> and <32 x i1>; None when the
     current instruction's provenance is not checked."""
-    cands = origins(cg.cur, address_bits(cg))
-    if not cands or any(c[0] == "loaded" and not cg.keep(c[1].instr) for c in cands):
+    cands = candidates(cg)
+    if cands is None:
         return None
     f = cg.f
     fixed = [c for c in cands if c[0] != "loaded"]
@@ -62,6 +62,16 @@ def expected_segment(cg):
     return seg, f.val(f"icmp eq <32 x i64> {count}, {splat('i64', 1)}"), False
 
 
+def candidates(cg):
+    """The provenance candidates of the current instruction's address, or
+    None when its provenance is not checked (none, or a loaded one whose
+    load is not kept)."""
+    cands = origins(cg.cur, address_bits(cg))
+    if not cands or any(c[0] == "loaded" and not cg.keep(c[1].instr) for c in cands):
+        return None
+    return cands
+
+
 def candidate_segment(cg, cand, nsegs: str):
     """(segment, is a buffer pointer) of a parameter or variables candidate."""
     f = cg.f
@@ -79,8 +89,11 @@ def candidate_segment(cg, cand, nsegs: str):
 
 def with_provenance(cg, r: str, addr: str) -> str:
     """``r`` (ptxc_resolve's failed lanes) plus the executing lanes whose
-    address ``addr`` (<32 x i64>) lies outside the segment it started from."""
-    got = expected_segment(cg)
+    address ``addr`` (<32 x i64>) lies outside the segment it started from.
+    An out-of-line per-lane arm (slow_access.py) has the caller's
+    expectation as its arguments (``provenance_args``; False: none)."""
+    given = getattr(cg, "provenance_args", None)
+    got = expected_segment(cg) if given is None else (given or None)
     if got is None:
         return r
     seg, enabled, uniform = got

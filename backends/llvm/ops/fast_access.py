@@ -41,7 +41,6 @@ from __future__ import annotations
 import os
 
 from ptxc.backends.llvm import layout as Lo
-from ptxc.backends.llvm.instruments.memcheck import KIND_ATOMIC, KIND_STORE
 from ptxc.backends.llvm.instruments.provenance_ir import expected_segment
 from ptxc.backends.llvm.irtext import lane_consts, splat
 from ptxc.backends.llvm.ops import fast_groups, outlined
@@ -223,8 +222,8 @@ def shapes_call(cg, base: str, nbytes: int) -> list:
                 g.f.set_field("i8", g.f.cast("zext", "i1", getattr(sh, name), "i8"), "%out", at + 24 + k, 1)
         g.f.emit("ret void")
     name = f"ptxc_shapes{nbytes}"
-    outlined.define(cg, name, f"define internal void @{name}(ptr %out, <32 x i64> %a, i32 %m) "
-                    "alwaysinline", body)
+    outlined.define(cg, name, f"define internal void @{name}(ptr %out, <32 x i64> %a, i32 %m)"
+                    f"{outlined.attributes()}", body)
     f, buf = cg.f, outlined.buffer(cg)
     f.emit(f"call void @{name}(ptr {buf}, <32 x i64> {base}, i32 {cg.emi})")
     out = []
@@ -323,10 +322,10 @@ def generic_range(cg, a0: str, a_end: str, kind: int):
     """(host pointer of a0, i1: [a0, a_end) lies in one segment of the table,
     in bounds, with lane stride 0, i64 segment of a0): the per-lane
     ptxc_resolve's test for monotonic lanes."""
-    from ptxc.backends.llvm.ops.resolve import write_segments
+    from ptxc.backends.llvm.ops.resolve import segment_table
     f = cg.f
     sh = cg.plan.shift
-    segs = write_segments(cg) if kind in (KIND_STORE, KIND_ATOMIC) and cg.plan.const_size else "%segs"
+    segs = segment_table(cg, kind)
     seg = f.val(f"lshr i64 {a0}, {sh}")
     last_seg = f.val(f"lshr i64 {f.val(f'sub i64 {a_end}, 1')}, {sh}")
     nsegs = f.cast("zext", "i32", cg.nsegs, "i64")

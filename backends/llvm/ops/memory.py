@@ -20,7 +20,7 @@ from ptxc.backends.llvm.instruments.memcheck import KIND_LOAD, KIND_STORE
 from ptxc.backends.llvm.irtext import splat
 from ptxc.backends.llvm.ops.access import (K64, SPACES, address, cp_src_size, mem_type, space_of,
                                            static_address, vec_width)
-from ptxc.backends.llvm.ops import fast_access
+from ptxc.backends.llvm.ops import fast_access, slow_access
 from ptxc.backends.llvm.ops.common import itype
 from ptxc.backends.llvm.ops.resolve import (broadcast_load, elem_ptrs, gather, resolve_masked, scatter,
                                             uniform_pointer)
@@ -42,9 +42,11 @@ def op_ld(cg, ins):
     count_access(cg, ins, space, addr, static, es * n, ins.srcs[0])
     lt = lty(t)
     if fast_access.enabled(cg, space, static, ins, ins.srcs[0], es * n):
+        def per_lane(c, sp, a, _vals):
+            return gather_all(c, sp, a, None, lt, es, n)
         vals = with_fast_path(cg, space, ins.srcs[0], static, lt, es, n, KIND_LOAD,
                               lambda halves: fast_access.load(cg, halves, lt, es, n),
-                              lambda: gather_all(cg, space, addr, static, lt, es, n))
+                              lambda: slow_access.arm(cg, space, addr, lt, es, n, KIND_LOAD, per_lane))
     else:
         vals = gather_all(cg, space, addr, static, lt, es, n)
     for i, v in enumerate(vals):
@@ -118,18 +120,24 @@ def op_st(cg, ins):
     if "racecheck" in cg.checks:        # the values, for a write-after-write of the same value
         cg.race_store = [(lt, cg.read(item, t)) for item in items[:n]]
     vals = [cg.read(item, t) for item in items[:n]]
-
-    def slow():
-        ptrs, em, emi = resolve_masked(cg, space, addr, static, es * n, es * n, KIND_STORE)
-        cg.race_store = None
-        track(cg, space, static, addr, emi, KIND_STORE, es * n)
-        for i, v in enumerate(vals):
-            scatter(cg, lt, v, elem_ptrs(cg, ptrs, i * es), es, em)
     if fast_access.enabled(cg, space, static, ins, addr_op, es * n) and len(vals) == n:
+        def per_lane(c, sp, a, vs):
+            scatter_all(c, sp, a, None, lt, es, n, vs)
         with_fast_path(cg, space, addr_op, static, lt, es, n, KIND_STORE,
-                       lambda halves: fast_access.store(cg, halves, lt, es, vals), slow)
+                       lambda halves: fast_access.store(cg, halves, lt, es, vals),
+                       lambda: slow_access.arm(cg, space, addr, lt, es, n, KIND_STORE, per_lane, vals))
     else:
-        slow()
+        scatter_all(cg, space, addr, static, lt, es, n, vals)
+
+
+def scatter_all(cg, space, addr, static, lt: str, es: int, n: int, vals: list[str]) -> None:
+    """The per-lane store of ``vals`` (n elements of ``es`` bytes per lane,
+    or fewer values): checks (resolve.py), then one scatter per element."""
+    ptrs, em, emi = resolve_masked(cg, space, addr, static, es * n, es * n, KIND_STORE)
+    cg.race_store = None
+    track(cg, space, static, addr, emi, KIND_STORE, es * n)
+    for i, v in enumerate(vals):
+        scatter(cg, lt, v, elem_ptrs(cg, ptrs, i * es), es, em)
 
 
 # ------------------------------------------------------- cvta / isspacep

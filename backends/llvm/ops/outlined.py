@@ -1,7 +1,8 @@
 """Out-of-line helpers for per-access vector sequences that cost much
-machine-code time at level 0: the half-warp lane-shape test of the memory
-fast path (fast_access.py), one helper per access size in each LLVM module,
-called where the inline code was.
+machine-code time at level 0, one helper per form in each LLVM module,
+called where the inline code was: the half-warp lane-shape test of the
+memory fast path (fast_access.py, ``@ptxc_shapes{N}``) and the per-lane arm
+of a fast-path access (slow_access.py, ``@ptxc_slow_*``).
 
 Why: at level 0 nearly all of a kernel's compile time is LLVM's instruction
 selection, about in proportion to the number of vector IR instructions, and
@@ -14,9 +15,15 @@ writes each half's ``a0``, ``span``, ``first``, ``last``, ``contig``,
 ``uniform``, ``empty`` and ``shape`` to a 64-byte buffer; the call site
 loads them back (scalar loads). The results are the same values, so every
 fault, counter and byte is unchanged (tests/test_outlined.py compares both
-forms; tests/test_fast_access.py the fast path with the per-lane one). The
-helper is ``alwaysinline``: level 0 runs no IR pass, so it stays a call
-there, and the O2 pipeline of a hot kernel (tier-up) inlines it back.
+forms; tests/test_fast_access.py the fast path with the per-lane one).
+
+Level 0 code calls the helpers; optimised code inlines them: the IR text
+(the same for both levels: a long launch switches from one to the other,
+tier_up.py) defines them without ``alwaysinline``, because level 0 runs
+LLVM's always-inliner (jit._promote, for the prelude's helpers), which
+would put them back inline; :func:`mark_inline` gives them the attribute
+in the module that is optimised (jit._optimise), where they were measured
+to cost nothing inline.
 
 The segment check of a .shared/.const/.local access at a register address
 was outlined the same way and measured: its machine code time went down
@@ -25,10 +32,12 @@ by little and the level-0 run time of the tiled transpose went to 0.56x
 address is checked in scalar IR instead (resolve.uniform_check).
 
 This module holds the shared parts (the switch, the helper's code-generator
-stand-in, the result buffer); the helper's body is built in
-fast_access.shapes_call. ``PTXC_INLINE_SHAPES=1`` emits the code before
-(the inline test, the per-lane check of a variable's address; benches and
-tests compare the two).
+stand-in, the result buffer); the helpers' bodies are built in
+fast_access.shapes_call and slow_access.py. ``PTXC_INLINE_SHAPES=1`` emits
+the code before the shape helper (the inline test, the per-lane check of a
+variable's address); ``PTXC_LEVEL0_CALLS=0`` the code before the helpers
+were calls at level 0 (the shape helper inlined by level 0's
+always-inliner, the arms inline). Benches and tests compare them.
 """
 from __future__ import annotations
 
@@ -37,11 +46,26 @@ import os
 from ptxc.backends.llvm.irtext import Fn
 
 BUF = 64                     # bytes of the result buffer of one call
+PREFIXES = ("ptxc_shapes", "ptxc_slow_")      # the helpers' names
 
 
 def enabled() -> bool:
     """Whether to call the helpers (else the inline code: PTXC_INLINE_SHAPES=1)."""
     return os.environ.get("PTXC_INLINE_SHAPES", "0") != "1"
+
+
+def level0_calls() -> bool:
+    """Whether level-0 code calls the helpers (the default); with
+    PTXC_LEVEL0_CALLS=0 the shape test is ``alwaysinline`` in the IR text
+    and the per-lane arms are inline, the code before they were calls."""
+    return os.environ.get("PTXC_LEVEL0_CALLS", "1") != "0"
+
+
+def attributes() -> str:
+    """The define line's attributes of a helper: none (mark_inline adds
+    ``alwaysinline`` where the module is optimised), or ``alwaysinline``
+    with PTXC_LEVEL0_CALLS=0."""
+    return "" if level0_calls() else " alwaysinline"
 
 
 class _HelperGen:
@@ -71,3 +95,11 @@ def buffer(cg) -> str:
     if held is None or held[0] is not f:
         held = cg.__dict__["outlined_buf"] = (f, f.alloca(f"[{BUF} x i8]", "outl", 8))
     return held[1]
+
+
+def mark_inline(mod) -> None:
+    """Give the outlined helpers of an LLVM module (llvmlite ModuleRef) the
+    ``alwaysinline`` attribute, so that its optimisation inlines them."""
+    for fn in mod.functions:
+        if fn.name.startswith(PREFIXES) and not fn.is_declaration:
+            fn.add_function_attribute("alwaysinline")

@@ -143,7 +143,7 @@ def resolve_generic(cg, addr: str, nbytes: int, align: int, kind: int = 0, where
         cg.helpers["ptxc_resolve"] = RESOLVE
     a_tmp, p_tmp = cg.resolve_tmp
     f.store("<32 x i64>", addr, a_tmp, 64)
-    segs = write_segments(cg) if kind in (KIND_STORE, KIND_ATOMIC) and cg.plan.const_size else "%segs"
+    segs = segment_table(cg, kind)
     r = f.call("i64", "ptxc_resolve", [("ptr", segs), ("i32", cg.nsegs), ("ptr", a_tmp),
                                         ("i32", cg.emi), ("i64", str(nbytes)), ("ptr", p_tmp),
                                         ("i64", str(cg.plan.shift))])
@@ -154,6 +154,12 @@ def resolve_generic(cg, addr: str, nbytes: int, align: int, kind: int = 0, where
     if where == SPACES.index("generic") and may_continue:
         race_hook(cg, None, a_tmp, emi, kind, nbytes, generic=True)
     return f.load("<32 x ptr>", p_tmp, 64), em, emi
+
+
+def segment_table(cg, kind: int) -> str:
+    """The segment table an access of ``kind`` looks its lanes up in: the
+    write half for stores and atomics of a module with .const variables."""
+    return write_segments(cg) if kind in (KIND_STORE, KIND_ATOMIC) and cg.plan.const_size else "%segs"
 
 
 def write_segments(cg) -> str:
