@@ -12,6 +12,8 @@ cooperative launches, MMA fragment layouts, the texture handle table.
                                 and masked gathers/scatters
     fast_access, outlined       the vector fast path of ld/st; its lane-shape
                                 test as an out-of-line helper (compile time)
+    slow_access                 the per-lane arm of a fast-path access as an
+                                out-of-line helper (compile time)
     call_params                 .func call arguments and return values
     call_frames                 calls of recursive functions: the per-thread
                                 call stack, frames, stack overflow

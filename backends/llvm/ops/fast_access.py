@@ -221,11 +221,11 @@ def shapes_call(cg, base: str, nbytes: int) -> list:
             for k, name in enumerate(FLAGS):
                 g.f.set_field("i8", g.f.cast("zext", "i1", getattr(sh, name), "i8"), "%out", at + 24 + k, 1)
         g.f.emit("ret void")
-    name = f"ptxc_shapes{nbytes}"
-    outlined.define(cg, name, f"define internal void @{name}(ptr %out, <32 x i64> %a, i32 %m)"
+    name, cc = f"ptxc_shapes{nbytes}", outlined.CALLING_CONVENTION
+    outlined.define(cg, name, f"define internal {cc} void @{name}(ptr %out, <32 x i64> %a, i32 %m)"
                     f"{outlined.attributes()}", body)
     f, buf = cg.f, outlined.buffer(cg)
-    f.emit(f"call void @{name}(ptr {buf}, <32 x i64> {base}, i32 {cg.emi})")
+    f.emit(f"call {cc} void @{name}(ptr {buf}, <32 x i64> {base}, i32 {cg.emi})")
     out = []
     for h in (0, 1):
         at = 32 * h

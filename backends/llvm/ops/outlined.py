@@ -47,6 +47,12 @@ from ptxc.backends.llvm.irtext import Fn
 
 BUF = 64                     # bytes of the result buffer of one call
 PREFIXES = ("ptxc_shapes", "ptxc_slow_")      # the helpers' names
+# The shape helper is called on every fast access, between instructions
+# whose vectors stay live across the call: with the C convention level-0
+# code spills and reloads them around it (all vector registers are the
+# caller's); with preserve_all the helper saves the few it uses
+# (docs/performance.md: pathfinder 1.20x at level 0, the rest 0.98-1.04x).
+CALLING_CONVENTION = "preserve_allcc"
 
 
 def enabled() -> bool:
