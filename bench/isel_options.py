@@ -2,11 +2,13 @@
 option and by IR construct (issue 25, "Compile time").
 
 Step 1 (``--dump DIR``): the LLVM IR text of every kernel of tests/apps as
-``ptxc run --mode full`` generates it (nvcc -ptx -arch=sm_90 -O3, level 0
-text, one module per kernel) is written to DIR, one .ll per kernel.
+``ptxc run --mode full`` compiles it (nvcc -ptx -arch=sm_90 -O3, level 0
+text, one module per kernel: jit.compile_kernel's text) is written to DIR,
+one .ll per kernel.
 Step 2 (default): for each configuration (llc options given to
 ``llvmlite.binding.set_option`` plus a codegen level) a fresh worker process
-parses each .ll and times ``emit_object`` (best of --repeat); the
+parses each .ll and times level 0's IR passes (jit._promote, at codegen
+level 0) and ``emit_object`` (best of --repeat); the
 configurations are interleaved round by round, so load changes hit all of
 them alike. Prints per-configuration totals and ratios to the first one.
 ``--fallbacks`` counts the instructions FastISel gave to SelectionDAG
@@ -48,22 +50,16 @@ CONFIGS = {   # name: (codegen level, llc options)
 def dump(out: Path) -> None:
     os.environ["PTXC_CACHE"] = "0"
     import ptxc
-    from ptxc.backends.llvm.codegen import KernelCodegen
-    from ptxc.backends.llvm.guards import gc_paused
-    from ptxc.backends.llvm.plan import Plan
-    from ptxc.launcher.alias import ensure_launch_slice, guessed_classes
+    from ptxc.backends.llvm import jit
     out.mkdir(parents=True, exist_ok=True)
     with tempfile.TemporaryDirectory(prefix="ptxc-isel-") as tmp:
         for cu in sorted((ROOT / "tests" / "apps").glob("*/*.cu")):
             ptx = Path(tmp) / (cu.stem + ".ptx")
             subprocess.run(["nvcc", "-ptx", "-arch=sm_90", "-O3", str(cu), "-o", str(ptx)], check=True)
             module = ptxc.parse(ptx.read_text(), cu.name)
-            for i, fn in enumerate(module.kernels):
-                ensure_launch_slice(module, fn, guessed_classes(fn))
-                with gc_paused():
-                    g = KernelCodegen(Plan(module, fn), "full", name="run_warp")
-                    g.generate_function()
-                    (out / f"{cu.stem}.{i}.ll").write_text(g.module_text())
+            for i, fn in enumerate(module.kernels):      # the IR text `ptxc run` compiles
+                text = jit.compile_kernel(module, fn, "full", 0, keep_ir=True).ir_text
+                (out / f"{cu.stem}.{i}.ll").write_text(text)
 
 
 def worker(folder: Path, level: int, options: list, repeat: int, remarks: bool) -> None:
@@ -82,12 +78,20 @@ def worker(folder: Path, level: int, options: list, repeat: int, remarks: bool) 
             tm = target.create_target_machine(cpu=cpu, features=feats, opt=level,
                                               codemodel="jitdefault", jit=True)
             t0 = time.perf_counter()
+            if level == 0:              # level 0's IR passes, as jit._emit runs them
+                promote(mod)
             tm.emit_object(mod)
             best = min(best, time.perf_counter() - t0)
         res[ll.stem] = best
         if remarks:
             print(f"@@file {ll.stem}", file=sys.stderr, flush=True)
     print(json.dumps(res))
+
+
+def promote(mod) -> None:
+    from ptxc.backends.llvm import jit, local_regs
+    if local_regs.enabled():
+        jit._promote(mod)
 
 
 def run_config(folder, level, options, repeat, remarks=False):
