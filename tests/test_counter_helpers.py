@@ -129,3 +129,21 @@ def test_precompiled_helpers_are_the_ones_kernels_use(monkeypatch):
     for name in ("gather_global", "gather_shared"):
         jit.compile_kernel(m, next(f for f in m.kernels if f.name == name), "full", 0, memory=4)
     assert emitted and not [n for n in emitted if n.startswith(helper_lib.COUNTERS)]
+
+
+def test_precompile_stops_when_a_kernel_compile_begins(monkeypatch):
+    """The warm-up's helper compiles end once the application's first kernel
+    compile has begun (jit.kernel_compiles changed): here the stop turns
+    true after ptxc_resolve, the first, so that one alone is compiled; and a
+    kernel compile does count."""
+    monkeypatch.setenv("PTXC_CACHE", "0")
+    monkeypatch.setenv("PTXC_HELPERS_APART", "1")
+    monkeypatch.setattr(jit, "ENV_LEVEL", None)
+    monkeypatch.setattr(helper_lib, "_objs", {})
+    asked = []
+    jit.precompile_helpers(4, stop=lambda: asked.append(1) or len(asked) > 1)
+    assert len(asked) == 2 and len(helper_lib._objs) == 1
+    before = jit.kernel_compiles()
+    m = ptxc.load(str(SHAPES))
+    jit.compile_kernel(m, m.kernels[0], "full", 0)
+    assert jit.kernel_compiles() > before

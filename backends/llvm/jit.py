@@ -35,6 +35,7 @@ TIER_UP_MIN_S = 0.25        # ... and at least this many seconds of run time (ch
 REVERT_BELOW = 0.9          # O2's rate under this share of level 0's: the kernel stays at level 0
 O2_MAX_IR_LINES = 40_000                    # generated IR lines above which O2 is not used (_levels)
 _lock = threading.RLock()
+_kernel_compiles = 0        # kernel compiles begun in this process (precompile_helpers' stop)
 _llvm = None
 
 
@@ -215,6 +216,7 @@ def compile_kernel(module, kernel, mode: str, level: int = 0, keep_ir: bool = Fa
     ``value_profile`` profiles register values (value_prof.py),
     ``racecheck`` / ``synccheck`` call their checkers (check_hooks.py)."""
     variants = variant_set(variant_flags)
+    _count_compile()
     with _lock:
         hit = _cache(module).get(_key(kernel, mode, level, memory, variants))
         if hit is None:
@@ -231,6 +233,7 @@ def compile_many(module, kernels, mode: str, level: int = 0, keep_ir: bool = Fal
     elementwise kernel) are compiled once; kernels found in the on-disk cache
     (objcache) are not compiled at all. With ``skip_errors``, kernels that
     cannot be compiled are left out (and None is returned for them)."""
+    _count_compile()
     with _lock:
         cache = _cache(module)
         todo = list({_key(k, mode, level, memory, variants): k for k in kernels
@@ -238,6 +241,16 @@ def compile_many(module, kernels, mode: str, level: int = 0, keep_ir: bool = Fal
         if todo:
             _compile_into(cache, module, todo, mode, level, keep_ir, skip_errors, memory, variants)
         return [cache.get(_key(k, mode, level, memory, variants)) for k in kernels]
+
+
+def _count_compile() -> None:
+    global _kernel_compiles
+    _kernel_compiles += 1
+
+
+def kernel_compiles() -> int:
+    """How many kernel compiles have begun in this process."""
+    return _kernel_compiles
 
 
 PLACEHOLDER = "run_warp"
@@ -336,12 +349,16 @@ _runtime = None
 RUNTIME_LEVEL = 2                   # the CTA loop's optimisation level when it is cached
 
 
-def precompile_helpers(bank_bytes: int) -> None:
+def precompile_helpers(bank_bytes: int, stop=None) -> None:
     """Compile the helper-library entries that most kernels call, at the
     level first launches get, before a kernel needs them: ``ptxc_resolve``
     (level 0 only: optimised code keeps its own copy) and, when
     ``bank_bytes`` (the launches count memory accesses), the memory
-    counters' most common helpers (mem_count.common_helpers)."""
+    counters' most common helpers (mem_count.common_helpers), in that
+    order. ``stop()`` true ends it early (the warm-up's: once a kernel
+    compile has begun; LLVM runs one call at a time, so a helper that kernel
+    may not call would delay it, and one it calls is compiled then, once:
+    helper_lib.entry_object)."""
     from ptxc.backends.llvm import helper_lib
     from ptxc.backends.llvm.instruments.mem_count import HelperSet, common_helpers
     from ptxc.backends.llvm.prelude_ir import RESOLVE
@@ -351,10 +368,12 @@ def precompile_helpers(bank_bytes: int) -> None:
     h, names = common_helpers(bank_bytes) if bank_bytes else (HelperSet(), [])
     if level == 0:
         h.helpers["ptxc_resolve"] = RESOLVE
-        names.append("ptxc_resolve")
+        names.insert(0, "ptxc_resolve")
     _, lib = helper_lib.split(h.helpers)
     _, cpu, features = host()
     for name in names:
+        if stop is not None and stop():
+            return
         helper_lib.entry_object(name, lib, h.decls, helper_lib.entry_level(name, level), _emit,
                                 [cpu, features, str(llvm().llvm_version_info)])
 

@@ -11,7 +11,9 @@ setup, host initialisation) instead. It then compiles the helper-library
 entries most kernels call (jit.precompile_helpers: the segment-table lookup
 ``ptxc_resolve`` and, when the launches count memory accesses, under
 ``--clock model``, the default, the counters' helpers of a global and of a
-4-byte shared access), which helper_lib.py then holds for every kernel. The thread holds the JIT lock
+4-byte shared access), which helper_lib.py then holds for every kernel,
+until the application's first kernel compile begins (the rest is then
+left to the kernels that call it). The thread holds the JIT lock
 (jit._lock) throughout: a compile that comes first waits for it, as it
 would have done the same work itself. Its imports cannot deadlock with the
 main thread's: the package has no import circles (tests/test_layout.py).
@@ -38,13 +40,15 @@ def start(counters: int = 0):
 
 def _work(counters: int) -> None:
     from ptxc.backends.llvm import jit
+    before = jit.kernel_compiles()
     try:
         with jit._lock:
             jit.llvm()
             jit.host()
             from ptxc.backends.llvm import codegen, plan   # noqa: F401  (the lowerings)
             jit.runtime()
-        jit.precompile_helpers(counters)    # outside the JIT lock: code generation may go on
+        jit.precompile_helpers(counters,    # outside the JIT lock: code generation may go on
+                               stop=lambda: jit.kernel_compiles() != before)
     except Exception:       # noqa: BLE001  (the first compile does it again and reports it)
         pass
 

@@ -176,14 +176,14 @@ def common_helpers(bank_bytes: int) -> tuple[HelperSet, list[str]]:
     one, with their closed forms), and the names those accesses call: for
     compiling them before any kernel needs them (warm_up.py)."""
     h = HelperSet()
-    names = [use_helper(h, "ptxc_mem_global")]
+    names = [use_helper(h, "ptxc_mem_global")]       # global first: nearly every kernel's
+    if memcount_fast.enabled():
+        names.append(use_fast_helper(h, "ptxc_mem_global_s", memcount_fast.MEM_GLOBAL_S))
     shared, text = shared_helper(4, bank_bytes)
     use_helper(h, "ptxc_bank_tx")
     h.helpers[shared] = text
     names.append(shared)
-    if memcount_fast.enabled():
-        names.append(use_fast_helper(h, "ptxc_mem_global_s", memcount_fast.MEM_GLOBAL_S))
-        if shared_phases(4, bank_bytes) == 1:
-            names.append(use_fast_helper(h, *memcount_fast.shared_helper_s(shared, 4, bank_bytes)))
+    if memcount_fast.enabled() and shared_phases(4, bank_bytes) == 1:
+        names.append(use_fast_helper(h, *memcount_fast.shared_helper_s(shared, 4, bank_bytes)))
     return h, names
 
