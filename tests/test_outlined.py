@@ -36,7 +36,7 @@ def test_switch_changes_code(monkeypatch):
         m = ptxc.load(str(PTX))
         return jit.compile_kernel(m, m.kernels[0], "full", 0, keep_ir=True).ir_text
     outl, inl = both(monkeypatch, text)
-    assert "@ptxc_shapes4(" in outl and "@ptxc_shapes" not in inl
+    assert "call preserve_allcc void @ptxc_shapes4_" in outl and "@ptxc_shapes" not in inl
 
 
 def test_shared_stores_same_bytes_and_counters(monkeypatch):

@@ -1,8 +1,10 @@
 """The per-lane arm of fast-path accesses out of line
 (backends/llvm/ops/slow_access.py) against the inline arm it replaces
 (PTXC_LEVEL0_CALLS=0): the same bytes, counters, memory counters and first
-fault (thread, kind, address), at level 0, where the arms and the lane-shape
-test are calls, and at O2, where they are inlined back (outlined.mark_inline).
+fault (thread, kind, address), in level-0 code, where the arms and the
+lane-shape test are calls (the shape test a helper-library entry); code generated for O2
+has their code inline (checked below), the code the switch's other setting
+gives.
 
 Every kernel below takes the arm in some warps: a strided, a descending and
 a masked global access, a v2 load (two values through the helper's buffer),
@@ -32,7 +34,6 @@ FAST = HERE / "fast_access.sm90.ptx"
 CHECKS = HERE / "outlined_checks.sm90.ptx"
 CONST = HERE / "module_vars.sm90.ptx"
 PROV = HERE / "provenance.sm90.ptx"
-LEVELS = ["0", "2"]
 
 
 @pytest.fixture
@@ -41,21 +42,20 @@ def forced(monkeypatch):
     return monkeypatch
 
 
-def both(monkeypatch, level: str, run):
-    """[outlined, inline] results of ``run()`` at JIT level ``level`` (what
-    PTXC_OPT forces: jit.ENV_LEVEL, read when jit is imported)."""
-    monkeypatch.setattr(jit, "ENV_LEVEL", level)
+def both(monkeypatch, run):
+    """[outlined, inline] results of ``run()`` in level-0 code (forced as
+    PTXC_OPT=0 does: jit.ENV_LEVEL, read when jit is imported)."""
+    monkeypatch.setattr(jit, "ENV_LEVEL", "0")
     return each_setting(monkeypatch, "PTXC_LEVEL0_CALLS", ("1", "0"), run)
 
 
-def test_levels_are_forced(forced):
+def test_level_is_forced(forced):
     """The level the tests below force is the level of the code that runs."""
-    for level in LEVELS:
-        forced.setattr(jit, "ENV_LEVEL", level)
-        m = ptxc.load(str(FAST))
-        ptxc.launch(m, "copy_n", (1,), (32,), [np.arange(32, dtype=np.int32), np.zeros(32, np.int32), 32],
-                    mode="full")
-        assert [key[2] for key in m.attrs["llvm_jit_cache"]] == [int(level)]
+    forced.setattr(jit, "ENV_LEVEL", "0")
+    m = ptxc.load(str(FAST))
+    ptxc.launch(m, "copy_n", (1,), (32,), [np.arange(32, dtype=np.int32), np.zeros(32, np.int32), 32],
+                mode="full")
+    assert [key[2] for key in m.attrs["llvm_jit_cache"]] == [0]
 
 
 def launch(path, kernel, grid, block, args, **kw):
@@ -77,30 +77,47 @@ def ir_of(path, kernel) -> str:
 
 # ------------------------------------------------------------ the code
 def test_switch_changes_code(forced):
-    """The arms are helper calls (one helper per access form), none with the
-    switch off: the tests below compare different code."""
+    """The arms are calls of helpers (one per access form in each module),
+    none with the switch off: the tests below compare different code."""
     outl, inl = each_setting(forced, "PTXC_LEVEL0_CALLS", ("1", "0"), lambda: ir_of(FAST, "vectors"))
     for form in ("ld_global_f32x4_p", "st_global_f32x4_p", "ld_global_f32x2_p", "st_global_f32x2_p"):
-        assert f"call i32 @ptxc_slow_{form}(" in outl, form
-    assert "@ptxc_slow_" not in inl
+        assert calls(outl, f"@ptxc_slow_{form}("), form
+    assert "@ptxc_slow_" not in inl and "@ptxc_shapes" not in inl
     assert outl.count("fslow") == inl.count("fslow") > 0        # the same fast paths
 
 
-def test_level0_calls_and_o2_inlines(forced):
-    """Level 0's IR passes (jit._promote: the always-inliner, SROA) leave the
-    arms and the shape test as calls, the O2 pipeline inlines them all; with
-    the switch off level 0 inlines the shape test (the code before)."""
-    def passes():
-        text = ir_of(FAST, "shapes")
-        b = jit.llvm()
-        low, high = b.parse_assembly(text), b.parse_assembly(text)
-        jit._promote(low)
-        jit._optimise(high, 2)
-        return str(low), str(high)
-    (low, high), (old_low, old_high) = each_setting(forced, "PTXC_LEVEL0_CALLS", ("1", "0"), passes)
-    assert calls(low, "@ptxc_slow_") and calls(low, "@ptxc_shapes4(")
-    assert not calls(high, "@ptxc_slow_") and not calls(high, "@ptxc_shapes4(")
-    assert "@ptxc_slow_" not in old_low + old_high and not calls(old_low, "@ptxc_shapes4(")
+def test_level0_calls_and_optimised_code_inlines(forced):
+    """Level-0 code calls the shape test and the arms, which level 0's IR
+    passes (jit._promote: the always-inliner, SROA) leave as calls; code
+    generated for O2 (a hot kernel's) has them inline."""
+    text = ir_of(FAST, "shapes")
+    low = jit.llvm().parse_assembly(text)
+    jit._promote(low)
+    assert calls(str(low), "@ptxc_slow_") and calls(str(low), "@ptxc_shapes4_")   # the entry's symbol
+    m = ptxc.load(str(FAST))
+    high = jit.compile_kernel(m, m.function("shapes"), "full", 2, keep_ir=True).ir_text
+    assert "@ptxc_slow_" not in high and "@ptxc_shapes" not in high
+    assert high.count("fslow") == text.count("fslow") > 0
+
+
+def test_shape_test_compiled_once_per_process(forced):
+    """The shape test is a helper-library entry: a second kernel calling it
+    does not compile it again (helper_lib.py); the arms are the kernel's own."""
+    from ptxc.backends.llvm import helper_lib
+    forced.setenv("PTXC_CACHE", "0")
+    forced.setattr(helper_lib, "_objs", {})
+    emitted = []
+    real = jit._emit
+
+    def emit(text, level, names):
+        emitted.append(names)
+        return real(text, level, names)
+    forced.setattr(jit, "_emit", emit)
+    for kernel in ("copy_n", "offsets"):       # 4-byte global accesses: the same helpers
+        m = ptxc.load(str(FAST))
+        text = jit.compile_kernel(m, m.function(kernel), "full", 0, keep_ir=True).ir_text
+        assert "define internal i32 @ptxc_slow_ld_global_i32x1_p(" in text
+    assert emitted.count("ptxc_shapes4") == 1
 
 
 def calls(text: str, callee: str) -> int:
@@ -111,12 +128,11 @@ def test_loaded_pointer_keeps_the_inline_arm():
     """A store through a pointer loaded from memory has a per-lane provenance
     expectation: its arm stays inline; through a parameter's field it is a call."""
     assert "@ptxc_slow_st_global" not in ir_of(PROV, "pair_copy")
-    assert "call i32 @ptxc_slow_st_global_f32x1_p(" in ir_of(PROV, "pair_copy_by_value")
+    assert calls(ir_of(PROV, "pair_copy_by_value"), "@ptxc_slow_st_global_f32x1_p(")
 
 
 # ------------------------------------------------------------ the behaviour
-@pytest.mark.parametrize("level", LEVELS)
-def test_global_arms_same_bytes_and_counters(forced, level):
+def test_global_arms_same_bytes_and_counters(forced):
     n, stride = 1000, 3
     rng = np.random.default_rng(5)
     inp = rng.random(n).astype(np.float32)
@@ -124,7 +140,7 @@ def test_global_arms_same_bytes_and_counters(forced, level):
     def run():
         args = [inp.copy(), np.zeros(n + n // 5 + 1, np.float32), n, stride]
         return args[1], launch(FAST, "shapes", ((n + 127) // 128,), (128,), args)
-    (o1, p1), (o2, p2) = both(forced, level, run)
+    (o1, p1), (o2, p2) = both(forced, run)
     i = np.arange(n)
     d = np.where(i & 3, inp[n - 1 - i], 0).astype(np.float32)
     want = np.zeros(n + n // 5 + 1, np.float32)
@@ -135,8 +151,7 @@ def test_global_arms_same_bytes_and_counters(forced, level):
     assert p1.counters() == p2.counters() and p1.memory == p2.memory
 
 
-@pytest.mark.parametrize("level", LEVELS)
-def test_vector_arms_same_bytes(forced, level):
+def test_vector_arms_same_bytes(forced):
     n = 100
     rng = np.random.default_rng(1)
     v4, v2 = rng.random(4 * n).astype(np.float32), rng.random(2 * n).astype(np.float32)
@@ -144,7 +159,7 @@ def test_vector_arms_same_bytes(forced, level):
     def run():
         args = [v4.copy(), np.zeros(4 * n, np.float32), v2.copy(), np.zeros(2 * n, np.float32), n]
         return args, launch(FAST, "vectors", (2,), (64,), args)
-    (a1, p1), (a2, p2) = both(forced, level, run)
+    (a1, p1), (a2, p2) = both(forced, run)
     np.testing.assert_array_equal(a1[1].reshape(n, 4), v4.reshape(n, 4)[:, ::-1])
     u = v2.reshape(n, 2)[::-1]
     np.testing.assert_allclose(a1[3].reshape(n, 2), np.stack([u[:, 1] + v2[0], u[:, 0]], 1), rtol=1e-6)
@@ -152,8 +167,7 @@ def test_vector_arms_same_bytes(forced, level):
     assert p1.counters() == p2.counters() and p1.memory == p2.memory
 
 
-@pytest.mark.parametrize("level", LEVELS)
-def test_shared_and_const_arms_same_bytes(forced, level):
+def test_shared_and_const_arms_same_bytes(forced):
     ctas = 3
     inp = np.arange(64 * ctas, dtype=np.int32) * 3 - 50
 
@@ -163,7 +177,7 @@ def test_shared_and_const_arms_same_bytes(forced, level):
         out = np.zeros(70, np.int32)
         table = launch(CONST, "bump", (1,), (96,), [out, 70])
         return args, prof, out, table
-    (a1, p1, c1, t1), (a2, p2, c2, t2) = both(forced, level, run)
+    (a1, p1, c1, t1), (a2, p2, c2, t2) = both(forced, run)
     tile = inp.reshape(ctas, 64)
     t = np.arange(64)
     want = sum(tile[:, k:k + 1] * tile[:, (t + k) & 63] for k in range(0, 64, 8)) + tile[:, 63 - t]
@@ -176,15 +190,14 @@ def test_shared_and_const_arms_same_bytes(forced, level):
     assert t1.counters() == t2.counters() and t1.memory == t2.memory
 
 
-@pytest.mark.parametrize("level", LEVELS)
-def test_global_fault_in_the_arm(forced, level):
+def test_global_fault_in_the_arm(forced):
     """copy_n over 65 ints of a 64-int buffer: lane 0 of warp 2 (thread 64)
     reads past the end; warps 0 and 1 wrote in + 1 before it."""
     def run():
         out = np.zeros(128, np.int32)
         return fault([out], lambda: launch(FAST, "copy_n", (1,), (128,),
                                            [np.arange(64, dtype=np.int32), out, 65]))
-    (m1, b1), (m2, b2) = both(forced, level, run)
+    (m1, b1), (m2, b2) = both(forced, run)
     assert m1 == m2 and b1 == b2
     assert "thread (64,0,0)" in m1 and "out-of-bounds access at line 277 (ld.global.u32)" in m1
     np.testing.assert_array_equal(np.frombuffer(b1[0], np.int32)[:64], np.arange(1, 65))
@@ -195,18 +208,16 @@ def test_global_fault_in_the_arm(forced, level):
     (1, 2, 32, 0, "misaligned"),          # every lane misaligned, all in bounds
     (3, 2, 32, 21, "out-of-bounds"),      # misaligned everywhere; lane 21 (byte 254) also out of bounds
 ])
-@pytest.mark.parametrize("level", LEVELS)
-def test_shared_fault_in_the_arm(forced, level, stride, off, block, thread, kind):
+def test_shared_fault_in_the_arm(forced, stride, off, block, thread, kind):
     def run():
         out = np.full(block, 7, np.int32)
         return fault([out], lambda: launch(CHECKS, "shared_at", (1,), (block,), [out, stride, off]))
-    (m1, b1), (m2, b2) = both(forced, level, run)
+    (m1, b1), (m2, b2) = both(forced, run)
     assert m1 == m2 and b1 == b2
     assert f"thread ({thread},0,0)" in m1 and kind in m1
 
 
-@pytest.mark.parametrize("level", LEVELS)
-def test_provenance_fault_in_the_arm(level, monkeypatch):
+def test_provenance_fault_in_the_arm(monkeypatch):
     """pair_copy_by_value stores to dst[t + 2^30]: 4 GiB past dst (segment
     9), byte 0 of the next buffer (segment 10). The fast path's range test
     passes (one segment, in bounds), its provenance test fails, and the arm
@@ -221,7 +232,7 @@ def test_provenance_fault_in_the_arm(level, monkeypatch):
         return fault([segs[dst], segs[nxt]], lambda: launch_segments(
             ptxc.load(str(PROV)), "pair_copy_by_value", (1, 1, 1), (4, 1, 1),
             le(src << 32) + le(dst << 32) + le(1 << 30), segs, mode="full"))
-    (m1, b1), (m2, b2) = both(monkeypatch, level, run)
+    (m1, b1), (m2, b2) = both(monkeypatch, run)
     assert m1 == m2 and b1 == b2
     assert "thread (0,0,0): out-of-bounds" in m1 and f"address 0x{nxt << 32:x}" in m1
     assert b1[1] == bytes(16)

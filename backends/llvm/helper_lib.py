@@ -31,6 +31,12 @@ So is ``ptxc_resolve`` (prelude_ir.RESOLVE: the segment-table lookup of a
 global or generic access's lanes, 6.5 ms of level-0 machine code a kernel)
 in level-0 code, where it is a call anyway (ops/resolve.py adds it to
 the generator's helpers); optimised code keeps its own copy to inline.
+So is level-0 code's lane-shape test of the memory fast path
+(ops/outlined.py, ``ptxc_shapes{N}``: 110 lines of vector code, about 3 ms
+of machine code a kernel); optimised code has its code inline. (The
+per-lane arms, ``ptxc_slow_*``, stay in the kernel's module: as entries,
+each global one compiled its own copy of ``ptxc_resolve`` and every entry
+is a module of its own; measured slower, docs/performance.md.)
 ``PTXC_HELPERS_APART=0`` keeps all of them in each kernel's module (the
 code before, for before/after runs; tests/test_counter_helpers.py compares
 both).
@@ -46,9 +52,10 @@ PREFIXES = ("ptxc_mma_", "ptxc_mx_", "ptxc_tx_", "ptxc_sf_")
 # the memory counters' helpers (instruments/memcount_ir.py, memcount_fast.py)
 # and the segment-table lookup of level-0 code (prelude_ir.RESOLVE)
 COUNTERS = ("ptxc_mem_global", "ptxc_mem_atomic", "ptxc_mem_shared_", "ptxc_firsts",
-            "ptxc_distinct", "ptxc_bank_tx", "ptxc_resolve")
+            "ptxc_distinct", "ptxc_bank_tx", "ptxc_resolve",
+            "ptxc_shapes")      # level-0 code's lane-shape test (ops/outlined.py)
 LIB_LEVEL = 2
-KEY = "helper_lib 4"        # part of every kernel's cache key: how kernels link to helpers
+KEY = "helper_lib 5"        # part of every kernel's cache key: how kernels link to helpers
 CALL = re.compile(r"@(ptxc_\w+)\(")
 _objs: dict[str, bytes] = {}
 _lock = threading.Lock()

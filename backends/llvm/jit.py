@@ -352,7 +352,8 @@ RUNTIME_LEVEL = 2                   # the CTA loop's optimisation level when it 
 def precompile_helpers(bank_bytes: int, stop=None) -> None:
     """Compile the helper-library entries that most kernels call, at the
     level first launches get, before a kernel needs them: ``ptxc_resolve``
-    (level 0 only: optimised code keeps its own copy) and, when
+    and the fast path's shape test of 4-byte accesses (level 0 only:
+    optimised code has their code inline) and, when
     ``bank_bytes`` (the launches count memory accesses), the memory
     counters' most common helpers (mem_count.common_helpers), in that
     order. ``stop()`` true ends it early (the warm-up's: once a kernel
@@ -361,6 +362,7 @@ def precompile_helpers(bank_bytes: int, stop=None) -> None:
     helper_lib.entry_object)."""
     from ptxc.backends.llvm import helper_lib
     from ptxc.backends.llvm.instruments.mem_count import HelperSet, common_helpers
+    from ptxc.backends.llvm.ops import fast_access
     from ptxc.backends.llvm.prelude_ir import RESOLVE
     if not helper_lib.helpers_apart():
         return
@@ -368,7 +370,7 @@ def precompile_helpers(bank_bytes: int, stop=None) -> None:
     h, names = common_helpers(bank_bytes) if bank_bytes else (HelperSet(), [])
     if level == 0:
         h.helpers["ptxc_resolve"] = RESOLVE
-        names.insert(0, "ptxc_resolve")
+        names[:0] = ["ptxc_resolve", fast_access.define_shapes(h, 4)]
     _, lib = helper_lib.split(h.helpers)
     _, cpu, features = host()
     for name in names:
@@ -419,8 +421,6 @@ def _init_runtime() -> None:
 
 
 def _optimise(mod, level: int) -> None:
-    from ptxc.backends.llvm.ops import outlined
-    outlined.mark_inline(mod)           # level 0 calls them, optimised code inlines them
     b = llvm()
     pto = b.create_pipeline_tuning_options(speed_level=level)
     pto.loop_vectorization = False

@@ -198,7 +198,7 @@ def cached_shapes(cg, base: str, nbytes: int) -> list:
     dropped where the generator drops its cached values)."""
     key = ("fast_shape", base, cg.emi, nbytes)
     got = cg.vcache.get(key)
-    if got is None and outlined.enabled():          # one helper call (outlined.py)
+    if got is None and outlined.enabled() and outlined.calls(cg):     # one helper call (outlined.py)
         got = cg.vcache[key] = shapes_call(cg, base, nbytes)
     elif got is None:
         got = cg.vcache[key] = [half_shape(cg, base, h, nbytes) for h in (0, 1)]
@@ -212,18 +212,7 @@ def shapes_call(cg, base: str, nbytes: int) -> list:
     """[Shape, Shape] from one call of ``@ptxc_shapes{nbytes}`` (outlined.py),
     which runs half_shape for both halves and stores, per half h at 32h:
     a0 (i64), span (i64), first, last (i32), FLAGS (i8)."""
-    def body(g):
-        for h in (0, 1):
-            sh, at = half_shape(g, "%a", h, nbytes), 32 * h
-            for t, name, off in (("i64", "a0", 0), ("i64", "span", 8), ("i32", "first", 16),
-                                 ("i32", "last", 20)):
-                g.f.set_field(t, getattr(sh, name), "%out", at + off, int(t[1:]) // 8)
-            for k, name in enumerate(FLAGS):
-                g.f.set_field("i8", g.f.cast("zext", "i1", getattr(sh, name), "i8"), "%out", at + 24 + k, 1)
-        g.f.emit("ret void")
-    name, cc = f"ptxc_shapes{nbytes}", outlined.CALLING_CONVENTION
-    outlined.define(cg, name, f"define internal {cc} void @{name}(ptr %out, <32 x i64> %a, i32 %m)"
-                    f"{outlined.attributes()}", body)
+    name, cc = define_shapes(cg, nbytes), outlined.CALLING_CONVENTION
     f, buf = cg.f, outlined.buffer(cg)
     f.emit(f"call {cc} void @{name}(ptr {buf}, <32 x i64> {base}, i32 {cg.emi})")
     out = []
@@ -236,6 +225,23 @@ def shapes_call(cg, base: str, nbytes: int) -> list:
             kw[flag] = f.cast("trunc", "i8", f.field("i8", buf, at + 24 + k, 1), "i1")
         out.append(Shape(**kw))
     return out
+
+
+def define_shapes(cg, nbytes: int) -> str:
+    """Add ``@ptxc_shapes{nbytes}`` to ``cg.helpers`` (``cg``: anything with
+    ``helpers`` and ``decls``: jit.precompile_helpers builds it too); its name."""
+    def body(g):
+        for h in (0, 1):
+            sh, at = half_shape(g, "%a", h, nbytes), 32 * h
+            for t, name, off in (("i64", "a0", 0), ("i64", "span", 8), ("i32", "first", 16),
+                                 ("i32", "last", 20)):
+                g.f.set_field(t, getattr(sh, name), "%out", at + off, int(t[1:]) // 8)
+            for k, name in enumerate(FLAGS):
+                g.f.set_field("i8", g.f.cast("zext", "i1", getattr(sh, name), "i8"), "%out", at + 24 + k, 1)
+        g.f.emit("ret void")
+    name, cc = f"ptxc_shapes{nbytes}", outlined.CALLING_CONVENTION
+    outlined.define(cg, name, f"define internal {cc} void @{name}(ptr %out, <32 x i64> %a, i32 %m)", body)
+    return name
 
 
 def half_shape(cg, addr: str, h: int, nbytes: int) -> Shape:

@@ -17,13 +17,13 @@ loads them back (scalar loads). The results are the same values, so every
 fault, counter and byte is unchanged (tests/test_outlined.py compares both
 forms; tests/test_fast_access.py the fast path with the per-lane one).
 
-Level 0 code calls the helpers; optimised code inlines them: the IR text
-(the same for both levels: a long launch switches from one to the other,
-tier_up.py) defines them without ``alwaysinline``, because level 0 runs
-LLVM's always-inliner (jit._promote, for the prelude's helpers), which
-would put them back inline; :func:`mark_inline` gives them the attribute
-in the module that is optimised (jit._optimise), where they were measured
-to cost nothing inline.
+Level-0 code calls the helpers (:func:`calls`), which are helper-library
+entries compiled once per process (helper_lib.py); optimised code (a hot
+kernel's, tier-up: its text is generated again at O2) has the same code
+inline, where it was measured to cost nothing. They are defined without
+``alwaysinline``: level 0 runs LLVM's always-inliner (jit._promote, for the
+prelude's helpers), which had put the shape test back inline unnoticed
+when the helper carried that attribute for the O2 pipeline's sake.
 
 The segment check of a .shared/.const/.local access at a register address
 was outlined the same way and measured: its machine code time went down
@@ -36,8 +36,8 @@ stand-in, the result buffer); the helpers' bodies are built in
 fast_access.shapes_call and slow_access.py. ``PTXC_INLINE_SHAPES=1`` emits
 the code before the shape helper (the inline test, the per-lane check of a
 variable's address); ``PTXC_LEVEL0_CALLS=0`` the code before the helpers
-were calls at level 0 (the shape helper inlined by level 0's
-always-inliner, the arms inline). Benches and tests compare them.
+were calls at level 0 (the shape test and the arms inline, as level 0's
+always-inliner left the shape helper). Benches and tests compare them.
 """
 from __future__ import annotations
 
@@ -46,7 +46,6 @@ import os
 from ptxc.backends.llvm.irtext import Fn
 
 BUF = 64                     # bytes of the result buffer of one call
-PREFIXES = ("ptxc_shapes", "ptxc_slow_")      # the helpers' names
 # The shape helper is called on every fast access, between instructions
 # whose vectors stay live across the call: with the C convention level-0
 # code spills and reloads them around it (all vector registers are the
@@ -61,17 +60,15 @@ def enabled() -> bool:
 
 
 def level0_calls() -> bool:
-    """Whether level-0 code calls the helpers (the default); with
-    PTXC_LEVEL0_CALLS=0 the shape test is ``alwaysinline`` in the IR text
-    and the per-lane arms are inline, the code before they were calls."""
+    """Whether level-0 code calls the helpers (the default; else
+    PTXC_LEVEL0_CALLS=0: their code inline, the code before)."""
     return os.environ.get("PTXC_LEVEL0_CALLS", "1") != "0"
 
 
-def attributes() -> str:
-    """The define line's attributes of a helper: none (mark_inline adds
-    ``alwaysinline`` where the module is optimised), or ``alwaysinline``
-    with PTXC_LEVEL0_CALLS=0."""
-    return "" if level0_calls() else " alwaysinline"
+def calls(cg) -> bool:
+    """Whether ``cg``'s code calls the helpers: level 0 (optimised code has
+    their code inline)."""
+    return cg.level == 0 and level0_calls()
 
 
 class _HelperGen:
@@ -101,11 +98,3 @@ def buffer(cg) -> str:
     if held is None or held[0] is not f:
         held = cg.__dict__["outlined_buf"] = (f, f.alloca(f"[{BUF} x i8]", "outl", 8))
     return held[1]
-
-
-def mark_inline(mod) -> None:
-    """Give the outlined helpers of an LLVM module (llvmlite ModuleRef) the
-    ``alwaysinline`` attribute, so that its optimisation inlines them."""
-    for fn in mod.functions:
-        if fn.name.startswith(PREFIXES) and not fn.is_declaration:
-            fn.add_function_attribute("alwaysinline")

@@ -1,7 +1,7 @@
-"""The per-lane arm of a fast-path ld/st, out of line: one helper per access
-form in each LLVM module, called from the arm (outlined.py has the common
-parts and why such helpers are calls at level 0 and inline in optimised
-code).
+"""The per-lane arm of a fast-path ld/st, out of line in level-0 code: one
+helper per access form in each LLVM module, called from the arm (outlined.py
+has the common parts, and why level-0 code calls such helpers while code
+generated for O2 has their code inline).
 
 An access with a fast path (fast_access.py) is a branch: the vector access
 when the lanes are contiguous or uniform and in bounds, else the per-lane
@@ -61,7 +61,7 @@ def arm(cg, space: str, addr: str, lt: str, es: int, n: int, kind: int, per_lane
     a helper and called, or inline where the helper does not apply.
     Returns the loaded vectors (a load) or []."""
     prov = provenance(cg, space)
-    if not outlined.level0_calls() or prov == "per-lane":
+    if not outlined.calls(cg) or prov == "per-lane":
         return per_lane(cg, space, addr, vals) or []
     f = cg.f
     verb = "ld" if kind == KIND_LOAD else "st"
