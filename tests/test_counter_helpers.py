@@ -17,6 +17,7 @@ import pytest
 
 import ptxc
 from ptxc.backends.llvm import helper_lib, jit
+from compile_probe import emitted_names
 
 HERE = Path(__file__).parent / "cuda"
 SHAPES = HERE / "memcount_shapes.sm90.ptx"
@@ -113,17 +114,9 @@ def test_precompiled_helpers_are_the_ones_kernels_use(monkeypatch):
     global one and a 4-byte shared one compiles none of those helpers again:
     mem_count.common_helpers and fast_access.define_shapes build the very
     texts count_access and the fast path do."""
-    monkeypatch.setenv("PTXC_CACHE", "0")
     monkeypatch.setenv("PTXC_HELPERS_APART", "1")
     monkeypatch.setattr(jit, "ENV_LEVEL", None)
-    monkeypatch.setattr(helper_lib, "_objs", {})
-    emitted = []
-    real = jit._emit
-
-    def emit(text, level, names):
-        emitted.append(names)
-        return real(text, level, names)
-    monkeypatch.setattr(jit, "_emit", emit)
+    emitted = emitted_names(monkeypatch)
     jit.precompile_helpers(4)
     early = list(emitted)
     # global, shared 4-byte, their closed forms, ptxc_resolve, the 4-byte shape test

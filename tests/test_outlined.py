@@ -53,11 +53,15 @@ def test_shared_stores_same_bytes_and_counters(monkeypatch):
     assert p1.counters() == p2.counters() and p1.memory == p2.memory
 
 
-@pytest.mark.parametrize("stride,off,block,thread,kind", [
+# shared_at(out, stride, byte_off): the first faulting thread and kind, derived by hand
+SHARED_AT_FAULTS = [
     (2, 0, 64, 32, "out-of-bounds"),      # lane 32 of warp 1 writes byte 256 of 256
     (1, 2, 32, 0, "misaligned"),          # every lane misaligned, all in bounds
     (3, 2, 32, 21, "out-of-bounds"),      # misaligned everywhere; lane 21 (byte 254) also out of bounds
-])
+]
+
+
+@pytest.mark.parametrize("stride,off,block,thread,kind", SHARED_AT_FAULTS)
 def test_shared_first_fault_is_the_same(monkeypatch, stride, off, block, thread, kind):
     def run():
         out = np.full(block, 7, np.int32)

@@ -27,7 +27,9 @@ import pytest
 import ptxc
 from ptxc.backends.llvm import jit
 from ptxc.launcher.api import launch_segments
+from compile_probe import emitted_names
 from switches import each_setting
+from test_outlined import SHARED_AT_FAULTS
 
 HERE = Path(__file__).parent / "cuda"
 FAST = HERE / "fast_access.sm90.ptx"
@@ -103,16 +105,7 @@ def test_level0_calls_and_optimised_code_inlines(forced):
 def test_shape_test_compiled_once_per_process(forced):
     """The shape test is a helper-library entry: a second kernel calling it
     does not compile it again (helper_lib.py); the arms are the kernel's own."""
-    from ptxc.backends.llvm import helper_lib
-    forced.setenv("PTXC_CACHE", "0")
-    forced.setattr(helper_lib, "_objs", {})
-    emitted = []
-    real = jit._emit
-
-    def emit(text, level, names):
-        emitted.append(names)
-        return real(text, level, names)
-    forced.setattr(jit, "_emit", emit)
+    emitted = emitted_names(forced)
     for kernel in ("copy_n", "offsets"):       # 4-byte global accesses: the same helpers
         m = ptxc.load(str(FAST))
         text = jit.compile_kernel(m, m.function(kernel), "full", 0, keep_ir=True).ir_text
@@ -203,11 +196,7 @@ def test_global_fault_in_the_arm(forced):
     np.testing.assert_array_equal(np.frombuffer(b1[0], np.int32)[:64], np.arange(1, 65))
 
 
-@pytest.mark.parametrize("stride,off,block,thread,kind", [
-    (2, 0, 64, 32, "out-of-bounds"),      # lane 32 of warp 1 writes byte 256 of 256
-    (1, 2, 32, 0, "misaligned"),          # every lane misaligned, all in bounds
-    (3, 2, 32, 21, "out-of-bounds"),      # misaligned everywhere; lane 21 (byte 254) also out of bounds
-])
+@pytest.mark.parametrize("stride,off,block,thread,kind", SHARED_AT_FAULTS)
 def test_shared_fault_in_the_arm(forced, stride, off, block, thread, kind):
     def run():
         out = np.full(block, 7, np.int32)
