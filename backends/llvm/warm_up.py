@@ -9,7 +9,8 @@ launch. ``ptxc run`` starts this thread when it starts the application, so
 the work overlaps the application's own start-up (process start, CUDA
 setup, host initialisation) instead. It then compiles the helper-library
 entries most kernels call (jit.precompile_helpers: the segment-table lookup
-``ptxc_resolve`` and, when the launches count memory accesses, under
+``ptxc_resolve``, the memory fast path's shape test of 4-byte accesses
+and, when the launches count memory accesses, under
 ``--clock model``, the default, the counters' helpers of a global and of a
 4-byte shared access), which helper_lib.py then holds for every kernel,
 until the application's first kernel compile begins (the rest is then

@@ -1,8 +1,9 @@
 """Out-of-line helpers for per-access vector sequences that cost much
-machine-code time at level 0, one helper per form in each LLVM module,
-called where the inline code was: the half-warp lane-shape test of the
-memory fast path (fast_access.py, ``@ptxc_shapes{N}``) and the per-lane arm
-of a fast-path access (slow_access.py, ``@ptxc_slow_*``).
+machine-code time at level 0, called where the inline code was: the
+half-warp lane-shape test of the memory fast path (fast_access.py,
+``@ptxc_shapes{N}``, one per access size: a helper-library entry, compiled
+once per process) and the per-lane arm of a fast-path access
+(slow_access.py, ``@ptxc_slow_*``: one per access form in each LLVM module).
 
 Why: at level 0 nearly all of a kernel's compile time is LLVM's instruction
 selection, about in proportion to the number of vector IR instructions, and
@@ -17,8 +18,7 @@ loads them back (scalar loads). The results are the same values, so every
 fault, counter and byte is unchanged (tests/test_outlined.py compares both
 forms; tests/test_fast_access.py the fast path with the per-lane one).
 
-Level-0 code calls the helpers (:func:`calls`), which are helper-library
-entries compiled once per process (helper_lib.py); optimised code (a hot
+Level-0 code calls the helpers (:func:`calls`); optimised code (a hot
 kernel's, tier-up: its text is generated again at O2) has the same code
 inline, where it was measured to cost nothing. They are defined without
 ``alwaysinline``: level 0 runs LLVM's always-inliner (jit._promote, for the
