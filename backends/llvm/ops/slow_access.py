@@ -60,8 +60,8 @@ def arm(cg, space: str, addr: str, lt: str, es: int, n: int, kind: int, per_lane
     (the inline arm, returning the loaded vectors or nothing) emitted into
     a helper and called, or inline where the helper does not apply.
     Returns the loaded vectors (a load) or []."""
-    prov = provenance(cg, space)
-    if not outlined.calls(cg) or prov == "per-lane":
+    prov = provenance(cg, space) if outlined.calls(cg) else "inline"
+    if prov in ("inline", "per-lane"):
         return per_lane(cg, space, addr, vals) or []
     f = cg.f
     verb = "ld" if kind == KIND_LOAD else "st"
