@@ -249,7 +249,9 @@ def _count_compile() -> None:
 
 
 def kernel_compiles() -> int:
-    """How many kernel compiles have begun in this process."""
+    """A count that grows whenever a kernel compile is asked for in this
+    process (compile_kernel counts before it waits for the JIT lock, and
+    compile_many, which it calls, again: only a change matters)."""
     return _kernel_compiles
 
 

@@ -91,10 +91,12 @@ def define(cg, name: str, header: str, body) -> None:
         cg.helpers[name] = f.text()
 
 
-def buffer(cg) -> str:
-    """The run_warp's 64-byte result buffer (one alloca, reused by every call)."""
+def buffer(cg, nbytes: int = BUF, align: int = 8) -> str:
+    """A run_warp buffer of ``nbytes`` for the helpers' results and
+    arguments: one alloca per size and alignment, reused by every call."""
     f = cg.f
-    held = cg.__dict__.get("outlined_buf")
-    if held is None or held[0] is not f:
-        held = cg.__dict__["outlined_buf"] = (f, f.alloca(f"[{BUF} x i8]", "outl", 8))
-    return held[1]
+    held = cg.__dict__.setdefault("outlined_bufs", {})
+    got = held.get((nbytes, align))
+    if got is None or got[0] is not f:
+        got = held[(nbytes, align)] = (f, f.alloca(f"[{nbytes} x i8]", "outl", align))
+    return got[1]

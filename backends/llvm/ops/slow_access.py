@@ -22,7 +22,8 @@ the provenance check and the bytes are those of the inline arm. The helper
 returns the arm's status (0, or the ``ret`` of its error exit after the
 report), and the call site returns that status from ``run_warp``.
 
-Signature of every helper (unused arguments are passed as zero):
+Signature of every helper (a .shared/.const arm ignores the segment table and
+the provenance arguments, a global one ``%base``/``%size``: passed as zero):
 
     i32 @ptxc_slow_{ld|st}_{space}_{type}x{n}[_p](
         ptr %ws, ptr %segs, i32 %nsegs, ptr %base, i64 %size,
@@ -49,7 +50,7 @@ from ptxc.backends.llvm.ops.access import spill_addr
 from ptxc.backends.llvm.ops.resolve import segment_table
 from ptxc.backends.llvm.values import vname
 
-SEGMENT = {"shared": "shared", "const": "const"}       # the spaces with a segment of their own
+SEGMENT_SPACES = ("shared", "const")        # the spaces with a segment of their own
 ARGS = ("ptr %ws, ptr %segs, i32 %nsegs, ptr %base, i64 %size, ptr %a, i32 %m, i32 %id, ptr %v, "
         "i64 %pseg, i1 %pen")
 
@@ -60,24 +61,26 @@ def arm(cg, space: str, addr: str, lt: str, es: int, n: int, kind: int, per_lane
     (the inline arm, returning the loaded vectors or nothing) emitted into
     a helper and called, or inline where the helper does not apply.
     Returns the loaded vectors (a load) or []."""
-    prov = provenance(cg, space) if outlined.calls(cg) else "inline"
-    if prov in ("inline", "per-lane"):
+    if not outlined.calls(cg):
+        return per_lane(cg, space, addr, vals) or []
+    prov = provenance(cg, space)
+    if prov == "per-lane":
         return per_lane(cg, space, addr, vals) or []
     f = cg.f
     verb = "ld" if kind == KIND_LOAD else "st"
     name = f"ptxc_slow_{verb}_{space}_{vname(lt)[3:]}x{n}{'_p' if prov else ''}"
     outlined.define(cg, name, f"define internal i32 @{name}({ARGS})",
                     lambda g: helper_body(g, cg, space, lt, es, n, bool(prov), per_lane, verb == "st"))
-    buf = value_buffer(cg, es * n)
+    buf = outlined.buffer(cg, 32 * es * n, 64)
     for i, v in enumerate(vals or []):
         f.store(f"<32 x {lt}>", v, f.gep(buf, i * 32 * es), vector_align(es))
     a_tmp = spill_addr(cg, addr)
-    if space in SEGMENT:
-        segs, base, size = "%segs", cg.seg_base[SEGMENT[space]], cg.seg_size[SEGMENT[space]]
+    if space in SEGMENT_SPACES:
+        segs, nsegs, base, size = "null", "0", cg.seg_base[space], cg.seg_size[space]
     else:
-        segs, base, size = segment_table(cg, kind), "null", "0"
+        segs, nsegs, base, size = segment_table(cg, kind), cg.nsegs, "null", "0"
     pseg, pen = prov or ("0", "false")
-    status = f.call("i32", name, [("ptr", "%ws"), ("ptr", segs), ("i32", cg.nsegs), ("ptr", base),
+    status = f.call("i32", name, [("ptr", "%ws"), ("ptr", segs), ("i32", nsegs), ("ptr", base),
                                   ("i64", size), ("ptr", a_tmp), ("i32", cg.emi), ("i32", str(cg.iid())),
                                   ("ptr", buf), ("i64", pseg), ("i1", pen)])
     fail, ok = f.fresh_label("armerr"), f.fresh_label("armok")
@@ -95,7 +98,7 @@ def provenance(cg, space: str):
     segment space, or an address not derived from a buffer pointer),
     (i64 segment, i1 applies) when it is the same in every lane, or
     "per-lane" (a loaded pointer: the arm stays inline)."""
-    if space in SEGMENT:
+    if space in SEGMENT_SPACES:
         return None
     cands = provenance_ir.candidates(cg)
     if cands is not None and any(c[0] == "loaded" for c in cands):
@@ -129,25 +132,13 @@ class _ArmGen:
         self.f, self.decls, self.em, self.emi = g.f, g.decls, g.em, g.emi
         self.fail_if, self.bcast = MethodType(type(cg).fail_if, self), MethodType(type(cg).bcast, self)
         self.plan, self.level, self.helpers = cg.plan, cg.level, cg.helpers
-        seg = SEGMENT.get(space)
-        self.seg_base, self.seg_size = ({seg: "%base"}, {seg: "%size"}) if seg else ({}, {})
+        self.seg_base, self.seg_size = {space: "%base"}, {space: "%size"}
         self.nsegs, self.wsegs = "%nsegs", "%segs"   # the caller passes the table to look up
         self.resolve_tmp = ("%a", self.f.alloca("<32 x ptr>", "rptr", 64))
         self.provenance_args = ("%pseg", "%pen", True) if prov else False
 
     def iid(self, ins=None) -> str:
         return "%id"
-
-
-def value_buffer(cg, nbytes: int) -> str:
-    """The run_warp's buffer of an arm's values (32 lanes x ``nbytes``; one
-    alloca per size, reused by every call)."""
-    f = cg.f
-    held = cg.__dict__.setdefault("arm_bufs", {})
-    key = (id(f), nbytes)
-    if key not in held:
-        held[key] = (f, f.alloca(f"[{32 * nbytes} x i8]", "armv", 64))
-    return held[key][1]
 
 
 def vector_align(es: int) -> int:
